@@ -1,0 +1,8 @@
+"""Serpent (Tk edition): a desktop asset library for artists with an embedded MCP server.
+
+Importing this package must stay free of third-party imports: the bootstrap runs with the
+system Python before anything is installed.
+"""
+
+__version__ = "0.1.0"
+APP_NAME = "Serpent"

@@ -1,0 +1,185 @@
+"""One-command set-up for a source checkout: `start` runs the app, `test` runs the suite.
+
+Runs with the system `python3` before anything is installed, so it uses the standard
+library only. It creates `.venv/` beside `pyproject.toml`, installs the project into it
+(again only when `pyproject.toml` changed), installs the system packages the command needs
+when it runs as root on Debian/Ubuntu (otherwise it says what to install), then hands over
+to the virtual environment's Python. Running it twice does no work the second time.
+
+    python3 -m serpent_tk.bootstrap start [serpent-tk arguments...]
+    python3 -m serpent_tk.bootstrap test  [pytest arguments...]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = Path(os.environ.get("SERPENT_VENV", ROOT / ".venv"))
+MIN_PYTHON = (3, 11)
+TEST_APT_PACKAGES = ("xvfb", "xauth", "fonts-dejavu-core")
+DEJAVU_FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+
+
+class BootstrapError(Exception):
+    """A set-up step failed; the message tells the person what to do."""
+
+
+def say(message: str) -> None:
+    print(f"[serpent] {message}", file=sys.stderr, flush=True)
+
+
+def venv_python() -> Path:
+    if os.name == "nt":
+        return VENV / "Scripts" / "python.exe"
+    return VENV / "bin" / "python"
+
+
+def is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def can_apt() -> bool:
+    return is_root() and shutil.which("apt-get") is not None
+
+
+_apt_updated = False
+
+
+def apt_install(packages: list[str]) -> None:
+    global _apt_updated
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    if not _apt_updated:
+        say("apt-get update")
+        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+        _apt_updated = True
+    say("apt-get install " + " ".join(packages))
+    subprocess.run(["apt-get", "install", "-y", "-qq", *packages], check=True, env=env)
+
+
+def system_python_package(suffix: str) -> str:
+    """Debian names some stdlib parts per minor version (python3.11-venv)."""
+    return f"python3.{sys.version_info.minor}-{suffix}"
+
+
+def require_python() -> None:
+    if sys.version_info < MIN_PYTHON:
+        wanted = ".".join(map(str, MIN_PYTHON))
+        raise BootstrapError(
+            f"Serpent needs Python {wanted} or newer; this is {sys.version.split()[0]}."
+        )
+
+
+def ensure_venv() -> Path:
+    python = venv_python()
+    if python.exists():
+        return python
+    say(f"creating a virtual environment in {VENV}")
+    result = subprocess.run(
+        [sys.executable, "-m", "venv", str(VENV)], capture_output=True, text=True
+    )
+    if result.returncode != 0:
+        shutil.rmtree(VENV, ignore_errors=True)
+        missing_ensurepip = "ensurepip" in (result.stdout + result.stderr)
+        if missing_ensurepip and can_apt():
+            apt_install([system_python_package("venv")])
+            subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+        elif missing_ensurepip:
+            raise BootstrapError(
+                "Python's venv module is missing. Install it with: "
+                f"sudo apt install {system_python_package('venv')}"
+            )
+        else:
+            raise BootstrapError(f"could not create {VENV}:\n{result.stderr.strip()}")
+    return python
+
+
+def install_project(python: Path, extras: str) -> None:
+    pyproject = (ROOT / "pyproject.toml").read_bytes()
+    wanted = hashlib.sha256(pyproject + extras.encode()).hexdigest()
+    stamp = VENV / f".serpent-installed-{extras or 'app'}"
+    if stamp.exists() and stamp.read_text().strip() == wanted:
+        return
+    target = f".[{extras}]" if extras else "."
+    say(f"installing Serpent and its dependencies into {VENV} (first run only)")
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+         "--editable", target],
+        cwd=ROOT,
+        check=True,
+    )
+    stamp.write_text(wanted)
+
+
+def ensure_tkinter(python: Path) -> None:
+    probe = subprocess.run([str(python), "-c", "import tkinter"], capture_output=True)
+    if probe.returncode == 0:
+        return
+    if can_apt():
+        apt_install([system_python_package("tk")])
+        return
+    raise BootstrapError(
+        "Python's Tk support is missing. Install it with: "
+        f"sudo apt install {system_python_package('tk')}"
+    )
+
+
+def ensure_test_display_packages() -> None:
+    if sys.platform != "linux":
+        return
+    missing = []
+    if shutil.which("Xvfb") is None:
+        missing.append("xvfb")
+    if shutil.which("xauth") is None:
+        missing.append("xauth")
+    if not DEJAVU_FONT.exists():
+        missing.append("fonts-dejavu-core")
+    if not missing:
+        return
+    if can_apt():
+        apt_install(missing)
+        return
+    raise BootstrapError(
+        "The window tests need a virtual display. Install it with: "
+        f"sudo apt install {' '.join(TEST_APT_PACKAGES)}"
+    )
+
+
+def run(python: Path, args: list[str]) -> int:
+    return subprocess.call([str(python), *args], cwd=ROOT)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] not in ("start", "test"):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    command, rest = argv[0], argv[1:]
+    try:
+        require_python()
+        python = ensure_venv()
+        if command == "start":
+            install_project(python, "")
+            ensure_tkinter(python)
+            return run(python, ["-m", "serpent_tk", *rest])
+        install_project(python, "test")
+        ensure_tkinter(python)
+        ensure_test_display_packages()
+        return run(python, ["-m", "pytest", *rest])
+    except BootstrapError as error:
+        say(str(error))
+        return 1
+    except subprocess.CalledProcessError as error:
+        say(f"a set-up step failed: {' '.join(map(str, error.cmd))} (exit {error.returncode})")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""Where Serpent keeps its state: user data, config, log and cache directories.
+
+Thread-safe (pure functions). `SERPENT_USER_DATA_PATH=DIR` moves every piece of state under
+DIR (tests and end-to-end runs always set it), otherwise platformdirs picks the per-OS
+locations. Nothing here creates a directory until `ensure()` is called.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+from serpent_tk import APP_NAME
+
+USER_DATA_ENV = "SERPENT_USER_DATA_PATH"
+DEFAULT_LIBRARY_NAME = "My Library"
+LIBRARY_SUFFIX = ".serpent"
+
+
+@dataclass(frozen=True)
+class AppDirs:
+    data: Path
+    config: Path
+    log: Path
+    cache: Path
+
+    def ensure(self) -> AppDirs:
+        for directory in (self.data, self.config, self.log, self.cache):
+            directory.mkdir(parents=True, exist_ok=True)
+        return self
+
+    @property
+    def settings_file(self) -> Path:
+        return self.config / "settings.json"
+
+    @property
+    def credentials_file(self) -> Path:
+        return self.config / "credentials.json"
+
+    @property
+    def instance_lock(self) -> Path:
+        return self.data / "instance.lock"
+
+    @property
+    def instance_info(self) -> Path:
+        return self.data / "instance.json"
+
+    @property
+    def libraries(self) -> Path:
+        """The folder where the default library and new libraries go unless told otherwise."""
+        return self.data / "Libraries"
+
+    @property
+    def default_library(self) -> Path:
+        return self.libraries / f"{DEFAULT_LIBRARY_NAME}{LIBRARY_SUFFIX}"
+
+
+def app_dirs() -> AppDirs:
+    override = os.environ.get(USER_DATA_ENV, "").strip()
+    if override:
+        root = Path(override).expanduser().resolve()
+        return AppDirs(data=root / "data", config=root / "config", log=root / "logs",
+                       cache=root / "cache")
+    return AppDirs(
+        data=Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)),
+        config=Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)),
+        log=Path(platformdirs.user_log_dir(APP_NAME, appauthor=False)),
+        cache=Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)),
+    )
+
+
+def to_portable(path: Path | str) -> str:
+    """A path as stored in settings: home-relative (`~/...`, forward slashes) when under home.
+
+    A settings file copied to another machine (or another OS) keeps pointing at the same place
+    relative to that person's home folder.
+    """
+    absolute = Path(path).expanduser().absolute()
+    home = Path.home().absolute()
+    try:
+        relative = absolute.relative_to(home)
+    except ValueError:
+        return str(absolute)
+    parts = relative.as_posix()
+    return "~" if parts == "." else f"~/{parts}"
+
+
+def from_portable(text: str) -> Path:
+    """Inverse of `to_portable` on this machine: `~/...` is expanded against this home."""
+    if text == "~" or text.startswith(("~/", "~\\")):
+        rest = text[2:].replace("\\", "/")
+        return Path.home() / Path(*rest.split("/")) if rest else Path.home()
+    return Path(text)

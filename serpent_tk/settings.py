@@ -1,0 +1,177 @@
+"""Portable, versioned settings: the model, loading with recovery, and atomic saving.
+
+Thread-safe: every save and read-modify-write holds a portalocker lock beside the file, so
+the window, `serve` and the CLI can share one settings file. A file that cannot be read (bad
+JSON, bad values, a newer version) is never lost and never crashes the app: it is backed up
+beside itself, defaults are used, and `LoadResult.notices` says what happened so the UI can
+tell the person. Paths under the home folder are stored as `~/...`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import portalocker
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    ValidationError,
+)
+
+from serpent_tk.atomicfile import atomic_write_text
+from serpent_tk.paths import from_portable, to_portable
+
+log = logging.getLogger(__name__)
+
+SETTINGS_VERSION = 1
+DEFAULT_MCP_PORT = 47615
+MAX_RECENT_LIBRARIES = 20
+LOCK_TIMEOUT_S = 10.0
+
+
+def _expand(value: Any) -> Any:
+    return from_portable(value) if isinstance(value, str) else value
+
+
+PortablePath = Annotated[
+    Path,
+    BeforeValidator(_expand),
+    PlainSerializer(to_portable, return_type=str, when_used="json"),
+]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+
+class McpSettings(_Section):
+    enabled: bool = True
+    auto_start: bool = True
+    port: int = Field(default=DEFAULT_MCP_PORT, ge=1024, le=65535)
+    output_budget_kib: int = Field(default=128, ge=16, le=4096)
+
+
+class UiSettings(_Section):
+    theme: Literal["system", "light", "dark"] = "system"
+    thumbnail_size: int = Field(default=160, ge=64, le=512)
+    window_geometry: str | None = None
+    sidebar_width: int = Field(default=240, ge=120, le=800)
+    inspector_width: int = Field(default=300, ge=160, le=900)
+    show_empty_hint: bool = True
+
+
+class RecentLibrary(_Section):
+    path: PortablePath
+    name: str
+    last_opened: datetime = Field(default_factory=lambda: datetime.now(UTC))
+
+
+class Settings(_Section):
+    version: int = SETTINGS_VERSION
+    mcp: McpSettings = Field(default_factory=McpSettings)
+    ui: UiSettings = Field(default_factory=UiSettings)
+    recent_libraries: list[RecentLibrary] = Field(default_factory=list)
+    last_library: PortablePath | None = None
+    plugins: dict[str, bool] = Field(default_factory=dict)
+
+    def remember_library(self, path: Path, name: str) -> None:
+        """Move `path` to the front of the recent list (most recent first, bounded)."""
+        resolved = Path(path).expanduser().absolute()
+        kept = [r for r in self.recent_libraries if Path(r.path).absolute() != resolved]
+        self.recent_libraries = [RecentLibrary(path=resolved, name=name), *kept][
+            :MAX_RECENT_LIBRARIES
+        ]
+        self.last_library = resolved
+
+
+@dataclass
+class LoadResult:
+    settings: Settings
+    notices: list[str] = field(default_factory=list)
+
+
+class SettingsStore:
+    """Loads and saves one settings file. Thread-safe."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._lock_path = self.path.with_name(self.path.name + ".lock")
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with portalocker.Lock(self._lock_path, mode="a", timeout=LOCK_TIMEOUT_S):
+            yield
+
+    def load(self) -> LoadResult:
+        with self._locked():
+            return self._load_unlocked()
+
+    def save(self, settings: Settings) -> None:
+        with self._locked():
+            self._write_unlocked(settings)
+
+    def update(self, change: Callable[[Settings], None]) -> Settings:
+        """Read-modify-write under the lock, so concurrent writers never lose each other's edits."""
+        with self._locked():
+            settings = self._load_unlocked().settings
+            change(settings)
+            self._write_unlocked(settings)
+            return settings
+
+    def _load_unlocked(self) -> LoadResult:
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return LoadResult(Settings())
+        except OSError as error:
+            log.warning("settings file unreadable: %s", error)
+            return LoadResult(Settings(), [f"Settings could not be read ({error.strerror}); "
+                                           "defaults are used for this session."])
+        try:
+            data = json.loads(raw.decode("utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError("top level is not an object")
+            version = data.get("version", SETTINGS_VERSION)
+            if isinstance(version, int) and version > SETTINGS_VERSION:
+                backup = self._backup(f"newer-v{version}")
+                return LoadResult(Settings(), [
+                    f"Your settings were written by a newer Serpent (settings version {version}). "
+                    f"They were kept as {backup.name} and defaults are used."])
+            return LoadResult(Settings.model_validate(data))
+        except (ValueError, ValidationError) as error:
+            log.warning("settings file is corrupt: %s", _first_line(error))
+            backup = self._backup("corrupt")
+            return LoadResult(Settings(), [
+                f"Your settings file could not be read and was kept as {backup.name}; "
+                "defaults are used."])
+
+    def _backup(self, reason: str) -> Path:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        backup = self.path.with_name(f"{self.path.name}.{reason}-{stamp}")
+        counter = 1
+        while backup.exists():
+            backup = self.path.with_name(f"{self.path.name}.{reason}-{stamp}-{counter}")
+            counter += 1
+        os.replace(self.path, backup)
+        return backup
+
+    def _write_unlocked(self, settings: Settings) -> None:
+        text = settings.model_dump_json(indent=2)
+        atomic_write_text(self.path, text + "\n")
+
+
+def _first_line(error: Exception) -> str:
+    return str(error).splitlines()[0] if str(error) else type(error).__name__

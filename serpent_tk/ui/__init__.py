@@ -1,0 +1,1 @@
+"""The desktop window. The only package that imports tkinter; Tk thread only."""

@@ -1,0 +1,73 @@
+"""Shared fixtures: every test gets its own SERPENT_USER_DATA_PATH and HOME; GUI tests get Xvfb.
+
+Nothing a test does touches the real home folder or the real user data dir.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def isolated_user_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    data = tmp_path / "serpent-user-data"
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("SERPENT_USER_DATA_PATH", str(data))
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("USERPROFILE", str(home))
+    return data
+
+
+@pytest.fixture(scope="session")
+def xvfb_display() -> Iterator[str]:
+    """A private X display for the whole session (Xvfb), or the existing one on a desktop."""
+    if sys.platform != "linux":
+        yield os.environ.get("DISPLAY", "")
+        return
+    if shutil.which("Xvfb") is None:
+        pytest.fail("Xvfb is not installed: run the README's test command, or "
+                    "apt install xvfb xauth fonts-dejavu-core")
+    read_fd, write_fd = os.pipe()
+    process = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1600x1000x24", "-nolisten",
+         "tcp", "-noreset"],
+        pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write_fd)
+    with os.fdopen(read_fd) as reader:
+        number = reader.readline().strip()
+    if not number:
+        process.kill()
+        pytest.fail("Xvfb did not start")
+    display = f":{number}"
+    previous = os.environ.get("DISPLAY")
+    os.environ["DISPLAY"] = display
+    try:
+        yield display
+    finally:
+        process.terminate()
+        process.wait(10)
+        if previous is None:
+            os.environ.pop("DISPLAY", None)
+        else:
+            os.environ["DISPLAY"] = previous
+
+
+@pytest.fixture
+def display(xvfb_display: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("DISPLAY", xvfb_display)
+    return xvfb_display
+
+
+def serpent_command(*args: str) -> list[str]:
+    """The command line of `serpent-tk ARGS` run from this checkout's Python."""
+    return [sys.executable, "-m", "serpent_tk", *args]

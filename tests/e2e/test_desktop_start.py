@@ -1,0 +1,55 @@
+"""The desktop app as a person starts it: `serpent-tk` with a display, twice."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from serpent_tk.paths import app_dirs
+from tests.conftest import serpent_command
+
+pytestmark = pytest.mark.gui
+
+
+def wait_for(predicate, timeout: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out")
+        time.sleep(0.1)
+
+
+def log_text() -> str:
+    path = app_dirs().log / "serpent.log"
+    return path.read_text() if path.exists() else ""
+
+
+def test_app_opens_a_window_and_a_second_start_wakes_it(display: str, tmp_path: Path) -> None:
+    output = (tmp_path / "first.out").open("w")
+    first = subprocess.Popen(serpent_command(), stdout=output, stderr=output)
+    try:
+        wait_for(lambda: "window ready" in log_text() or first.poll() is not None)
+        assert first.poll() is None, (tmp_path / "first.out").read_text()
+        second = subprocess.run(serpent_command(), capture_output=True, text=True, timeout=60)
+        assert second.returncode == 0, second.stderr
+        assert "brought to the front" in second.stderr
+        first.send_signal(signal.SIGTERM)
+        assert first.wait(20) == 0
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+        output.close()
+    assert "Serpent stopped" in log_text()
+    assert not app_dirs().instance_info.exists()
+
+
+def test_without_a_display_the_app_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    result = subprocess.run(serpent_command(), capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert "needs a display" in result.stderr
