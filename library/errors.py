@@ -1,0 +1,62 @@
+"""Stable error codes (CONTRACTS.md §3) and the one exception type that carries them.
+
+Imported by both processes. The worker raises `LibraryError`; it crosses the pipe as
+`protocol.ErrorInfo` and is raised again by `library.client` in the main process.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+INVALID_ARGUMENT = "INVALID_ARGUMENT"
+LIBRARY_REQUIRED = "LIBRARY_REQUIRED"
+LIBRARY_NOT_FOUND = "LIBRARY_NOT_FOUND"
+LIBRARY_NOT_OPEN = "LIBRARY_NOT_OPEN"
+NOT_FOUND = "NOT_FOUND"
+ALREADY_EXISTS = "ALREADY_EXISTS"
+VERSION_CONFLICT = "VERSION_CONFLICT"
+STALE_PLAN = "STALE_PLAN"
+NOT_EMPTY = "NOT_EMPTY"
+PATH_INVALID = "PATH_INVALID"
+PATH_NOT_FOUND = "PATH_NOT_FOUND"
+PATH_FORBIDDEN = "PATH_FORBIDDEN"
+UNSUPPORTED_FORMAT = "UNSUPPORTED_FORMAT"
+PERMISSION_DENIED = "PERMISSION_DENIED"
+CHALLENGE_INVALID = "CHALLENGE_INVALID"
+HISTORY_EMPTY = "HISTORY_EMPTY"
+HISTORY_CONFLICT = "HISTORY_CONFLICT"
+CANCELLED = "CANCELLED"
+BUSY = "BUSY"
+WORKER_UNAVAILABLE = "WORKER_UNAVAILABLE"
+INTERNAL = "INTERNAL"
+
+ALL_CODES = (
+    INVALID_ARGUMENT, LIBRARY_REQUIRED, LIBRARY_NOT_FOUND, LIBRARY_NOT_OPEN, NOT_FOUND,
+    ALREADY_EXISTS, VERSION_CONFLICT, STALE_PLAN, NOT_EMPTY, PATH_INVALID, PATH_NOT_FOUND,
+    PATH_FORBIDDEN, UNSUPPORTED_FORMAT, PERMISSION_DENIED, CHALLENGE_INVALID, HISTORY_EMPTY,
+    HISTORY_CONFLICT, CANCELLED, BUSY, WORKER_UNAVAILABLE, INTERNAL,
+)
+RETRYABLE = frozenset({STALE_PLAN, BUSY, WORKER_UNAVAILABLE})
+
+
+class LibraryError(Exception):
+    """A failure with a stable code. `message` is for people: no paths of internals, no tokens.
+
+    `details` carries the contract's extra fields (`currentVersion`, `field`, `incidentId`,
+    ...). `retryable` is derived from the code.
+    """
+
+    def __init__(self, code: str, message: str, **details: Any) -> None:
+        if code not in ALL_CODES:
+            raise ValueError(f"unknown error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+
+    @property
+    def retryable(self) -> bool:
+        return self.code in RETRYABLE
+
+    def __repr__(self) -> str:
+        return f"LibraryError({self.code!r}, {self.message!r}, **{self.details!r})"

@@ -1,0 +1,15 @@
+"""Pydantic input/output models of every library command: `<Command>In` / `<Command>Out`.
+
+Imported by both processes. The worker validates its arguments with these; the automation
+registry (serpent_tk/automation) declares commands with them, so the MCP tool schemas and
+the worker agree by construction. Field names are camelCase on the wire (`assetIds`),
+snake_case in Python. Unknown fields are refused (`extra="forbid"`).
+"""
+
+from library.schemas.assets import *  # noqa: F403
+from library.schemas.collections import *  # noqa: F403
+from library.schemas.common import *  # noqa: F403
+from library.schemas.folders import *  # noqa: F403
+from library.schemas.history import *  # noqa: F403
+from library.schemas.library import *  # noqa: F403
+from library.schemas.tags import *  # noqa: F403

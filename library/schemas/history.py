@@ -1,0 +1,35 @@
+"""Models of the undo/redo journal."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import Field
+
+from library.schemas.common import Actor, Limit, Model
+
+__all__ = ["HistoryEntry", "HistoryListIn", "HistoryListOut", "HistoryStepOut"]
+
+
+class HistoryEntry(Model):
+    id: int
+    command: str
+    summary: str = Field(description='"Tagged 3 assets with sky", "Imported 12 files".')
+    actor: Actor
+    at: datetime
+    undone: bool
+    change_sequence: int
+
+
+class HistoryListIn(Model):
+    limit: Limit = 50
+
+
+class HistoryListOut(Model):
+    items: list[HistoryEntry]
+    can_undo: bool
+    can_redo: bool
+
+
+class HistoryStepOut(Model):
+    entry: HistoryEntry

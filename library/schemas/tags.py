@@ -1,0 +1,74 @@
+"""Models of the tag commands."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from library.schemas.common import DEFAULT_LIMIT, Cursor, Limit, Model, Page, TagName
+
+__all__ = [
+    "Tag", "TagListIn", "TagListOut", "TagRenameIn", "TagDeleteIn", "TagDeleteBatchIn",
+    "TagMergeIn", "TagCooccurrenceIn", "TagCount", "TagCooccurrenceOut", "TagChangeOut",
+]
+
+
+class Tag(Model):
+    name: str
+    count: int = Field(description="Assets (not in the trash) carrying this tag.")
+    version: int
+
+
+class TagListIn(Model):
+    prefix: Annotated[str, Field(max_length=100)] | None = None
+    sort: Literal["name", "count"] = "name"
+    limit: Limit = DEFAULT_LIMIT
+    cursor: Cursor | None = None
+
+
+class TagListOut(Page):
+    items: list[Tag]
+    total: int
+
+
+class TagRenameIn(Model):
+    """Rename a tag everywhere. Renaming onto an existing tag is refused: use tag.merge."""
+
+    tag: TagName
+    new_name: TagName
+
+
+class TagDeleteIn(Model):
+    tag: TagName
+
+
+class TagDeleteBatchIn(Model):
+    tags: Annotated[list[TagName], Field(min_length=1, max_length=500)]
+
+
+class TagMergeIn(Model):
+    """Move every use of the source tags onto `target` (created if needed), then drop them."""
+
+    sources: Annotated[list[TagName], Field(min_length=1, max_length=100)]
+    target: TagName
+
+
+class TagChangeOut(Model):
+    affected_assets: int
+    tags: list[str]
+
+
+class TagCooccurrenceIn(Model):
+    tag: TagName
+    limit: Limit = 20
+
+
+class TagCount(Model):
+    name: str
+    count: int
+
+
+class TagCooccurrenceOut(Model):
+    tag: str
+    items: list[TagCount]
