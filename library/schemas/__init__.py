@@ -12,4 +12,6 @@ from library.schemas.common import *  # noqa: F403
 from library.schemas.folders import *  # noqa: F403
 from library.schemas.history import *  # noqa: F403
 from library.schemas.library import *  # noqa: F403
+from library.schemas.linked_folders import *  # noqa: F403
 from library.schemas.tags import *  # noqa: F403
+from library.schemas.tasks import *  # noqa: F403

@@ -7,12 +7,12 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from library.schemas.common import DEFAULT_LIMIT, AssetId, CollectionId, Cursor, EntityName, \
-    Limit, Model
+    Limit, Model, Page
 
 __all__ = [
     "Rule", "RuleSet", "Collection", "CollectionListOut", "CollectionCreateIn",
     "CollectionUpdateIn", "CollectionReorderIn", "CollectionDeleteIn", "CollectionMembersIn",
-    "CollectionRunRulesIn", "RuleField", "RuleOp",
+    "CollectionRunRulesIn", "RuleField", "RuleOp", "CollectionDeleteOut",
 ]
 
 RuleField = Literal["tag", "name", "notes", "ext", "kind", "rating", "width", "height", "size",
@@ -42,7 +42,7 @@ class Collection(Model):
     version: int
 
 
-class CollectionListOut(Model):
+class CollectionListOut(Page):
     items: list[Collection]
 
 
@@ -85,3 +85,7 @@ class CollectionRunRulesIn(Model):
     rules: RuleSet | None = None
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor | None = None
+
+
+class CollectionDeleteOut(Model):
+    deleted: CollectionId

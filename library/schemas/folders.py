@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from library.schemas.common import EntityName, FolderId, Model
+from library.schemas.common import EntityName, FolderId, Model, Page
 
 __all__ = [
     "Folder", "FolderCreateIn", "FolderListIn", "FolderListOut", "FolderRenameIn",
@@ -33,7 +33,7 @@ class FolderListIn(Model):
         default=None, description="Only the children of this folder; omit for the whole tree.")
 
 
-class FolderListOut(Model):
+class FolderListOut(Page):
     items: list[Folder]
 
 

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from pydantic import Field
 
-from library.schemas.common import Actor, Limit, Model
+from library.schemas.common import Actor, Limit, Model, Page
 
 __all__ = ["HistoryEntry", "HistoryListIn", "HistoryListOut", "HistoryStepOut"]
 
@@ -25,7 +25,7 @@ class HistoryListIn(Model):
     limit: Limit = 50
 
 
-class HistoryListOut(Model):
+class HistoryListOut(Page):
     items: list[HistoryEntry]
     can_undo: bool
     can_redo: bool

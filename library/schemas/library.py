@@ -7,12 +7,13 @@ from typing import Annotated
 
 from pydantic import Field
 
-from library.schemas.common import EntityName, Model
+from library.schemas.common import EntityName, Model, Page
 
 __all__ = [
     "LibraryInfoOut", "LibraryChangeSequenceOut", "LibraryCreateIn", "LibraryOpenIn",
     "LibraryRenameIn", "LibraryExportIn", "LibraryImportExportedIn", "LibraryRefreshOut",
-    "LibraryRef", "LibraryListOut", "LibraryPath",
+    "LibraryRef", "LibraryListOut", "LibraryPath", "LibraryExportOut",
+    "LibraryDeleteFromDiskOut",
 ]
 
 LibraryPath = Annotated[str, Field(min_length=1, max_length=4096)]
@@ -25,7 +26,7 @@ class LibraryRef(Model):
     open: bool = True
 
 
-class LibraryListOut(Model):
+class LibraryListOut(Page):
     items: list[LibraryRef]
 
 
@@ -77,3 +78,15 @@ class LibraryRefreshOut(Model):
     missing_files: int
     thumbnails_rebuilt: int
     orphans_moved: int
+
+
+class LibraryExportOut(Model):
+    path: str = Field(description="The archive that was written.")
+    asset_count: int
+    bytes: int
+
+
+class LibraryDeleteFromDiskOut(Model):
+    deleted: bool
+    asset_count: int
+    freed_bytes: int
