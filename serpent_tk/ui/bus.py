@@ -1,7 +1,8 @@
 """UiBus: how other threads reach the Tk thread.
 
 `post()` is thread-safe and never blocks; `drain()` runs on the Tk thread (from `after()`),
-handling at most `batch` events per tick so a flood of events never freezes the window.
+handling at most `batch` events and at most `budget_s` seconds of work per tick, so a flood of
+events never freezes the window.
 Events are plain typed objects; handlers are looked up by the event's class.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -26,20 +28,29 @@ class UiBus:
         """Thread-safe: queue `event` for the Tk thread."""
         self._queue.put(event)
 
-    def subscribe(self, event_type: type, handler: Handler) -> None:
-        """Tk thread only."""
-        self._handlers.setdefault(event_type, []).append(handler)
+    def subscribe(self, event_type: type, handler: Handler) -> Callable[[], None]:
+        """Tk thread only. Returns a function that removes the handler again."""
+        handlers = self._handlers.setdefault(event_type, [])
+        handlers.append(handler)
 
-    def drain(self, batch: int = 200) -> int:
-        """Tk thread only: dispatch up to `batch` queued events; returns how many ran."""
+        def unsubscribe() -> None:
+            if handler in handlers:
+                handlers.remove(handler)
+
+        return unsubscribe
+
+    def drain(self, batch: int = 200, budget_s: float = 0.03) -> int:
+        """Tk thread only: dispatch up to `batch` queued events, stopping early once
+        `budget_s` seconds have passed; returns how many ran."""
         handled = 0
-        while handled < batch:
+        deadline = time.perf_counter() + budget_s
+        while handled < batch and (handled == 0 or time.perf_counter() < deadline):
             try:
                 event = self._queue.get_nowait()
             except queue.Empty:
                 break
             handled += 1
-            for handler in self._handlers.get(type(event), ()):
+            for handler in tuple(self._handlers.get(type(event), ())):
                 try:
                     handler(event)
                 except Exception:
