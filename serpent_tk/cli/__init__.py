@@ -23,6 +23,7 @@ class Subcommand(Protocol):
 
 # name -> (module, one-line help). Order is the order of `serpent-tk --help`.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "settings": ("serpent_tk.cli.settings_cmd", "export or import settings (one portable file)"),
 }
 
 DESKTOP = "serpent_tk.app"
