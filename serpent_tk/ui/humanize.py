@@ -1,0 +1,105 @@
+"""Words and numbers for people: "2 min ago", "3.4 MB", "added by Claude via MCP".
+
+Thread-safe (pure functions).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An ISO timestamp from the wire (or a datetime) as an aware datetime."""
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, str) and value:
+        try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    else:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def ago(moment: datetime | str | None, now: datetime | None = None) -> str:
+    """'just now', '2 min ago', '3 h ago', 'yesterday', '5 days ago', or a date."""
+    when = parse_time(moment)
+    if when is None:
+        return ""
+    now = now or datetime.now(UTC)
+    seconds = (now - when).total_seconds()
+    if seconds < 45:
+        return "just now"
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return f"{minutes} min ago"
+    hours = round(seconds / 3600)
+    if hours < 24:
+        return f"{hours} h ago"
+    days = round(seconds / 86400)
+    if days == 1:
+        return "yesterday"
+    if days < 14:
+        return f"{days} days ago"
+    return when.astimezone().strftime("%d %b %Y")
+
+
+def size(num_bytes: int | None) -> str:
+    if num_bytes is None:
+        return ""
+    value = float(num_bytes)
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if value < 1000 or unit == "GB":
+            return f"{int(value)} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{value:.1f} TB"
+
+
+def count(n: int, singular: str, plural: str | None = None) -> str:
+    return f"{n:,} {singular if n == 1 else (plural or singular + 's')}"
+
+
+def actor_label(actor: Any) -> str:
+    """The audit label of an `Actor` dict ("You", "Claude Desktop via MCP")."""
+    if isinstance(actor, dict):
+        return str(actor.get("label") or actor.get("source") or "someone")
+    return str(actor or "someone")
+
+
+def changed_by(verb: str, actor: Any, moment: Any) -> str:
+    """'Added by Claude via MCP, 2 min ago' ('Added by you, ...' for the person)."""
+    label = actor_label(actor)
+    who = "you" if label == "You" else label
+    when = ago(moment)
+    return f"{verb} by {who}, {when}" if when else f"{verb} by {who}"
+
+
+# What an agent's change looks like in a toast: command -> past-tense verb phrase.
+_VERBS = {
+    "file.import": "imported", "asset.update": "edited", "asset.tag": "tagged",
+    "asset.untag": "untagged", "asset.move": "moved", "asset.copy": "filed",
+    "asset.trash": "trashed", "asset.restore": "restored",
+    "asset.delete-permanently": "permanently deleted", "trash.empty": "emptied the trash",
+    "folder.create": "created a folder", "folder.rename": "renamed a folder",
+    "folder.move": "moved a folder", "folder.delete-empty": "deleted empty folders",
+    "tag.rename": "renamed a tag", "tag.delete": "deleted a tag",
+    "tag.delete-batch": "deleted tags", "tag.merge": "merged tags",
+    "collection.create": "created a collection", "collection.update": "changed a collection",
+    "collection.delete": "deleted a collection", "collection.members": "changed a collection",
+    "collection.reorder": "reordered collections", "history.undo": "undid a change",
+    "history.redo": "redid a change", "library.rename": "renamed the library",
+}
+_PER_ASSET = {"file.import", "asset.update", "asset.tag", "asset.untag", "asset.move",
+              "asset.copy", "asset.trash", "asset.restore", "asset.delete-permanently"}
+
+
+def describe_change(command: str, entity_count: int) -> str:
+    """'tagged 3 assets', 'created a folder', 'changed the library'."""
+    verb = _VERBS.get(command)
+    if verb is None:
+        return "changed the library"
+    if command in _PER_ASSET and entity_count:
+        return f"{verb} {count(entity_count, 'asset')}"
+    return verb

@@ -1,0 +1,224 @@
+"""The sidebar: what to browse (all, unfiled, untagged, folders, tags, collections, trash).
+
+Tk thread only. It shows data it is given (`show_*` methods) and reports the person's
+choice as a `Scope`; loading the data is the main window's job. Refreshing keeps open
+folders and the current choice. Sections whose commands the registry does not offer yet
+are left out (`set_sections`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from tkinter import ttk
+from typing import Any
+
+from serpent_tk.ui.theme import FONT_CAPTION, FONT_STRONG, Theme
+
+SECTIONS = ("library", "folders", "tags", "collections", "smart")
+SECTION_TITLES = {"library": "LIBRARY", "folders": "FOLDERS", "tags": "TAGS",
+                  "collections": "COLLECTIONS", "smart": "SMART COLLECTIONS"}
+
+
+@dataclass(frozen=True)
+class Scope:
+    """One sidebar choice and the `asset.search` filter it stands for."""
+
+    iid: str
+    label: str
+    query: dict[str, Any] = field(default_factory=dict)
+    kind: str = "all"        # all / unfiled / untagged / trash / folder / tag / collection
+    target: str | None = None  # folder id, tag name or collection id
+
+    @property
+    def is_trash(self) -> bool:
+        return self.kind == "trash"
+
+
+ALL = Scope("all", "All assets")
+UNFILED = Scope("unfiled", "Unfiled", {"unfiled": True}, "unfiled")
+UNTAGGED = Scope("untagged", "Untagged", {"untagged": True}, "untagged")
+TRASH = Scope("trash", "Trash", {"trashed": True}, "trash")
+
+
+def _count(n: int | None) -> str:
+    return f"{n:,}" if n else ""
+
+
+class Sidebar(ttk.Frame):
+    def __init__(self, master: Any, theme: Theme) -> None:
+        super().__init__(master)
+        self.theme = theme
+        self.on_scope: Callable[[Scope], None] = lambda scope: None
+        self.on_context_menu: Callable[[Scope, int, int], None] = lambda scope, x, y: None
+        self.tree = ttk.Treeview(self, show="tree", selectmode="browse",
+                                 style="Sidebar.Treeview", columns=("count",))
+        self.tree.column("#0", stretch=True, minwidth=theme.px(80))
+        self.tree.column("count", width=theme.px(44), anchor="e", stretch=False)
+        scrollbar = ttk.Scrollbar(self, orient="vertical", command=self.tree.yview)
+        self.tree.configure(yscrollcommand=scrollbar.set)
+        self.tree.grid(row=0, column=0, sticky="nsew")
+        scrollbar.grid(row=0, column=1, sticky="ns")
+        self.rowconfigure(0, weight=1)
+        self.columnconfigure(0, weight=1)
+        self.tree.tag_configure("section", font=FONT_CAPTION,
+                                foreground=theme.palette.text_muted)
+        self.tree.tag_configure("current", font=FONT_STRONG)
+        self._scopes: dict[str, Scope] = {}
+        self._sections: tuple[str, ...] = ()
+        self._suppress = False
+        self.current: Scope = ALL
+        self.tree.bind("<<TreeviewSelect>>", self._on_select)
+        self.tree.bind("<ButtonPress-3>", self._on_right_click)
+        theme.on_change(lambda: self.tree.tag_configure(
+            "section", foreground=self.theme.palette.text_muted))
+        self.set_sections(("library",))
+
+    # structure ---------------------------------------------------------------------------
+    def set_sections(self, sections: Iterable[str]) -> None:
+        """Show these sections (in the fixed order), e.g. only those whose commands exist."""
+        wanted = tuple(s for s in SECTIONS if s in set(sections))
+        if wanted == self._sections:
+            return
+        self._sections = wanted
+        for section in SECTIONS:
+            iid = f"section:{section}"
+            if section in wanted and not self.tree.exists(iid):
+                index = wanted.index(section)
+                self.tree.insert("", index, iid=iid, text=SECTION_TITLES[section], open=True,
+                                 tags=("section",))
+            elif section not in wanted and self.tree.exists(iid):
+                self.tree.delete(iid)
+        if "library" in wanted:
+            self._sync("section:library", [
+                (ALL, None), (UNFILED, None), (UNTAGGED, None), (TRASH, None)])
+            self._select(self.current.iid if self.tree.exists(self.current.iid) else "all")
+
+    def scope(self, iid: str) -> Scope | None:
+        return self._scopes.get(iid)
+
+    # data --------------------------------------------------------------------------------
+    def show_counts(self, all_assets: int, trashed: int) -> None:
+        if self.tree.exists("all"):
+            self.tree.set("all", "count", _count(all_assets))
+            self.tree.set("trash", "count", _count(trashed))
+
+    def show_folders(self, folders: list[dict[str, Any]]) -> None:
+        """`folders`: `folder.list` items (the whole tree, any order)."""
+        if "folders" not in self._sections:
+            return
+        children: dict[str | None, list[dict[str, Any]]] = {}
+        for folder in folders:
+            children.setdefault(folder.get("parentId"), []).append(folder)
+        for siblings in children.values():
+            siblings.sort(key=lambda f: str(f["name"]).casefold())
+
+        def rows(parent: str | None) -> list[tuple[Scope, list[Any] | None]]:
+            result = []
+            for folder in children.get(parent, []):
+                scope = Scope(f"folder:{folder['id']}", folder["name"],
+                              {"folderId": folder["id"]}, "folder", folder["id"])
+                result.append((scope, (folder.get("assetCount"), rows(folder["id"]))))
+            return result
+
+        self._sync_tree("section:folders", rows(None))
+
+    def show_tags(self, tags: list[dict[str, Any]]) -> None:
+        if "tags" not in self._sections:
+            return
+        rows = [(Scope(f"tag:{t['name']}", t["name"], {"tags": [t["name"]]}, "tag", t["name"]),
+                 t.get("count")) for t in sorted(tags, key=lambda t: t["name"].casefold())]
+        self._sync("section:tags", rows)
+
+    def show_collections(self, collections: list[dict[str, Any]]) -> None:
+        for section, smart in (("collections", False), ("smart", True)):
+            if section not in self._sections:
+                continue
+            rows = [(Scope(f"collection:{c['id']}", c["name"], {"collectionId": c["id"]},
+                           "collection", c["id"]), c.get("assetCount"))
+                    for c in sorted(collections, key=lambda c: c.get("position", 0))
+                    if bool(c.get("smart")) == smart]
+            self._sync(f"section:{section}", rows)
+
+    # internals ---------------------------------------------------------------------------
+    def _sync(self, parent: str, rows: list[tuple[Scope, Any]]) -> None:
+        self._sync_tree(parent, [(scope, (count, None)) for scope, count in rows])
+
+    def _sync_tree(self, parent: str, rows: list[tuple[Scope, Any]]) -> None:
+        """Make `parent`'s children exactly `rows`, keeping open/closed state."""
+        if not self.tree.exists(parent):
+            return
+        wanted = [scope.iid for scope, _ in rows]
+        for iid in self.tree.get_children(parent):
+            if iid not in wanted:
+                self._forget(iid)
+                self.tree.delete(iid)
+        for position, (scope, (count, kids)) in enumerate(rows):
+            self._scopes[scope.iid] = scope
+            if self.tree.exists(scope.iid):
+                if self.tree.parent(scope.iid) != parent or \
+                        self.tree.index(scope.iid) != position:
+                    self.tree.move(scope.iid, parent, position)
+                self.tree.item(scope.iid, text=scope.label)
+            else:
+                self.tree.insert(parent, position, iid=scope.iid, text=scope.label)
+            self.tree.set(scope.iid, "count", _count(count))
+            if kids is not None:
+                self._sync_tree(scope.iid, kids)
+        if self.current.iid in self._scopes and not self.tree.exists(self.current.iid):
+            self._select("all")
+
+    def _forget(self, iid: str) -> None:
+        for child in self.tree.get_children(iid):
+            self._forget(child)
+        self._scopes.pop(iid, None)
+
+    def _select(self, iid: str) -> None:
+        self._suppress = True
+        try:
+            self.tree.selection_set(iid)
+            self.tree.see(iid)
+        finally:
+            self.after_idle(self._unsuppress)
+        scope = self._scopes.get(iid)
+        if scope is not None and scope != self.current:
+            self.current = scope
+            self.on_scope(scope)
+
+    def _unsuppress(self) -> None:
+        self._suppress = False
+
+    def select(self, iid: str) -> None:
+        """Choose `iid` as if clicked (tests, "Show in folder", after a delete)."""
+        if self.tree.exists(iid):
+            self._select(iid)
+
+    def _on_select(self, _event: object) -> None:
+        if self._suppress:
+            return
+        selected = self.tree.selection()
+        if not selected:
+            return
+        iid = selected[0]
+        scope = self._scopes.get(iid)
+        if scope is None:          # a section heading: keep the previous choice
+            if self.tree.exists(self.current.iid):
+                self._select(self.current.iid)
+            return
+        if scope != self.current:
+            self.current = scope
+            self.on_scope(scope)
+
+    def _on_right_click(self, event: Any) -> None:
+        iid = self.tree.identify_row(event.y)
+        scope = self._scopes.get(iid)
+        if scope is not None:
+            self.on_context_menu(scope, event.x_root, event.y_root)
+
+    def scope_at(self, x_root: int, y_root: int) -> Scope | None:
+        """The sidebar entry under a screen point (for dropping assets onto it)."""
+        x = x_root - self.tree.winfo_rootx()
+        y = y_root - self.tree.winfo_rooty()
+        if not (0 <= x < self.tree.winfo_width() and 0 <= y < self.tree.winfo_height()):
+            return None
+        return self._scopes.get(self.tree.identify_row(y))
