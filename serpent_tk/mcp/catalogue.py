@@ -1,0 +1,133 @@
+"""The MCP tool list, generated from the automation registry for one credential mode.
+
+Thread-safe. Schemas come straight from the registry's pydantic models (`$ref`s inlined so
+every client can read them; output schemas lenient about extra keys so an additive change never
+breaks a client's validation). Tools are cached per command spec and rebuilt only when the
+registry's contents change (a plugin came or went).
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from typing import Any
+
+import mcp_types as types
+
+from serpent_tk.automation.registry import CommandSpec, Registry
+
+THUMBNAIL_COMMAND = "asset.thumbnail"
+
+
+def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with local `#/$defs/X` references replaced by their definitions.
+
+    A recursive definition keeps its `$ref` (and the `$defs` it needs), so the result is always
+    a valid schema.
+    """
+    defs: dict[str, Any] = schema.get("$defs", {})
+    kept: set[str] = set()
+
+    def resolve(node: Any, trail: tuple[str, ...]) -> Any:
+        if isinstance(node, list):
+            return [resolve(item, trail) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            name = ref.removeprefix("#/$defs/")
+            if name in trail or name not in defs:
+                kept.add(name)
+                return node
+            resolved = resolve(copy.deepcopy(defs[name]), (*trail, name))
+            siblings = {k: resolve(v, trail) for k, v in node.items() if k != "$ref"}
+            return {**resolved, **siblings}
+        return {k: resolve(v, trail) for k, v in node.items() if k != "$defs"}
+
+    result = resolve(schema, ())
+    if kept:
+        result["$defs"] = {name: defs[name] for name in kept}
+    return result
+
+
+def lenient(schema: Any) -> Any:
+    """Drop `additionalProperties: false` everywhere (for output schemas only)."""
+    if isinstance(schema, list):
+        return [lenient(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {k: lenient(v) for k, v in schema.items()
+            if not (k == "additionalProperties" and v is False)}
+
+
+def output_schema(spec: CommandSpec) -> dict[str, Any]:
+    schema = lenient(inline_refs(spec.output_schema()))
+    if spec.name == THUMBNAIL_COMMAND:
+        # The MCP layer sends the picture itself as image content, never the file path.
+        result = schema["properties"]["result"]
+        result.get("properties", {}).pop("path", None)
+        if "required" in result:
+            result["required"] = [r for r in result["required"] if r != "path"]
+    return schema
+
+
+def tool_for(spec: CommandSpec, meta: dict[str, Any] | None = None) -> types.Tool:
+    hints = spec.annotations
+    return types.Tool(
+        name=spec.tool_name,
+        title=spec.one_line,
+        description=spec.description,
+        input_schema=inline_refs(spec.input_schema()),
+        output_schema=output_schema(spec),
+        annotations=types.ToolAnnotations(
+            read_only_hint=hints.read_only, destructive_hint=hints.destructive,
+            idempotent_hint=hints.idempotent, open_world_hint=False),
+        _meta=meta,
+    )
+
+
+class Catalogue:
+    """Tools per mode, built from `registry`. Thread-safe."""
+
+    def __init__(self, registry: Registry, tool_meta: dict[str, dict[str, Any]] | None = None
+                 ) -> None:
+        self.registry = registry
+        self._tool_meta = tool_meta or {}  # tool name -> `_meta` (MCP Apps binding)
+        self._lock = threading.Lock()
+        self._tools: dict[str, tuple[CommandSpec, types.Tool]] = {}
+
+    def _tool(self, spec: CommandSpec) -> types.Tool:
+        with self._lock:
+            cached = self._tools.get(spec.tool_name)
+            if cached is not None and cached[0] is spec:
+                return cached[1]
+        tool = tool_for(spec, self._tool_meta.get(spec.tool_name))
+        with self._lock:
+            self._tools[spec.tool_name] = (spec, tool)
+        return tool
+
+    def tools(self, mode: str) -> list[types.Tool]:
+        """What a credential in `mode` sees: available commands its mode allows."""
+        return [self._tool(spec) for spec in self.registry.tools(mode)]
+
+    def visible(self, tool_name: str, mode: str) -> CommandSpec | None:
+        """The command behind `tool_name` if a credential in `mode` may call it, else None."""
+        spec = self.registry.get(tool_name)
+        if spec is None or spec.tool_name != tool_name:
+            return None
+        if spec.name.startswith("plugin.") and mode != "full-access":
+            return None
+        if not spec.available:
+            return None
+        return spec
+
+    def input_schema(self, tool_name: str) -> dict[str, Any] | None:
+        spec = self.registry.get(tool_name)
+        if spec is None or spec.tool_name != tool_name:
+            return None
+        return self._tool(spec).input_schema
+
+    def names(self) -> frozenset[str]:
+        """Every tool name of the registry right now (to notice contribution changes)."""
+        return frozenset(spec.tool_name for spec in self.registry.commands.values()
+                         if spec.available)

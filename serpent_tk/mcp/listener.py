@@ -1,0 +1,195 @@
+"""The HTTP listener: a uvicorn server on its own thread and asyncio loop, bound to 127.0.0.1.
+
+Thread-safe entry points: `start()`, `stop()` and `submit()` may be called from any thread;
+everything else runs on the listener's loop. The socket is bound by us before uvicorn starts,
+so a taken port is a clear `PortInUse` naming the port (never a silently dead thread), and
+`--port 0` reports the real port. Stopping ends open SSE streams at once (`DrainOnShutdown`),
+so a stop takes well under two seconds even while clients hold streams open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import socket
+import threading
+import time
+from collections.abc import Coroutine
+from concurrent.futures import Future
+from typing import Any, TypeVar
+
+import uvicorn
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+log = logging.getLogger(__name__)
+
+LOOPBACK = "127.0.0.1"
+START_TIMEOUT_S = 10.0
+STOP_TIMEOUT_S = 2.0
+T = TypeVar("T")
+
+
+class PortInUse(RuntimeError):
+    """Another program already listens on the MCP port."""
+
+    def __init__(self, port: int, host: str = LOOPBACK) -> None:
+        super().__init__(
+            f"Port {port} on {host} is already in use by another program. Close that program "
+            f"or choose another MCP port in Settings → MCP (or start with --port).")
+        self.port = port
+        self.host = host
+
+
+class ListenerFailed(RuntimeError):
+    """The server could not start for another reason (the message says which)."""
+
+
+def bind_loopback(port: int, host: str = LOOPBACK) -> socket.socket:
+    """A listening, non-blocking socket on `host:port`; `PortInUse` when it is taken."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    if hasattr(socket, "SO_EXCLUSIVEADDRUSE"):  # Windows: nobody may co-bind our port
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_EXCLUSIVEADDRUSE, 1)
+    else:  # POSIX: rebinding right after a restart must not wait for TIME_WAIT
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        if error.errno == errno.EADDRINUSE or getattr(error, "winerror", None) in (10048, 10013):
+            raise PortInUse(port, host) from error
+        raise ListenerFailed(f"Cannot listen on {host}:{port}: {error.strerror}") from error
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+class DrainOnShutdown:
+    """After `begin_shutdown()`, `receive()` reports `http.disconnect`, so open streams end now.
+
+    uvicorn alone waits for SSE streams to close (sse-starlette only notices shutdown through
+    signal handlers, which exist on the main thread only).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self._stop: asyncio.Event | None = None
+
+    def begin_shutdown(self) -> None:
+        """Call on the listener loop."""
+        self._stop = self._stop or asyncio.Event()
+        self._stop.set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        stop = self._stop = self._stop or asyncio.Event()
+
+        async def wrapped() -> Message:
+            if stop.is_set():
+                return {"type": "http.disconnect"}
+            received = asyncio.ensure_future(receive())
+            stopping = asyncio.ensure_future(stop.wait())
+            done, _ = await asyncio.wait({received, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            for pending in (received, stopping):
+                pending.cancel()
+            return received.result() if received in done else {"type": "http.disconnect"}
+
+        await self.app(scope, wrapped, send)
+
+
+class _QuietServer(uvicorn.Server):
+    """uvicorn without signal handling: the process owner decides what a signal means."""
+
+    def install_signal_handlers(self) -> None:  # older uvicorn
+        return
+
+    def capture_signals(self):  # type: ignore[no-untyped-def,override]
+        import contextlib
+
+        return contextlib.nullcontext()
+
+
+class Listener:
+    """One run of the HTTP server. Single use: bind, `start(app)` with a new app, `stop()`."""
+
+    def __init__(self, port: int, host: str = LOOPBACK) -> None:
+        self._socket = bind_loopback(port, host)  # PortInUse raised here, in the caller
+        self.host = host
+        self.port: int = self._socket.getsockname()[1]
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.error: BaseException | None = None
+        self._app: DrainOnShutdown | None = None
+        self._server: _QuietServer | None = None
+        self._thread = threading.Thread(target=self._run, name=f"mcp-http-{self.port}",
+                                        daemon=True)
+        self._stopped = threading.Event()
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/mcp"
+
+    def _run(self) -> None:
+        assert self._server is not None
+
+        async def main() -> None:
+            assert self._server is not None
+            self.loop = asyncio.get_running_loop()
+            await self._server.serve(sockets=[self._socket])
+
+        try:
+            asyncio.run(main())
+        except BaseException as error:  # startup failure surfaces as SystemExit from uvicorn
+            self.error = error
+            log.error("MCP listener stopped with %s", type(error).__name__, exc_info=error)
+        finally:
+            self._socket.close()
+            self._stopped.set()
+
+    def start(self, app: ASGIApp, timeout: float = START_TIMEOUT_S) -> int:
+        """Serve `app` in the background; returns the port once requests are accepted."""
+        self._app = DrainOnShutdown(app)
+        config = uvicorn.Config(self._app, log_config=None, access_log=False, lifespan="on",
+                                timeout_graceful_shutdown=1, timeout_keep_alive=30,
+                                log_level=logging.WARNING)
+        self._server = _QuietServer(config)
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise ListenerFailed(f"The MCP server failed to start ({self.error!r}).")
+            time.sleep(0.01)
+        return self.port
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive() and not self._stopped.is_set()
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
+        """Run `coro` on the listener loop. Thread-safe."""
+        if self.loop is None:
+            coro.close()
+            raise RuntimeError("the MCP listener is not running")
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def stop(self, timeout: float = STOP_TIMEOUT_S) -> bool:
+        """Stop serving; True when the thread ended. Thread-safe, idempotent."""
+        if not self._thread.is_alive():
+            if self._thread.ident is None:  # never started: just give the port back
+                self._socket.close()
+                self._stopped.set()
+            return True
+        assert self._server is not None and self._app is not None
+        if self.loop is not None:
+            try:
+                self.loop.call_soon_threadsafe(self._app.begin_shutdown)
+            except RuntimeError:  # loop already closed
+                pass
+        self._server.should_exit = True
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            self._server.force_exit = True
+            self._thread.join(timeout)
+        return not self._thread.is_alive()

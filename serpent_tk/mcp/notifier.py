@@ -1,0 +1,217 @@
+"""Library changes and tool-list changes, delivered to connected MCP clients.
+
+Gateway events arrive on any thread (`publish`, thread-safe, never blocks); they are queued on
+the listener loop and delivered in order by one task:
+
+- handshake era (2025-11-25 and older, `Mcp-Session-Id`): every `LibraryChanged` becomes a
+  `notifications/message` (level info, logger `serpent.library`) on each live session's GET
+  stream, unless the session lowered its interest with `logging/setLevel` or its credential
+  was revoked; `ToolsChanged` becomes `notifications/tools/list_changed`.
+- modern era (2026-07-28, no sessions): `ToolsChanged` goes to `subscriptions/listen` streams;
+  each library change also publishes `ResourceUpdated` for the library's change resource
+  (`serpent://libraries/<id>/changes`), and a tool call that opted in to logs gets the changes
+  that happened while it ran as request-scoped `notifications/message`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, get_args
+
+import mcp_types as types
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ToolsListChanged
+
+from serpent_tk.automation.events import LibraryChanged, ToolsChanged
+from serpent_tk.credentials import CredentialStore
+from serpent_tk.mcp.guard import current_credential
+
+log = logging.getLogger(__name__)
+
+LOGGER_NAME = "serpent.library"
+LEVELS: tuple[str, ...] = get_args(types.LoggingLevel)  # severity ascending
+EVENT_LEVEL = "info"
+SESSION_HEADER = "mcp-session-id"
+
+
+def change_resource_uri(library_id: str) -> str:
+    return f"serpent://libraries/{library_id}/changes"
+
+
+def change_data(event: LibraryChanged) -> dict[str, Any]:
+    """The `data` of a library-change notification (CONTRACTS.md §4)."""
+    return {"event": "library.changed", "libraryId": event.library_id,
+            "changeSequence": event.change_sequence, "kinds": list(event.kinds)}
+
+
+def change_notification(event: LibraryChanged) -> types.LoggingMessageNotification:
+    return types.LoggingMessageNotification(params=types.LoggingMessageNotificationParams(
+        level=EVENT_LEVEL, logger=LOGGER_NAME, data=change_data(event)))
+
+
+def level_allows(threshold: str, level: str = EVENT_LEVEL) -> bool:
+    return LEVELS.index(level) >= LEVELS.index(threshold)
+
+
+@dataclass
+class _Session:
+    session: Any  # mcp.server.session.ServerSession (per-request proxy; its channel is shared)
+    credential_id: str
+    credential_name: str
+    threshold: str = "debug"
+
+
+@dataclass
+class _RequestWatch:
+    queue: asyncio.Queue[LibraryChanged] = field(default_factory=asyncio.Queue)
+
+
+class Notifier:
+    """Owns the live-session table and the event queue. Everything but `publish` runs on the
+    listener loop."""
+
+    def __init__(self, credentials: CredentialStore,
+                 on_sessions_changed: Callable[[int], None] | None = None) -> None:
+        self.credentials = credentials
+        self.bus = InMemorySubscriptionBus()
+        self._sessions: dict[str, _Session] = {}
+        self._watches: set[_RequestWatch] = set()
+        self._latest: dict[str, LibraryChanged] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._queue: asyncio.Queue[object] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._on_sessions_changed = on_sessions_changed
+
+    # -- lifecycle (listener loop) ----------------------------------------------------------
+
+    def attach(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._queue = asyncio.Queue()
+        self._task = asyncio.ensure_future(self._deliver_forever())
+
+    async def detach(self) -> None:
+        loop, self._loop = self._loop, None
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+        self._task = None
+        self._sessions.clear()
+        if loop is not None:
+            self._sessions_changed()
+
+    # -- from any thread --------------------------------------------------------------------
+
+    def publish(self, event: object) -> None:
+        """Gateway listener: queue `event` for delivery. Thread-safe, never blocks."""
+        if not isinstance(event, LibraryChanged | ToolsChanged):
+            return
+        loop, queue = self._loop, self._queue
+        if loop is None or queue is None:
+            return
+        try:
+            loop.call_soon_threadsafe(queue.put_nowait, event)
+        except RuntimeError:  # the loop is closing
+            pass
+
+    @property
+    def session_count(self) -> int:
+        return len(self._sessions)
+
+    def session_credentials(self) -> set[str]:
+        return {entry.credential_name for entry in list(self._sessions.values())}
+
+    def latest_change(self, library_id: str) -> LibraryChanged | None:
+        return self._latest.get(library_id)
+
+    # -- SDK hooks (listener loop) ----------------------------------------------------------
+
+    async def middleware(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+                         ) -> HandlerResult:
+        """ServerMiddleware: remember the ServerSession of each handshake-era session."""
+        request = ctx.request
+        session_id = request.headers.get(SESSION_HEADER) if request is not None else None
+        if session_id and session_id not in self._sessions:
+            credential = current_credential()
+            if credential is not None:
+                self._remember(session_id, ctx, credential.id, credential.name)
+        return await call_next(ctx)
+
+    def _remember(self, session_id: str, ctx: ServerRequestContext[Any, Any],
+                  credential_id: str, credential_name: str) -> None:
+        self._sessions[session_id] = _Session(ctx.session, credential_id, credential_name)
+        # PRIVATE SDK API (2.3.0 has no public one): the connection's exit stack runs when the
+        # session ends (DELETE, idle timeout, server stop), which is when we forget it.
+        connection = getattr(ctx.session, "_connection", None)
+        exit_stack = getattr(connection, "exit_stack", None)
+        if exit_stack is not None:
+            exit_stack.callback(self._forget, session_id)
+        self._sessions_changed()
+
+    def _forget(self, session_id: str) -> None:
+        if self._sessions.pop(session_id, None) is not None:
+            self._sessions_changed()
+
+    def _sessions_changed(self) -> None:
+        if self._on_sessions_changed is not None:
+            try:
+                self._on_sessions_changed(len(self._sessions))
+            except Exception:
+                log.exception("session-count listener failed")
+
+    async def set_level(self, ctx: ServerRequestContext[Any, Any],
+                        params: types.SetLevelRequestParams) -> types.EmptyResult:
+        """`logging/setLevel` (handshake era): library changes are sent at level info."""
+        request = ctx.request
+        session_id = request.headers.get(SESSION_HEADER) if request is not None else None
+        entry = self._sessions.get(session_id or "")
+        if entry is not None:
+            entry.threshold = params.level
+        return types.EmptyResult()
+
+    # -- modern-era request-scoped delivery --------------------------------------------------
+
+    def watch(self) -> _RequestWatch:
+        watch = _RequestWatch()
+        self._watches.add(watch)
+        return watch
+
+    def unwatch(self, watch: _RequestWatch) -> None:
+        self._watches.discard(watch)
+
+    # -- delivery (listener loop) -----------------------------------------------------------
+
+    async def _deliver_forever(self) -> None:
+        assert self._queue is not None
+        while True:
+            event = await self._queue.get()
+            try:
+                if isinstance(event, LibraryChanged):
+                    await self._library_changed(event)
+                elif isinstance(event, ToolsChanged):
+                    await self._tools_changed()
+            except Exception:
+                log.exception("delivering %s to MCP clients failed", type(event).__name__)
+
+    async def _library_changed(self, event: LibraryChanged) -> None:
+        previous = self._latest.get(event.library_id)
+        if previous is None or previous.change_sequence <= event.change_sequence:
+            self._latest[event.library_id] = event
+        for watch in list(self._watches):
+            watch.queue.put_nowait(event)
+        note = change_notification(event)
+        live = {c.id for c in self.credentials.list()}  # revoked credentials hear nothing
+        for entry in list(self._sessions.values()):
+            if entry.credential_id in live and level_allows(entry.threshold):
+                await entry.session.send_notification(note)
+        await self.bus.publish(ResourceUpdated(uri=change_resource_uri(event.library_id)))
+
+    async def _tools_changed(self) -> None:
+        for entry in list(self._sessions.values()):
+            await entry.session.send_tool_list_changed()
+        await self.bus.publish(ToolsListChanged())

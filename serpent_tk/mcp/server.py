@@ -1,0 +1,111 @@
+"""One MCP server instance: the lowlevel SDK `Server`, its session manager and the ASGI app.
+
+Built fresh for every start (the SDK's session manager runs once per instance); runs on the
+listener loop. The app answers only `/mcp` (a `Route`, not a `Mount`, so `POST /mcp` is never
+redirected); every other path, `/.well-known/*` included, is a plain 404, so no client starts
+an OAuth discovery.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import mcp_types as types
+from mcp.server import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.subscriptions import ListenHandler
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from serpent_tk import __version__
+from serpent_tk.credentials import Credential, CredentialStore
+from serpent_tk.mcp import search_app
+from serpent_tk.mcp.budget import Budget
+from serpent_tk.mcp.catalogue import Catalogue
+from serpent_tk.mcp.guard import RequestGuard, allowed_hosts
+from serpent_tk.mcp.handlers import GatewayLike, Handlers
+from serpent_tk.mcp.notifier import Notifier
+
+MAX_REQUEST_BODY_BYTES = 2 * 1024 * 1024
+SESSION_IDLE_TIMEOUT_S = 4 * 60 * 60  # a session with no open stream and no request
+MAX_SESSIONS = 256
+
+INSTRUCTIONS = """\
+Serpent is the person's desktop asset library: reference images, textures, photos, fonts, \
+video and other files kept in libraries with folders, tags, collections, smart collections, \
+ratings, notes, a trash and undo. Use these tools whenever the person asks about their \
+Serpent library or wants assets found, imported, tagged, rated, sorted into folders or \
+collections, renamed, trashed or restored there. They are not for general file work outside \
+Serpent.
+
+Call serpent_library_list_open first. Every library-level tool needs a libraryId and you must \
+pass it explicitly on every call: there is no current or default library, and nothing is \
+remembered between calls. If no library is open, use serpent_library_list_recent and \
+serpent_library_open (or serpent_library_create, only when the person asks for a new library).
+
+Every change shows up in the person's Serpent window at once and can be undone with \
+serpent_history_undo. Dangerous tools (permanent delete, emptying the trash, deleting a \
+library from disk) first answer status confirmation_required with a riskReport and a \
+challenge: show the report to the person and repeat the exact call with confirmChallenge only \
+after they agree. Lists are paged: pass nextCursor back as cursor; truncated: true means a page \
+was cut to fit the response size limit. Errors carry a stable code (e.g. LIBRARY_REQUIRED, \
+VERSION_CONFLICT); retry only when retryable is true."""
+
+
+class SerpentServer(Server[Any]):
+    """The lowlevel server, advertising `tools.listChanged` to handshake-era clients too."""
+
+    def create_initialization_options(
+            self, notification_options: NotificationOptions | None = None,
+            experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+            extensions: dict[str, dict[str, Any]] | None = None) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities, extensions)
+
+
+def security_settings(port: int) -> TransportSecuritySettings:
+    """The SDK's own Host/Origin check, behind ours (same rules; defence in depth)."""
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=allowed_hosts(port),
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*",
+                         "https://127.0.0.1:*", "https://localhost:*", "https://[::1]:*"])
+
+
+def build_app(*, gateway: GatewayLike, credentials: CredentialStore, catalogue: Catalogue,
+              notifier: Notifier, budget: Callable[[], Budget], port: int,
+              on_request: Callable[[Credential], None] | None = None) -> Starlette:
+    handlers = Handlers(gateway, catalogue, notifier, budget)
+    listen = ListenHandler(notifier.bus)
+    server = SerpentServer(
+        "serpent", version=__version__, title="Serpent",
+        description="Serpent desktop asset library", instructions=INSTRUCTIONS,
+        on_list_tools=handlers.list_tools, on_call_tool=handlers.call_tool,
+        on_list_resources=handlers.list_resources, on_read_resource=handlers.read_resource,
+        on_subscriptions_listen=listen, get_tool_input_schema=catalogue.input_schema)
+    server.add_request_handler("logging/setLevel", types.SetLevelRequestParams,
+                               notifier.set_level)
+    server.middleware.append(notifier.middleware)
+    server.extensions[search_app.EXTENSION_ID] = {}
+    manager = StreamableHTTPSessionManager(
+        server, security_settings=security_settings(port),
+        max_request_body_size=MAX_REQUEST_BODY_BYTES,
+        session_idle_timeout=SESSION_IDLE_TIMEOUT_S, max_sessions=MAX_SESSIONS)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        async with manager.run():
+            notifier.attach()
+            try:
+                yield
+            finally:
+                listen.close()
+                await notifier.detach()
+
+    guard = RequestGuard(manager.handle_request, port=port, credentials=credentials,
+                         on_request=on_request)
+    return Starlette(routes=[Route("/mcp", guard)], lifespan=lifespan)

@@ -1,0 +1,236 @@
+"""`McpService`: start, stop and watch the embedded MCP server (the desktop app and `serve`).
+
+Thread-safe: every method may be called from any thread (the Tk thread included: start and
+stop return within about two seconds and never raise). Status changes are posted through the
+`on_status` callback, on whatever thread they happen; the callback must not block (the window
+posts the status to its UiBus). No Tk here.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from serpent_tk.atomicfile import atomic_write_text
+from serpent_tk.credentials import Credential, CredentialStore
+from serpent_tk.mcp.budget import Budget
+from serpent_tk.mcp.catalogue import Catalogue
+from serpent_tk.mcp.listener import Listener, ListenerFailed, PortInUse
+from serpent_tk.mcp.notifier import Notifier
+from serpent_tk.mcp.search_app import tool_meta
+from serpent_tk.mcp.server import build_app
+
+log = logging.getLogger(__name__)
+
+State = Literal["stopped", "running", "error"]
+RECENT_CLIENT_S = 120.0  # a client without a session counts as connected this long
+STATUS_THROTTLE_S = 1.0
+DEFAULT_BUDGET_KIB = 128
+
+
+@dataclass(frozen=True)
+class McpStatus:
+    """What Settings → MCP shows. Immutable; a new one is posted on every change."""
+
+    state: State = "stopped"
+    port: int | None = None
+    url: str | None = None
+    clients: tuple[str, ...] = ()  # credential names with a live session or a recent request
+    sessions: int = 0  # live handshake-era sessions
+    last_request_at: datetime | None = None
+    last_error: str | None = None
+    port_in_use: bool = False  # last_error is a taken port: offer to pick another one
+
+    @property
+    def running(self) -> bool:
+        return self.state == "running"
+
+    @property
+    def clients_connected(self) -> int:
+        return len(self.clients)
+
+
+@dataclass
+class _Activity:
+    recent: dict[str, float] = field(default_factory=dict)  # credential name -> monotonic
+    last_request_at: datetime | None = None
+    last_posted: float = 0.0
+
+
+class McpService:
+    """Owns at most one running listener. Build once; start/stop as often as needed."""
+
+    def __init__(self, gateway: Any, credentials: CredentialStore, *, port: int,
+                 output_budget_kib: int = DEFAULT_BUDGET_KIB,
+                 on_status: Callable[[McpStatus], None] | None = None,
+                 endpoint_file: Path | None = None) -> None:
+        self.gateway = gateway
+        self.credentials = credentials
+        self.port = port
+        self.output_budget_kib = output_budget_kib
+        self.endpoint_file = endpoint_file
+        self._on_status = on_status
+        self._lock = threading.RLock()
+        self._listener: Listener | None = None
+        self._notifier: Notifier | None = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._status = McpStatus()
+        self._activity = _Activity()
+        self.catalogue = Catalogue(gateway.registry, tool_meta())
+
+    # -- control ----------------------------------------------------------------------------
+
+    @property
+    def status(self) -> McpStatus:
+        with self._lock:
+            return self._status
+
+    def start(self, port: int | None = None) -> McpStatus:
+        """Listen on 127.0.0.1 (`port`, else the configured one; 0 = any free port).
+
+        Never raises: a taken port or another failure ends in state "error" with a message
+        naming the port (`status.port_in_use` says which kind).
+        """
+        with self._lock:
+            if self._listener is not None:
+                return self._status
+            wanted = self.port if port is None else port
+            try:
+                listener = Listener(wanted)
+            except PortInUse as error:
+                return self._post(McpStatus(state="error", port=wanted, last_error=str(error),
+                                            port_in_use=True))
+            except ListenerFailed as error:
+                return self._post(McpStatus(state="error", port=wanted, last_error=str(error)))
+            notifier = Notifier(self.credentials, on_sessions_changed=self._sessions_changed)
+            app = build_app(gateway=self.gateway, credentials=self.credentials,
+                            catalogue=self.catalogue, notifier=notifier, budget=self._budget,
+                            port=listener.port, on_request=self._request_seen)
+            try:
+                listener.start(app)
+            except ListenerFailed as error:
+                return self._post(McpStatus(state="error", port=listener.port,
+                                            last_error=str(error)))
+            self._listener, self._notifier = listener, notifier
+            self._unsubscribe = self.gateway.subscribe(notifier.publish)
+            self._activity = _Activity()
+            self._write_endpoint(listener)
+            log.info("MCP server listening on %s", listener.url)
+            return self._post(McpStatus(state="running", port=listener.port, url=listener.url))
+
+    def stop(self) -> McpStatus:
+        """Stop listening (open streams end at once). Idempotent."""
+        with self._lock:
+            listener, self._listener = self._listener, None
+            unsubscribe, self._unsubscribe = self._unsubscribe, None
+            self._notifier = None
+            if listener is None:
+                return self._status
+            if unsubscribe is not None:
+                unsubscribe()
+            stopped = listener.stop()
+            self._remove_endpoint(listener)
+            try:
+                self.credentials.flush_last_used()
+            except Exception as error:  # a locked or read-only file must not block a stop
+                log.warning("could not record last-used times: %s", error)
+            error = None if stopped else "The MCP server did not stop in time."
+            log.info("MCP server on port %d stopped", listener.port)
+            return self._post(McpStatus(state="stopped", port=listener.port,
+                                        last_request_at=self._activity.last_request_at,
+                                        last_error=error))
+
+    def restart(self, port: int | None = None) -> McpStatus:
+        """Stop, then start again (e.g. after the port changed in Settings)."""
+        self.stop()
+        return self.start(port)
+
+    def set_output_budget(self, kib: int) -> None:
+        """Applies to the next tool call."""
+        self.output_budget_kib = kib
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _budget(self) -> Budget:
+        return Budget.from_kib(self.output_budget_kib)
+
+    def _post(self, status: McpStatus) -> McpStatus:
+        with self._lock:
+            self._status = status
+        if self._on_status is not None:
+            try:
+                self._on_status(status)
+            except Exception:
+                log.exception("MCP status listener failed")
+        return status
+
+    def _clients(self, now: float) -> tuple[str, ...]:
+        notifier = self._notifier
+        names = set(notifier.session_credentials()) if notifier is not None else set()
+        names.update(n for n, seen in self._activity.recent.items()
+                     if now - seen < RECENT_CLIENT_S)
+        return tuple(sorted(names, key=str.casefold))
+
+    def _request_seen(self, credential: Credential) -> None:
+        """Listener loop, once per authenticated HTTP request. Never blocks."""
+        now = time.monotonic()
+        with self._lock:
+            if self._listener is None:
+                return
+            activity = self._activity
+            newcomer = credential.name not in activity.recent or (
+                now - activity.recent[credential.name] >= RECENT_CLIENT_S)
+            activity.recent[credential.name] = now
+            activity.last_request_at = datetime.now(UTC)
+            due = newcomer or now - activity.last_posted >= STATUS_THROTTLE_S
+            if due:
+                activity.last_posted = now
+                status = replace(self._status, clients=self._clients(now),
+                                 sessions=self._notifier.session_count if self._notifier else 0,
+                                 last_request_at=activity.last_request_at)
+        if due:
+            # The credential file may be locked by the CLI for a moment: never wait on the loop.
+            threading.Thread(target=self._touch, args=(credential.name,), daemon=True,
+                             name="mcp-credential-touch").start()
+            self._post(status)
+
+    def _touch(self, name: str) -> None:
+        try:
+            self.credentials.touch(name)
+        except Exception as error:
+            log.warning("could not record that %r was used: %s", name, error)
+
+    def _sessions_changed(self, count: int) -> None:
+        with self._lock:
+            if self._listener is None:
+                return
+            status = replace(self._status, sessions=count,
+                             clients=self._clients(time.monotonic()))
+        self._post(status)
+
+    def _write_endpoint(self, listener: Listener) -> None:
+        if self.endpoint_file is None:
+            return
+        try:
+            atomic_write_text(self.endpoint_file, json.dumps(
+                {"url": listener.url, "port": listener.port, "pid": os.getpid()}) + "\n")
+        except OSError as error:
+            log.warning("could not write %s: %s", self.endpoint_file.name, error)
+
+    def _remove_endpoint(self, listener: Listener) -> None:
+        if self.endpoint_file is None:
+            return
+        try:
+            data = json.loads(self.endpoint_file.read_text(encoding="utf-8"))
+            if data.get("pid") == os.getpid() and data.get("port") == listener.port:
+                self.endpoint_file.unlink()
+        except (OSError, ValueError):
+            pass
