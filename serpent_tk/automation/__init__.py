@@ -1,0 +1,7 @@
+"""Automation: the registry of every command and the gateway every caller goes through.
+
+`registry` declares the commands, `gateway` runs them (validation → caller → policy →
+library binding → challenge → worker → hooks), `policy` maps modes to capabilities,
+`challenge` guards dangerous commands, `hooks` is the one completion point for side effects,
+`envelope`/`errors` shape every answer, `audit` writes one log line per call.
+"""

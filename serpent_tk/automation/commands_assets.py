@@ -1,0 +1,135 @@
+"""Registry declarations: import, assets, thumbnails, trash and permanent delete.
+
+Thread-safe (data only).
+"""
+
+from __future__ import annotations
+
+from library.schemas import (
+    AssetBatchOut,
+    AssetCopyIn,
+    AssetDeletePermanentlyIn,
+    AssetGetIn,
+    AssetGetOut,
+    AssetMoveIn,
+    AssetPreviewStatusIn,
+    AssetPreviewStatusOut,
+    AssetRestoreIn,
+    AssetSearchIn,
+    AssetSearchOut,
+    AssetTagIn,
+    AssetThumbnailIn,
+    AssetThumbnailOut,
+    AssetTrashIn,
+    AssetUntagIn,
+    AssetUpdateIn,
+    AssetUpdateOut,
+    DeleteOut,
+    FileImportIn,
+    FileImportOut,
+    FindDuplicatesIn,
+    FindDuplicatesOut,
+    TrashEmptyIn,
+    TrashListIn,
+)
+from serpent_tk.automation.registry import CommandSpec, command
+
+LIB = "lib_01j9z3k4m5n6p7q8"
+A1, A2 = "ast_01j9z3k4m5n6p7q8", "ast_01j9z3k4m5n6p7r2"
+
+COMMANDS: list[CommandSpec] = [
+    command(
+        "file.import", FileImportIn, FileImportOut, "normal",
+        "Copy files or whole folders from this computer into the library (originals stay where "
+        "they are). Identical content already in the library is reported as a duplicate, not "
+        "copied again. Can be undone (undo moves the new assets to the trash).",
+        "one item per source file with status imported/duplicate/failed/skipped and assetId, "
+        "plus imported, duplicates and failed counts.",
+        {"libraryId": LIB, "sourcePaths": ["/home/ana/Downloads/refs"], "tags": ["refs"]},
+        lifecycle="imported", imports=True),
+    command(
+        "asset.search", AssetSearchIn, AssetSearchOut, "read",
+        "Find assets by words, tags, folder, collection, kind, extension, rating or date; every "
+        "given filter must match. Page with cursor/nextCursor.",
+        "items (id, name, kind, size, tags, rating, version...), total, nextCursor, truncated.",
+        {"libraryId": LIB, "text": "sunset", "tags": ["sky"], "ratingMin": 4, "limit": 20}),
+    command(
+        "asset.get", AssetGetIn, AssetGetOut, "read",
+        "Get everything about some assets: notes, source URL, format, who added or changed "
+        "them, and their current version (for expectedVersion).",
+        "items (full assets) and notFound ids.",
+        {"libraryId": LIB, "assetIds": [A1]}),
+    command(
+        "asset.update", AssetUpdateIn, AssetUpdateOut, "normal",
+        "Change an asset's name, notes, rating (0-5) or source URL; omitted fields stay. Pass "
+        "expectedVersion from asset.get to avoid overwriting someone else's change.",
+        "item: the updated asset with its new version.",
+        {"libraryId": LIB, "assetId": A1, "rating": 5, "expectedVersion": 3},
+        idempotent=True),
+    command(
+        "asset.tag", AssetTagIn, AssetBatchOut, "normal",
+        "Add tags to assets (tags are created as needed).",
+        "one item per asset with status changed/unchanged/not_found and its new version.",
+        {"libraryId": LIB, "assetIds": [A1, A2], "tags": ["sky", "blue"]}, idempotent=True),
+    command(
+        "asset.untag", AssetUntagIn, AssetBatchOut, "normal",
+        "Remove tags from assets (the tags themselves stay; see tag.delete).",
+        "one item per asset with status changed/unchanged/not_found and its new version.",
+        {"libraryId": LIB, "assetIds": [A1], "tags": ["blue"]}, idempotent=True),
+    command(
+        "asset.move", AssetMoveIn, AssetBatchOut, "normal",
+        "Put assets in exactly one folder, leaving all others (folderId null: in no folder).",
+        "one item per asset with status and new version.",
+        {"libraryId": LIB, "assetIds": [A1], "folderId": "fld_01j9z3k4m5n6p7q8"},
+        idempotent=True),
+    command(
+        "asset.copy", AssetCopyIn, AssetBatchOut, "normal",
+        "Also show assets in another folder, keeping their other folders (no file is copied).",
+        "one item per asset with status and new version.",
+        {"libraryId": LIB, "assetIds": [A1, A2], "folderId": "fld_01j9z3k4m5n6p7q8"},
+        idempotent=True, available=False),
+    command(
+        "asset.thumbnail", AssetThumbnailIn, AssetThumbnailOut, "read",
+        "Look at an asset: returns a downscaled preview image so you can see what it shows.",
+        "the image (as image content over MCP) with its width and height.",
+        {"libraryId": LIB, "assetId": A1, "size": 512}, available=False),
+    command(
+        "asset.preview-status", AssetPreviewStatusIn, AssetPreviewStatusOut, "read",
+        "Check whether previews (thumbnails) of assets are ready.",
+        "items: a map of asset id to ready/pending/failed/unsupported.",
+        {"libraryId": LIB, "assetIds": [A1, A2]}, available=False),
+    command(
+        "asset.trash", AssetTrashIn, AssetBatchOut, "recoverable",
+        "Move assets to the library's trash. They can be restored with asset.restore (or "
+        "undone) until the trash is emptied.",
+        "one item per asset with status changed/unchanged/not_found.",
+        {"libraryId": LIB, "assetIds": [A1, A2]}, idempotent=True),
+    command(
+        "asset.restore", AssetRestoreIn, AssetBatchOut, "normal",
+        "Take assets out of the trash, back where they were.",
+        "one item per asset with status changed/unchanged/not_found.",
+        {"libraryId": LIB, "assetIds": [A1]}, idempotent=True),
+    command(
+        "trash.list", TrashListIn, AssetSearchOut, "read",
+        "List the assets in the trash, most recently trashed first.",
+        "items, total, nextCursor, truncated.",
+        {"libraryId": LIB, "limit": 50}),
+    command(
+        "asset.delete-permanently", AssetDeletePermanentlyIn, DeleteOut, "dangerous",
+        "Delete assets and their files for good (they skip the trash and cannot be restored "
+        "or undone). Prefer asset.trash unless the person asked for permanent deletion.",
+        "deleted count and freedBytes.",
+        {"libraryId": LIB, "assetIds": [A1]}),
+    command(
+        "trash.empty", TrashEmptyIn, DeleteOut, "dangerous",
+        "Permanently delete everything in the library's trash, files included. Cannot be "
+        "undone.",
+        "deleted count and freedBytes.",
+        {"libraryId": LIB}),
+    command(
+        "asset.find-duplicates", FindDuplicatesIn, FindDuplicatesOut, "read",
+        "Find groups of assets with the same content (method exact) or visually near-identical "
+        "images (method similar, needs analysis).",
+        "items: groups of assetIds with a reason; nextCursor, truncated.",
+        {"libraryId": LIB, "method": "exact"}, available=False),
+]

@@ -1,0 +1,192 @@
+"""Registry declarations: folders, linked folders, tags and collections.
+
+Thread-safe (data only).
+"""
+
+from __future__ import annotations
+
+from library.schemas import (
+    AssetSearchOut,
+    Collection,
+    CollectionCreateIn,
+    CollectionDeleteIn,
+    CollectionDeleteOut,
+    CollectionListOut,
+    CollectionMembersIn,
+    CollectionReorderIn,
+    CollectionRunRulesIn,
+    CollectionUpdateIn,
+    Empty,
+    Folder,
+    FolderCreateIn,
+    FolderDeleteEmptyIn,
+    FolderDeleteEmptyOut,
+    FolderListIn,
+    FolderListOut,
+    FolderMoveIn,
+    FolderRenameIn,
+    LinkedFolder,
+    LinkedFolderCreateIn,
+    LinkedFolderReconnectIn,
+    LinkedFolderRefreshIn,
+    LinkedFolderRefreshOut,
+    LinkedFolderUnlinkIn,
+    LinkedFolderUpdateRulesIn,
+    TagChangeOut,
+    TagCooccurrenceIn,
+    TagCooccurrenceOut,
+    TagDeleteBatchIn,
+    TagDeleteIn,
+    TagListIn,
+    TagListOut,
+    TagMergeIn,
+    TagRenameIn,
+)
+from serpent_tk.automation.registry import CommandSpec, command
+
+LIB = "lib_01j9z3k4m5n6p7q8"
+F1, F2 = "fld_01j9z3k4m5n6p7q8", "fld_01j9z3k4m5n6p7r2"
+C1, C2 = "col_01j9z3k4m5n6p7q8", "col_01j9z3k4m5n6p7r2"
+L1 = "lnk_01j9z3k4m5n6p7q8"
+SKY_RULES = {"match": "all", "rules": [{"field": "tag", "op": "is", "value": "sky"}]}
+
+FOLDERS: list[CommandSpec] = [
+    command(
+        "folder.list", FolderListIn, FolderListOut, "read",
+        "List the library's folders (the whole tree, or the children of parentId). Folders are "
+        "virtual: an asset may be in several.",
+        "items with id, name, parentId, version, assetCount and childCount.",
+        {"libraryId": LIB}),
+    command(
+        "folder.create", FolderCreateIn, Folder, "normal",
+        "Create a folder (top level, or inside parentId).",
+        "the new folder.",
+        {"libraryId": LIB, "name": "Characters", "parentId": F1}),
+    command(
+        "folder.rename", FolderRenameIn, Folder, "normal",
+        "Rename a folder (its assets and subfolders stay in it).",
+        "the folder with its new version.",
+        {"libraryId": LIB, "folderId": F1, "name": "Environments"}, idempotent=True,
+        available=False),
+    command(
+        "folder.move", FolderMoveIn, Folder, "normal",
+        "Move a folder under another folder (parentId null: to the top level).",
+        "the folder with its new parent and version.",
+        {"libraryId": LIB, "folderId": F1, "parentId": F2}, idempotent=True, available=False),
+    command(
+        "folder.delete-empty", FolderDeleteEmptyIn, FolderDeleteEmptyOut, "recoverable",
+        "Delete folders that hold no assets and no subfolders. If any target is not empty, "
+        "nothing is deleted (NOT_EMPTY). Can be undone.",
+        "deleted: the folder ids.",
+        {"libraryId": LIB, "folderIds": [F1, F2]}, available=False),
+]
+
+LINKED_FOLDERS: list[CommandSpec] = [
+    command(
+        "linked-folder.create", LinkedFolderCreateIn, LinkedFolder, "normal",
+        "Link a folder on disk: its files (filtered by rules) show up as assets in a new "
+        "library folder and stay in sync; files are not copied.",
+        "the linked folder with its id, folderId, rules and status.",
+        {"libraryId": LIB, "path": "/home/ana/Projects/game/art",
+         "rules": {"include": ["*.png", "*.psd"]}}, available=False),
+    command(
+        "linked-folder.reconnect", LinkedFolderReconnectIn, LinkedFolder, "normal",
+        "Point a linked folder whose disk folder moved (status missing) at its new place.",
+        "the linked folder with its new path and status.",
+        {"libraryId": LIB, "linkedFolderId": L1, "path": "/mnt/art/game"}, idempotent=True,
+        available=False),
+    command(
+        "linked-folder.unlink", LinkedFolderUnlinkIn, LinkedFolder, "recoverable",
+        "Stop syncing a linked folder. Its assets stay as ordinary assets (keepAssets true) or "
+        "go to the trash. Files on disk are never touched.",
+        "the linked folder as it was.",
+        {"libraryId": LIB, "linkedFolderId": L1, "keepAssets": True}, available=False),
+    command(
+        "linked-folder.update-rules", LinkedFolderUpdateRulesIn, LinkedFolder, "normal",
+        "Change which files of a linked folder become assets, then re-sync.",
+        "the linked folder with its new rules and version.",
+        {"libraryId": LIB, "linkedFolderId": L1, "rules": {"exclude": ["*/old/*"]}},
+        idempotent=True, available=False),
+    command(
+        "linked-folder.refresh", LinkedFolderRefreshIn, LinkedFolderRefreshOut, "normal",
+        "Re-scan a linked folder on disk now.",
+        "the linked folder and added, updated, missing counts.",
+        {"libraryId": LIB, "linkedFolderId": L1}, idempotent=True, available=False),
+]
+
+TAGS: list[CommandSpec] = [
+    command(
+        "tag.list", TagListIn, TagListOut, "read",
+        "List tags with how many assets carry each (by name or by count; prefix filters).",
+        "items with name, count and version; total, nextCursor, truncated.",
+        {"libraryId": LIB, "sort": "count", "limit": 100}),
+    command(
+        "tag.rename", TagRenameIn, TagChangeOut, "normal",
+        "Rename a tag on every asset. Renaming onto an existing tag is refused "
+        "(ALREADY_EXISTS): use tag.merge.",
+        "affectedAssets and the tags involved.",
+        {"libraryId": LIB, "tag": "skyy", "newName": "sky"}, available=False),
+    command(
+        "tag.delete", TagDeleteIn, TagChangeOut, "recoverable",
+        "Remove a tag from every asset and delete it. Can be undone.",
+        "affectedAssets and the tags involved.",
+        {"libraryId": LIB, "tag": "temp"}, available=False),
+    command(
+        "tag.delete-batch", TagDeleteBatchIn, TagChangeOut, "recoverable",
+        "Delete several tags at once from every asset. Can be undone.",
+        "affectedAssets and the tags involved.",
+        {"libraryId": LIB, "tags": ["temp", "todo"]}, available=False),
+    command(
+        "tag.merge", TagMergeIn, TagChangeOut, "recoverable",
+        "Merge tags: every asset with a source tag gets the target tag, then the sources are "
+        "deleted. Use it to clean up spelling variants.",
+        "affectedAssets and the tags involved.",
+        {"libraryId": LIB, "sources": ["skies", "Sky"], "target": "sky"}, available=False),
+    command(
+        "tag.cooccurrence", TagCooccurrenceIn, TagCooccurrenceOut, "read",
+        "Find the tags most often used together with a tag (to suggest related tags).",
+        "the tag and items with name and count.",
+        {"libraryId": LIB, "tag": "sky", "limit": 10}, available=False),
+]
+
+COLLECTIONS: list[CommandSpec] = [
+    command(
+        "collection.list", Empty, CollectionListOut, "read",
+        "List collections (hand-picked and smart ones) in sidebar order.",
+        "items with id, name, smart, rules, assetCount, position and version.",
+        {"libraryId": LIB}, available=False),
+    command(
+        "collection.create", CollectionCreateIn, Collection, "normal",
+        "Create a collection: hand-picked (no rules) or smart (rules pick the assets).",
+        "the new collection.",
+        {"libraryId": LIB, "name": "Skies", "rules": SKY_RULES}, available=False),
+    command(
+        "collection.update", CollectionUpdateIn, Collection, "normal",
+        "Rename a collection or change a smart collection's rules.",
+        "the collection with its new version.",
+        {"libraryId": LIB, "collectionId": C1, "name": "Best skies"}, idempotent=True,
+        available=False),
+    command(
+        "collection.reorder", CollectionReorderIn, CollectionListOut, "normal",
+        "Set the sidebar order of collections (ids in the new order).",
+        "items: the collections in their new order.",
+        {"libraryId": LIB, "collectionIds": [C2, C1]}, idempotent=True, available=False),
+    command(
+        "collection.delete", CollectionDeleteIn, CollectionDeleteOut, "recoverable",
+        "Delete a collection (its assets stay in the library). Can be undone.",
+        "deleted: the collection id.",
+        {"libraryId": LIB, "collectionId": C1}, available=False),
+    command(
+        "collection.members", CollectionMembersIn, Collection, "normal",
+        "Add assets to or remove them from a hand-picked collection.",
+        "the collection with its new assetCount and version.",
+        {"libraryId": LIB, "collectionId": C1, "add": ["ast_01j9z3k4m5n6p7q8"]},
+        idempotent=True, available=False),
+    command(
+        "collection.run-rules", CollectionRunRulesIn, AssetSearchOut, "read",
+        "List the assets a smart collection's rules (or ad-hoc rules) match right now.",
+        "items, total, nextCursor, truncated.",
+        {"libraryId": LIB, "rules": SKY_RULES, "limit": 50}, available=False),
+]
+
+COMMANDS: list[CommandSpec] = [*FOLDERS, *LINKED_FOLDERS, *TAGS, *COLLECTIONS]

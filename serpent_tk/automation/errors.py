@@ -1,0 +1,94 @@
+"""Anything that goes wrong in a call becomes a `LibraryError` with a stable code, here.
+
+Thread-safe. One of the three places errors are translated (STYLE.md): validation errors
+name the field; an unknown, unavailable or hidden command answers exactly like an unknown
+tool; an unexpected exception becomes `INTERNAL` with an incident id that is in the log and
+nothing else of it reaches the caller (no traceback, no internal path).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any
+
+from pydantic import ValidationError
+
+from library.errors import (
+    INTERNAL,
+    INVALID_ARGUMENT,
+    NOT_FOUND,
+    PERMISSION_DENIED,
+    LibraryError,
+)
+
+log = logging.getLogger("serpent.automation")
+
+
+def unknown_command(name: str) -> LibraryError:
+    """The one answer for an unknown tool, an unavailable command and a hidden plugin tool."""
+    shown = name if len(name) <= 100 else name[:100] + "…"
+    return LibraryError(NOT_FOUND, f"Unknown tool: {shown}", field="name")
+
+
+def invalid_argument(field: str, message: str) -> LibraryError:
+    return LibraryError(INVALID_ARGUMENT, f"{field}: {message}" if field else message,
+                        field=field)
+
+
+def from_validation(error: ValidationError, prefix: tuple[str | int, ...] = ()) -> LibraryError:
+    """Name the first offending field (camelCase, dotted: `assetIds.2`), then say what is wrong."""
+    first = error.errors(include_url=False, include_input=False)[0]
+    location = [*prefix, *first.get("loc", ())]
+    field = ".".join(str(part) for part in location)
+    message = first.get("msg", "invalid value")
+    kind = first.get("type", "")
+    if kind == "extra_forbidden":
+        message = "not an argument of this command"
+    elif kind == "missing":
+        message = "required"
+    count = error.error_count()
+    if count > 1:
+        message += f" (and {count - 1} more problem{'s' if count > 2 else ''})"
+    return invalid_argument(field, message)
+
+
+def permission_denied(command: str, mode: str, missing: list[str]) -> LibraryError:
+    return LibraryError(PERMISSION_DENIED,
+                        f"{command} needs {', '.join(missing)}, which {mode} mode does not allow.",
+                        missing=missing)
+
+
+def internal(error: BaseException, context: str) -> LibraryError:
+    """Log `error` with a fresh incident id; return what the caller may see."""
+    incident = "inc_" + secrets.token_hex(6)
+    log.error("incident %s during %s: %s", incident, context, type(error).__name__,
+              exc_info=(type(error), error, error.__traceback__))
+    return LibraryError(INTERNAL, f"Something went wrong inside Serpent (incident {incident}). "
+                        "The problem was logged.", incidentId=incident)
+
+
+def as_library_error(error: BaseException, context: str) -> LibraryError:
+    if isinstance(error, LibraryError):
+        return error
+    return internal(error, context)
+
+
+def public_details(error: LibraryError) -> dict[str, Any]:
+    """The details a caller may see. Anything else stays in the worker's log."""
+    details: dict[str, Any] = {}
+    for key in ("field", "incidentId", "missing", "ids", "command"):
+        value = error.details.get(key)
+        if value is not None and _json_scalar_or_list(value):
+            details[key] = value
+    if error.code == "VERSION_CONFLICT":
+        current = error.details.get("currentVersion", error.details.get("current_version"))
+        if isinstance(current, int):
+            details["currentVersion"] = current
+    return details
+
+
+def _json_scalar_or_list(value: Any) -> bool:
+    if isinstance(value, (str, int, float, bool)):
+        return True
+    return isinstance(value, list) and all(isinstance(v, (str, int)) for v in value)

@@ -1,0 +1,93 @@
+"""Events the gateway publishes to its subscribers (the window, the MCP layer). Plain data.
+
+Thread-safe (immutable). Delivered on whatever thread produced them; listeners must not
+block (the window posts them to its UiBus, the MCP layer to its asyncio loop).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+LifecycleAction = Literal["opened", "closed", "renamed", "deleted", "imported"]
+ToastLevel = Literal["info", "warning", "error"]
+
+
+@dataclass(frozen=True)
+class LibraryChanged:
+    """A library's content changed (any source). The MCP layer turns it into a notification."""
+
+    library_id: str
+    change_sequence: int
+    kinds: tuple[str, ...]
+    actor_label: str
+    source: str  # ui / mcp / plugin / cli / system
+    command: str = ""
+    entity_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LibraryLifecycle:
+    """A library was opened, closed, renamed, deleted, or files were imported into it."""
+
+    library_id: str
+    name: str
+    action: LifecycleAction
+    actor_label: str
+    source: str
+    path: str = ""
+    count: int | None = None  # imported: how many new assets
+
+
+@dataclass(frozen=True)
+class Toast:
+    """A short, non-blocking message for the window."""
+
+    text: str
+    level: ToastLevel
+    actor_label: str
+
+
+@dataclass(frozen=True)
+class ToolsChanged:
+    """The set of commands changed (a plugin's commands came or went)."""
+
+
+@dataclass(frozen=True)
+class TaskProgress:
+    library_id: str
+    request_id: int
+    command: str
+    done: int
+    total: int | None
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class ShowInDesktop:
+    """`library.show-in-desktop`: bring a library (and maybe some assets) to the front."""
+
+    library_id: str
+    asset_ids: tuple[str, ...] = ()
+    folder_id: str | None = None
+    actor_label: str = ""
+
+
+@dataclass(frozen=True)
+class AnalysisQueued:
+    """New assets were queued for analysis (after an import)."""
+
+    library_id: str
+    asset_ids: tuple[str, ...] = field(default_factory=tuple)
+    reason: str = "import"
+
+
+@dataclass(frozen=True)
+class HistoryRecorded:
+    """A change that the library's history can undo was made (the window's Undo follows it)."""
+
+    library_id: str
+    command: str
+    actor_label: str
+    source: str
+    change_sequence: int | None

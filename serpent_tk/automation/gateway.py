@@ -1,0 +1,509 @@
+"""The gateway: the one path every command takes, from the window, MCP, plugins or the CLI.
+
+Thread-safe; `submit()` never blocks the calling thread (the Tk thread and the MCP asyncio
+thread both call it) and never raises: its future resolves to a CONTRACTS.md §2 envelope.
+Order: command lookup → schema validation → caller → capability policy → library binding
+(only from the explicit `libraryId`) → will-hooks → dangerous-command challenge → worker →
+completion hooks → audit line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Generator
+from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from library.client import LibraryHost
+from library.errors import (
+    CANCELLED,
+    LIBRARY_NOT_FOUND,
+    LIBRARY_NOT_OPEN,
+    LIBRARY_REQUIRED,
+    PERMISSION_DENIED,
+    LibraryError,
+)
+from library.events import LibraryChanged as HostLibraryChanged
+from library.events import LibraryClosed as HostLibraryClosed
+from library.events import TaskProgress as HostTaskProgress
+from library.events import WorkerRestarted as HostWorkerRestarted
+from library.protocol import CallMeta
+from serpent_tk.automation import audit, envelope, policy
+from serpent_tk.automation.caller import MODES, SOURCES, Caller
+from serpent_tk.automation.challenge import Binding, ChallengeStore, normalized, target_versions
+from serpent_tk.automation.errors import (
+    as_library_error,
+    from_validation,
+    internal,
+    invalid_argument,
+    permission_denied,
+    unknown_command,
+)
+from serpent_tk.automation.events import (
+    LibraryChanged,
+    LibraryLifecycle,
+    ShowInDesktop,
+    TaskProgress,
+    Toast,
+    ToolsChanged,
+)
+from serpent_tk.automation.hooks import HookContext, Hooks
+from serpent_tk.automation.registry import (
+    CONFIRM_CHALLENGE,
+    IDEMPOTENCY_KEY,
+    LIBRARY_ID,
+    STATE_TOKEN,
+    CommandSpec,
+    Registry,
+    build_registry,
+)
+from serpent_tk.settings import SettingsStore
+
+log = logging.getLogger("serpent.automation.gateway")
+
+Envelope = dict[str, Any]
+Listener = Callable[[object], None]
+HostFactory = Callable[[Callable[[object], None]], LibraryHost]
+Steps = Generator["Future[Any]", Any, Envelope]
+
+MAX_REPORT_TARGETS = 100  # risk report targets shown to the caller (all of them are bound)
+SYSTEM_LABEL = "Serpent"
+
+
+@dataclass
+class _Call:
+    """One submitted call while it runs."""
+
+    name: str
+    caller: Caller
+    started: float
+    command: str = ""
+    library_id: str | None = None
+    waiting: Future[Any] | None = None
+
+
+@dataclass(frozen=True)
+class _Validated:
+    arguments: dict[str, Any]  # what the caller set (camelCase JSON), for the worker
+    full: dict[str, Any]  # with defaults, for the challenge binding
+    model: BaseModel
+    library_id: str | None
+    challenge_id: str | None
+    idempotency_key: str | None
+
+
+class Gateway:
+    """Runs commands for every caller. Thread-safe."""
+
+    def __init__(self, settings: SettingsStore, *, registry: Registry | None = None,
+                 host_factory: HostFactory = LibraryHost, challenge_ttl_s: float = 300.0,
+                 strict_outputs: bool = False) -> None:
+        self.registry = registry if registry is not None else build_registry()
+        self.settings = settings
+        self.challenges = ChallengeStore(ttl_s=challenge_ttl_s)
+        self.strict_outputs = strict_outputs  # tests: results must match the output models
+        self.window_attached = False  # the window sets this while it shows toasts
+        self._lock = threading.Lock()
+        self._listeners: list[Listener] = []
+        self._known_ids: set[str] = set()  # every library id seen open in this session
+        self._closing: set[str] = set()  # closes we asked for (their host event is ours)
+        self.hooks = Hooks(self._publish)
+        self._io = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gateway-io")
+        self._unhook_registry = self.registry.on_change(lambda: self._publish(ToolsChanged()))
+        self.host: LibraryHost = host_factory(self.on_library_event)
+
+    # ---- public API -------------------------------------------------------------------
+
+    def submit(self, name: str, args: dict[str, Any] | None, caller: Caller) -> Future[Envelope]:
+        """Run command `name` (dotted or tool name) for `caller`. Never blocks, never raises.
+
+        The future resolves to the envelope. Cancelling it asks the worker to stop the
+        running command (what was committed stays).
+        """
+        call = _Call(name=name if isinstance(name, str) else repr(name), caller=caller,
+                     started=time.monotonic())
+        outer: Future[Envelope] = Future()
+        outer.add_done_callback(lambda f: self._cancelled(f, call))
+        self._drive(self._steps(call, args), outer, call)
+        return outer
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Receive every gateway event (see `events.py`). Returns the unsubscribe function.
+
+        Listeners run on any thread and must not block.
+        """
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+        return unsubscribe
+
+    def on_library_event(self, event: object) -> None:
+        """Translate the host's events into gateway events. Runs on the host's reader thread."""
+        try:
+            self._translate(event)
+        except Exception as error:
+            internal(error, f"translating {type(event).__name__}")
+
+    def shutdown(self, timeout: float = 10.0) -> None:
+        self._unhook_registry()
+        self.host.shutdown(timeout)
+        self._io.shutdown(wait=True, cancel_futures=True)
+
+    # ---- driving a call -------------------------------------------------------------------
+
+    def _drive(self, steps: Steps, outer: Future[Envelope], call: _Call) -> None:
+        """Advance the call's steps whenever the future it waits for completes."""
+
+        def advance(value: Any = None, error: BaseException | None = None) -> None:
+            while True:
+                if outer.cancelled():
+                    steps.close()
+                    return
+                try:
+                    waiting = steps.throw(error) if error is not None else steps.send(value)
+                except StopIteration as stop:
+                    self._finish(outer, call, stop.value)
+                    return
+                except BaseException as bug:  # the steps catch everything; this is a bug
+                    failure = internal(bug, f"gateway call {call.command or call.name}")
+                    self._finish(outer, call, envelope.error(failure, call.library_id))
+                    return
+                call.waiting = waiting
+                if not waiting.done():
+                    waiting.add_done_callback(lambda done: advance(*_outcome(done)))
+                    return
+                value, error = _outcome(waiting)
+
+        advance()
+
+    def _finish(self, outer: Future[Envelope], call: _Call, answer: Envelope) -> None:
+        status = answer.get("status", "?")
+        outcome = envelope.error_code(answer) or status
+        audit.record(call.caller, call.command or call.name, call.library_id,
+                     time.monotonic() - call.started, outcome)
+        if not outer.done():
+            with contextlib.suppress(InvalidStateError):  # cancelled at the same moment
+                outer.set_result(answer)
+
+    def _cancelled(self, outer: Future[Envelope], call: _Call) -> None:
+        if not outer.cancelled():
+            return
+        audit.record(call.caller, call.command or call.name, call.library_id,
+                     time.monotonic() - call.started, CANCELLED)
+        cancel_remote = getattr(call.waiting, "cancel_remote", None)
+        if cancel_remote is not None:
+            try:
+                cancel_remote()
+            except Exception as error:
+                log.warning("could not cancel %s in the worker: %s", call.command, error)
+
+    # ---- the steps ----------------------------------------------------------------------
+
+    def _steps(self, call: _Call, raw_args: Any) -> Steps:
+        try:
+            spec = self._lookup(call.name, call.caller)
+            call.command = spec.name
+            checked = self._validate(spec, raw_args)
+            self._check_caller(call.caller)
+            missing = policy.missing_capabilities(call.caller, spec.capabilities)
+            if missing:
+                raise permission_denied(spec.name, call.caller.mode, missing)
+            name = ""
+            if spec.scope == "library":
+                if checked.library_id is None:
+                    raise LibraryError(LIBRARY_REQUIRED, f"{spec.name} needs libraryId: pass "
+                                       "one from serpent_library_list_open explicitly.")
+                call.library_id = checked.library_id
+                name = self._bind(checked.library_id).get("name", "")
+            context = HookContext(spec=spec, caller=call.caller, library_id=call.library_id,
+                                  arguments=checked.arguments, library_name=name)
+            self.hooks.before(context)
+            meta = CallMeta(source=call.caller.source, credential=call.caller.credential,
+                            label=call.caller.label,
+                            idempotency_key=checked.idempotency_key)
+            if spec.dangerous:
+                confirmation, result = yield from self._dangerous(spec, call, checked, meta)
+                if confirmation is not None:
+                    return confirmation
+            elif spec.route == "gateway":
+                result = yield from self._global(spec, call, checked, meta)
+            elif spec.route == "plugin" and spec.handler is not None:
+                result = yield spec.handler(call.library_id or "", checked.arguments, meta)
+            else:
+                assert call.library_id is not None
+                result = yield self.host.call(call.library_id, spec.name, checked.arguments,
+                                              meta)
+            result = self._check_result(spec, result)
+            sequence = self._sequence(call.library_id) if spec.scope == "library" else None
+            if spec.lifecycle == "opened" and isinstance(result.get("libraryId"), str):
+                name = str(result.get("name", ""))
+            self.hooks.completed(replace(context, result=result, library_name=name), sequence)
+            return envelope.ok(result, call.library_id if spec.scope == "library" else None,
+                               sequence)
+        except Exception as error:
+            failure = as_library_error(error, f"{call.command or call.name}")
+            return envelope.error(failure, call.library_id)
+
+    def _lookup(self, name: str, caller: Caller) -> CommandSpec:
+        spec = self.registry.get(name) if isinstance(name, str) else None
+        if spec is None or not spec.available:
+            raise unknown_command(name)
+        if not policy.mode_allows(caller.mode, spec.min_mode) and spec.name.startswith(
+                "plugin."):
+            raise unknown_command(name)  # hidden plugin tools look exactly like unknown ones
+        return spec
+
+    def _validate(self, spec: CommandSpec, raw: Any) -> _Validated:
+        if raw is None:
+            raw = {}
+        if not isinstance(raw, dict):
+            raise invalid_argument("arguments", "must be an object")
+        args = dict(raw)
+        library_id = challenge_id = key = None
+        if spec.scope == "library":
+            library_id = args.pop(LIBRARY_ID, None)
+            if library_id is not None and not isinstance(library_id, str):
+                raise invalid_argument(LIBRARY_ID, "must be a string")
+            if library_id is not None and len(library_id) > 64:
+                raise LibraryError(LIBRARY_NOT_FOUND, "There is no library with this id.")
+            library_id = library_id or None
+            if spec.writes:
+                key = args.pop(IDEMPOTENCY_KEY, None)
+                if key is not None and (not isinstance(key, str) or not 0 < len(key) <= 200):
+                    raise invalid_argument(IDEMPOTENCY_KEY, "must be a string of 1-200 "
+                                           "characters")
+        if spec.dangerous:
+            challenge_id = args.pop(CONFIRM_CHALLENGE, None)
+            if challenge_id is not None and not isinstance(challenge_id, str):
+                raise invalid_argument(CONFIRM_CHALLENGE, "must be a string")
+            if STATE_TOKEN in args:
+                raise invalid_argument(STATE_TOKEN, "not an argument of this command (Serpent "
+                                       "sets it from the plan)")
+        try:
+            model = spec.input_model.model_validate(args)
+        except ValidationError as error:
+            raise from_validation(error) from None
+        return _Validated(
+            arguments=model.model_dump(mode="json", by_alias=True, exclude_unset=True),
+            full=model.model_dump(mode="json", by_alias=True), model=model,
+            library_id=library_id, challenge_id=challenge_id, idempotency_key=key)
+
+    @staticmethod
+    def _check_caller(caller: Caller) -> None:
+        if not isinstance(caller, Caller) or caller.source not in SOURCES \
+                or caller.mode not in MODES:
+            raise LibraryError(PERMISSION_DENIED, "The caller is not recognised.")
+        if caller.source == "mcp" and not caller.credential:
+            raise LibraryError(PERMISSION_DENIED, "MCP calls need a credential.")
+
+    def _bind(self, library_id: str) -> dict[str, Any]:
+        """The open library `library_id` names; never a default, never the window's focus."""
+        for ref in self.host.list_open():
+            if ref.get("libraryId") == library_id:
+                with self._lock:
+                    self._known_ids.add(library_id)
+                return ref
+        with self._lock:
+            known = library_id in self._known_ids
+        if known:
+            raise LibraryError(LIBRARY_NOT_OPEN, "This library is closed: open it again with "
+                               "serpent_library_open.")
+        raise LibraryError(LIBRARY_NOT_FOUND, "There is no open library with this id; "
+                           "serpent_library_list_open lists them.")
+
+    def _sequence(self, library_id: str | None) -> int | None:
+        if library_id is None:
+            return None
+        try:
+            return self.host.change_sequence(library_id)
+        except Exception:  # closed or deleted by this very command
+            return None
+
+    def _check_result(self, spec: CommandSpec, result: Any) -> dict[str, Any]:
+        if isinstance(result, BaseModel):
+            result = result.model_dump(mode="json", by_alias=True)
+        if not isinstance(result, dict):
+            raise TypeError(f"{spec.name} returned {type(result).__name__}, not an object")
+        if spec.paged:
+            result = envelope.normalize_page(dict(result))
+        if self.strict_outputs:
+            spec.output_model.model_validate(result)  # a ValidationError here is a bug
+        checked: dict[str, Any] = result
+        return checked
+
+    # ---- dangerous commands ---------------------------------------------------------------
+
+    def _dangerous(self, spec: CommandSpec, call: _Call, checked: _Validated,
+                   meta: CallMeta
+                   ) -> Generator[Future[Any], Any, tuple[Envelope | None, Any]]:
+        """First call: plan + challenge (returns the envelope). Second: verify, then run
+        (returns the result)."""
+        assert call.library_id is not None
+        binding = Binding(caller_key=call.caller.key, command=spec.name,
+                          arguments=normalized(checked.full), library_id=call.library_id,
+                          targets=())
+        if checked.challenge_id is None:
+            report = yield self.host.call(call.library_id, spec.name, checked.arguments, meta,
+                                          plan=True)
+            targets = target_versions(report.get("targets", ()))
+            challenge = self.challenges.issue(replace(binding, targets=targets))
+            return envelope.confirmation_required(
+                challenge.id, challenge.expires_at_iso, spec.name, _public_report(report),
+                call.library_id), None
+        challenge = self.challenges.redeem(checked.challenge_id, binding)
+        report = yield self.host.call(call.library_id, spec.name, checked.arguments, meta,
+                                      plan=True)
+        self.challenges.check_targets(challenge, target_versions(report.get("targets", ())))
+        arguments = dict(checked.arguments)
+        if report.get("stateToken"):
+            arguments[STATE_TOKEN] = report["stateToken"]
+        result = yield self.host.call(call.library_id, spec.name, arguments, meta)
+        return None, result
+
+    # ---- commands the main process answers --------------------------------------------------
+
+    def _global(self, spec: CommandSpec, call: _Call, checked: _Validated,
+                meta: CallMeta) -> Generator[Future[Any], Any, dict[str, Any]]:
+        args = checked.arguments
+        if spec.name == "library.list-open":
+            return envelope.page([self._ref(r) for r in self.host.list_open()])
+        if spec.name == "library.list-recent":
+            recent = yield self._io.submit(self._recent)
+            return envelope.page(recent)
+        if spec.name == "library.open":
+            path = Path(args["path"]).expanduser()
+            started = yield self._io.submit(self.host.open, path)
+            ref = yield started
+            yield self._io.submit(self._remember, ref)
+            return self._ref(ref)
+        if spec.name == "library.create":
+            parent = Path(args["selectedParentPath"]).expanduser()
+            started = yield self._io.submit(self.host.create, parent, args["name"], meta)
+            ref = yield started
+            yield self._io.submit(self._remember, ref)
+            return self._ref(ref)
+        if spec.name == "library.close":
+            assert call.library_id is not None
+            with self._lock:
+                self._closing.add(call.library_id)
+            try:
+                yield self.host.close(call.library_id)
+            finally:
+                with self._lock:
+                    self._closing.discard(call.library_id)
+            return {"closed": True}
+        if spec.name == "library.show-in-desktop":
+            assert call.library_id is not None
+            self._publish(ShowInDesktop(library_id=call.library_id,
+                                        asset_ids=tuple(args.get("assetIds", ())),
+                                        folder_id=args.get("folderId"),
+                                        actor_label=call.caller.label))
+            return {"shown": self.window_attached}
+        if spec.name == "ui.notify":
+            self._publish(Toast(text=args["text"], level=args.get("level", "info"),
+                                actor_label=call.caller.label))
+            return {"shown": self.window_attached}
+        raise unknown_command(spec.name)  # declared for the gateway but not implemented
+
+    def _ref(self, ref: dict[str, Any]) -> dict[str, Any]:
+        library_id = ref.get("libraryId")
+        if isinstance(library_id, str):
+            with self._lock:
+                self._known_ids.add(library_id)
+        return {"libraryId": library_id, "name": ref.get("name", ""),
+                "path": str(ref.get("path", "")), "open": True}
+
+    def _remember(self, ref: dict[str, Any]) -> None:
+        """Put a library that was just opened or created at the top of the recent list."""
+        self.settings.update(lambda s: s.remember_library(Path(ref["path"]), ref["name"]))
+
+    def _recent(self) -> list[dict[str, Any]]:
+        open_by_path = {_same_path(r.get("path", "")): r for r in self.host.list_open()}
+        items = []
+        for recent in self.settings.load().settings.recent_libraries:
+            path = Path(recent.path)
+            ref = open_by_path.get(_same_path(path))
+            items.append({
+                "name": recent.name, "path": str(path),
+                "lastOpened": recent.last_opened.isoformat(), "open": ref is not None,
+                "libraryId": ref.get("libraryId") if ref else None,
+                "exists": path.is_dir()})
+        return items
+
+    # ---- events -------------------------------------------------------------------------
+
+    def _publish(self, event: object) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(event)
+            except Exception as error:
+                internal(error, f"event listener for {type(event).__name__}")
+
+    def _translate(self, event: object) -> None:
+        if isinstance(event, HostLibraryChanged):
+            actor = event.actor or {}
+            self._publish(LibraryChanged(
+                library_id=event.library_id, change_sequence=event.change_sequence,
+                kinds=tuple(event.kinds), actor_label=str(actor.get("label", SYSTEM_LABEL)),
+                source=str(actor.get("source", "system")), command=event.command,
+                entity_ids=tuple(event.entity_ids)))
+        elif isinstance(event, HostTaskProgress):
+            self._publish(TaskProgress(
+                library_id=event.library_id, request_id=event.request_id,
+                command=event.command, done=event.done, total=event.total,
+                message=event.message))
+        elif isinstance(event, HostLibraryClosed):
+            with self._lock:
+                ours = event.library_id in self._closing
+            if not ours:
+                self.hooks.analysis.discard_library(event.library_id)
+                self._publish(LibraryLifecycle(
+                    library_id=event.library_id, name="", action="closed",
+                    actor_label=SYSTEM_LABEL, source="system"))
+                self._publish(Toast(text=f"A library was closed: {event.reason}",
+                                    level="warning", actor_label=SYSTEM_LABEL))
+        elif isinstance(event, HostWorkerRestarted):
+            self._publish(Toast(text="A library had a problem and was restarted; nothing "
+                                "that was saved is lost.", level="warning",
+                                actor_label=SYSTEM_LABEL))
+
+
+def _outcome(future: Future[Any]) -> tuple[Any, BaseException | None]:
+    if future.cancelled():
+        return None, LibraryError(CANCELLED, "The command was cancelled.")
+    error = future.exception()
+    if error is not None:
+        return None, error
+    return future.result(), None
+
+
+def _public_report(report: dict[str, Any]) -> dict[str, Any]:
+    """The plan's risk report as the caller sees it: no state token, bounded targets."""
+    public = {k: v for k, v in report.items() if k != STATE_TOKEN}
+    targets = public.get("targets")
+    if isinstance(targets, list) and len(targets) > MAX_REPORT_TARGETS:
+        public["targets"] = targets[:MAX_REPORT_TARGETS]
+        public["targetsTruncated"] = True
+    public.setdefault("irreversible", True)
+    return public
+
+
+def _same_path(path: str | Path) -> str:
+    try:
+        return str(Path(path).expanduser().resolve())
+    except OSError:
+        return str(path)
+

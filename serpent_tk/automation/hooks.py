@@ -1,0 +1,212 @@
+"""The one completion point: the side effects of a command, whoever called it.
+
+Thread-safe. A person's click and an agent's tool call end here alike: history receipt,
+analysis queued after every import, plugin will/did hooks (a will-hook may veto), lifecycle
+events and toasts for the window, library-changed events for MCP notifications. The caller's
+source is only a label here; the one source-dependent effect is that the window is told by
+toast about lifecycle actions it did not perform itself (CONTRACTS.md §4).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from library.errors import PERMISSION_DENIED, LibraryError
+from serpent_tk.automation.caller import Caller
+from serpent_tk.automation.errors import internal
+from serpent_tk.automation.events import (
+    AnalysisQueued,
+    HistoryRecorded,
+    LibraryLifecycle,
+    Toast,
+)
+from serpent_tk.automation.registry import CommandSpec
+
+log = logging.getLogger("serpent.automation.hooks")
+
+Publish = Callable[[object], None]
+
+
+@dataclass(frozen=True)
+class AnalysisRequest:
+    library_id: str
+    asset_ids: tuple[str, ...]
+    reason: str
+    actor_label: str
+    source: str
+
+
+class AnalysisQueue:
+    """Assets waiting for analysis. Thread-safe; the analysis runner (a later issue) takes
+    from it, the window and tests can look at what is waiting."""
+
+    def __init__(self, limit: int = 10000) -> None:
+        self._items: deque[AnalysisRequest] = deque(maxlen=limit)
+        self._ready = threading.Condition()
+
+    def enqueue(self, request: AnalysisRequest) -> None:
+        with self._ready:
+            self._items.append(request)
+            self._ready.notify_all()
+
+    def take(self, timeout: float | None = None) -> AnalysisRequest | None:
+        """The oldest request, waiting up to `timeout` seconds (None: forever) for one."""
+        with self._ready:
+            if not self._ready.wait_for(lambda: bool(self._items), timeout):
+                return None
+            return self._items.popleft()
+
+    def pending(self) -> list[AnalysisRequest]:
+        with self._ready:
+            return list(self._items)
+
+    def discard_library(self, library_id: str) -> None:
+        """Forget what waits for a library that closed or was deleted."""
+        with self._ready:
+            kept = [r for r in self._items if r.library_id != library_id]
+            self._items.clear()
+            self._items.extend(kept)
+
+    def __len__(self) -> int:
+        with self._ready:
+            return len(self._items)
+
+
+@dataclass(frozen=True)
+class HookContext:
+    """What a hook may look at. `result` is None for will-hooks."""
+
+    spec: CommandSpec
+    caller: Caller
+    library_id: str | None
+    arguments: dict[str, Any]  # validated, camelCase JSON
+    result: dict[str, Any] | None = None
+    library_name: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Veto(Exception):
+    """Raised by a will-hook to refuse a command; the message is shown to the caller."""
+
+
+WillHook = Callable[[HookContext], None]
+DidHook = Callable[[HookContext], None]
+
+
+class Hooks:
+    """Runs plugin hooks and produces every completion side effect. Thread-safe."""
+
+    def __init__(self, publish: Publish, analysis: AnalysisQueue | None = None) -> None:
+        self._publish = publish
+        self.analysis = analysis if analysis is not None else AnalysisQueue()
+        self._lock = threading.Lock()
+        self._will: list[tuple[str, WillHook]] = []
+        self._did: list[tuple[str, DidHook]] = []
+
+    def add_will(self, owner: str, hook: WillHook) -> Callable[[], None]:
+        """Run `hook` before every command; it may raise `Veto`. Returns the remover."""
+        return self._add(self._will, owner, hook)
+
+    def add_did(self, owner: str, hook: DidHook) -> Callable[[], None]:
+        """Run `hook` after every successful command (errors in it are only logged)."""
+        return self._add(self._did, owner, hook)
+
+    def _add(self, hooks: list[tuple[str, Any]], owner: str, hook: Any) -> Callable[[], None]:
+        entry = (owner, hook)
+        with self._lock:
+            hooks.append(entry)
+
+        def remove() -> None:
+            with self._lock:
+                if entry in hooks:
+                    hooks.remove(entry)
+        return remove
+
+    def before(self, context: HookContext) -> None:
+        """Will-hooks, in the order added. A veto or a crashing hook stops the command."""
+        with self._lock:
+            hooks = list(self._will)
+        for owner, hook in hooks:
+            try:
+                hook(context)
+            except Veto as veto:
+                raise LibraryError(PERMISSION_DENIED,
+                                   f"{owner} refused {context.spec.name}: {veto}") from None
+            except Exception as error:  # a broken hook must not let commands slip past it
+                raise internal(error, f"will-hook of {owner} for {context.spec.name}") from None
+
+    def completed(self, context: HookContext, change_sequence: int | None) -> None:
+        """The side effects of a successful command. Never raises."""
+        try:
+            self._history_receipt(context, change_sequence)
+            self._queue_analysis(context)
+            self._lifecycle(context)
+        except Exception as error:
+            internal(error, f"completion hooks of {context.spec.name}")
+        with self._lock:
+            hooks = list(self._did)
+        for owner, hook in hooks:
+            try:
+                hook(context)
+            except Exception as error:
+                internal(error, f"did-hook of {owner} for {context.spec.name}")
+
+    def _history_receipt(self, context: HookContext, change_sequence: int | None) -> None:
+        spec = context.spec
+        if (context.library_id is None or not spec.writes or spec.dangerous
+                or spec.name.startswith("history.") or spec.route != "worker"):
+            return
+        self._publish(HistoryRecorded(
+            library_id=context.library_id, command=spec.name,
+            actor_label=context.caller.label, source=context.caller.source,
+            change_sequence=change_sequence))
+
+    def _queue_analysis(self, context: HookContext) -> None:
+        if not context.spec.imports or context.library_id is None or not context.result:
+            return
+        asset_ids = imported_asset_ids(context.result)
+        if not asset_ids:
+            return
+        self.analysis.enqueue(AnalysisRequest(
+            library_id=context.library_id, asset_ids=asset_ids, reason="import",
+            actor_label=context.caller.label, source=context.caller.source))
+        self._publish(AnalysisQueued(library_id=context.library_id, asset_ids=asset_ids))
+
+    def _lifecycle(self, context: HookContext) -> None:
+        action = context.spec.lifecycle
+        library_id = context.library_id or (context.result or {}).get("libraryId")
+        if action is None or not library_id:
+            return
+        result = context.result or {}
+        name = context.library_name or str(result.get("name", ""))
+        count = len(imported_asset_ids(result)) if context.spec.imports else None
+        if action == "closed" or action == "deleted":
+            self.analysis.discard_library(library_id)
+        self._publish(LibraryLifecycle(
+            library_id=library_id, name=name, action=action,  # type: ignore[arg-type]
+            actor_label=context.caller.label, source=context.caller.source,
+            path=str(result.get("path", "")), count=count))
+        if context.caller.source != "ui":
+            self._publish(Toast(text=lifecycle_text(context.caller.label, action, name, count),
+                                level="info", actor_label=context.caller.label))
+
+
+def imported_asset_ids(result: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(item["assetId"] for item in result.get("items", ())
+                 if isinstance(item, dict) and item.get("status") == "imported"
+                 and item.get("assetId"))
+
+
+def lifecycle_text(actor: str, action: str, name: str, count: int | None) -> str:
+    library = f"“{name}”" if name else "a library"
+    if action == "imported":
+        if count is not None:
+            files = "1 file" if count == 1 else f"{count} files"
+            return f"{actor} imported {files} into {library}."
+        return f"{actor} imported {library}."
+    return f"{actor} {action} {library}."

@@ -1,0 +1,325 @@
+"""The registry: every command Serpent offers, declared once as data.
+
+Thread-safe: built at import, read-only afterwards except for plugin commands, which are
+added and removed under a lock (listeners hear about it so the MCP layer can send
+`tools/list_changed`). The MCP tool list, the CLI, the UI actions and the README's tool table
+are generated from or checked against `REGISTRY.commands`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from library.protocol import CallMeta
+from serpent_tk.automation import policy
+from serpent_tk.automation.caller import Mode
+
+Scope = Literal["global", "library"]
+Risk = Literal["read", "normal", "recoverable", "dangerous"]
+Route = Literal["worker", "gateway", "plugin"]
+
+TOOL_NAME = re.compile(r"^[a-z0-9_]{1,64}$")
+COMMAND_NAME = re.compile(r"^[a-z0-9-]+(\.[a-z0-9-]+)+$")
+PLUGIN_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,30}$")
+PLUGIN_TARGET_FIELDS = ("asset_ids", "folder_ids", "collection_ids")
+
+# Arguments the gateway takes out before validating a command's own model.
+LIBRARY_ID = "libraryId"
+CONFIRM_CHALLENGE = "confirmChallenge"
+IDEMPOTENCY_KEY = "idempotencyKey"
+STATE_TOKEN = "stateToken"  # set by the gateway from the plan, never by a caller
+
+# (library_id, arguments as camelCase JSON, audit meta) -> future of the result dict
+PluginHandler = Callable[[str, dict[str, Any], CallMeta], "Future[dict[str, Any]]"]
+
+
+def tool_name_for(name: str) -> str:
+    """`asset.trash` → `serpent_asset_trash` (CONTRACTS.md §1)."""
+    return "serpent_" + name.replace(".", "_").replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Annotations:
+    """The MCP tool hints (`readOnlyHint`, `destructiveHint`, `idempotentHint`)."""
+
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+
+    def as_mcp(self) -> dict[str, bool]:
+        return {"readOnlyHint": self.read_only, "destructiveHint": self.destructive,
+                "idempotentHint": self.idempotent, "openWorldHint": False}
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    name: str  # dotted: "asset.trash"
+    scope: Scope
+    input_model: type[BaseModel]
+    output_model: type[BaseModel]
+    capabilities: frozenset[str]
+    risk: Risk
+    summary: str  # when to use it (first sentence: what it does)
+    returns: str  # what the result holds
+    example: dict[str, Any]  # arguments of one realistic call (with libraryId if library-level)
+    annotations: Annotations
+    available: bool = True  # False: declared, but its implementation has not landed
+    route: Route = "worker"
+    lifecycle: str | None = None  # LibraryLifecycle action fired on success
+    imports: bool = False  # success queues the new assets for analysis
+    handler: PluginHandler | None = field(default=None, compare=False)
+
+    @property
+    def tool_name(self) -> str:
+        return tool_name_for(self.name)
+
+    @property
+    def min_mode(self) -> Mode:
+        return policy.lowest_mode(self.capabilities)
+
+    @property
+    def dangerous(self) -> bool:
+        return self.risk == "dangerous"
+
+    @property
+    def writes(self) -> bool:
+        return self.risk != "read"
+
+    @property
+    def paged(self) -> bool:
+        return "next_cursor" in self.output_model.model_fields
+
+    @property
+    def description(self) -> str:
+        """LLM-facing: when to use it, what it returns, one example."""
+        parts = [self.summary, f"Returns: {self.returns}"]
+        if self.dangerous:
+            parts.append("Dangerous: the first call changes nothing and answers "
+                         "status confirmation_required with a riskReport and a challenge; "
+                         "show the report to the person, then repeat the exact call with "
+                         "confirmChallenge set to challenge.id.")
+        parts.append("Example arguments: " + json.dumps(self.example, ensure_ascii=False))
+        return "\n\n".join(parts)
+
+    @property
+    def one_line(self) -> str:
+        return self.summary.split(". ")[0].rstrip(".")
+
+    def input_schema(self) -> dict[str, Any]:
+        """JSON schema of the arguments a caller sends (the gateway's extra fields included)."""
+        schema = self.input_model.model_json_schema(by_alias=True, mode="validation")
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        if self.scope == "library":
+            properties[LIBRARY_ID] = {
+                "type": "string", "minLength": 1, "maxLength": 64,
+                "description": "The library to act on (from serpent_library_list_open). "
+                               "Always pass it explicitly."}
+            required.append(LIBRARY_ID)
+        own = dict(schema.get("properties", {}))
+        own.pop(STATE_TOKEN, None)
+        properties.update(own)
+        required.extend(r for r in schema.get("required", []) if r != STATE_TOKEN)
+        if self.writes and self.scope == "library":
+            properties[IDEMPOTENCY_KEY] = {
+                "type": "string", "maxLength": 200,
+                "description": "Optional: retrying with the same key returns the first "
+                               "result instead of doing the change twice."}
+        if self.dangerous:
+            properties[CONFIRM_CHALLENGE] = {
+                "type": "string", "maxLength": 100,
+                "description": "challenge.id from the first call's confirmation_required "
+                               "answer; only then does the command run."}
+        result: dict[str, Any] = {"type": "object", "properties": properties,
+                                  "additionalProperties": False}
+        if required:
+            result["required"] = required
+        for key in ("description", "$defs"):
+            if key in schema:
+                result[key] = schema[key]
+        return result
+
+    def output_schema(self) -> dict[str, Any]:
+        """JSON schema of a non-error envelope (`ok` or `confirmation_required`)."""
+        inner = self.output_model.model_json_schema(by_alias=True, mode="serialization")
+        defs = inner.pop("$defs", None)
+        statuses = ["ok", "confirmation_required"] if self.dangerous else ["ok"]
+        properties: dict[str, Any] = {"status": {"type": "string", "enum": statuses},
+                                      "result": inner}
+        if self.scope == "library":
+            properties[LIBRARY_ID] = {"type": "string"}
+            properties["libraryChangeSequence"] = {"type": "integer"}
+        if self.dangerous:
+            properties["challenge"] = {
+                "type": "object", "properties": {"id": {"type": "string"},
+                                                 "expiresAt": {"type": "string"},
+                                                 "command": {"type": "string"}}}
+            properties["riskReport"] = {"type": "object"}
+        schema: dict[str, Any] = {"type": "object", "properties": properties,
+                                  "required": ["status"]}
+        if defs:
+            schema["$defs"] = defs
+        return schema
+
+
+def hints(risk: Risk, *, idempotent: bool | None = None,
+          destructive: bool | None = None) -> Annotations:
+    """Tool hints that follow from the risk class unless said otherwise."""
+    return Annotations(
+        read_only=risk == "read",
+        destructive=risk in ("recoverable", "dangerous") if destructive is None else destructive,
+        idempotent=(risk == "read") if idempotent is None else idempotent,
+    )
+
+
+def capabilities_for(risk: Risk, scope: Scope) -> frozenset[str]:
+    """The usual capabilities of a command of this risk (commands may declare others)."""
+    if risk == "read":
+        return frozenset({policy.LIBRARY_READ})
+    return frozenset({policy.LIBRARY_READ, policy.LIBRARY_WRITE})
+
+
+def command(name: str, input_model: type[BaseModel], output_model: type[BaseModel],
+            risk: Risk, summary: str, returns: str, example: dict[str, Any], *,
+            scope: Scope = "library", capabilities: Iterable[str] | None = None,
+            idempotent: bool | None = None, destructive: bool | None = None,
+            available: bool = True, route: Route = "worker", lifecycle: str | None = None,
+            imports: bool = False) -> CommandSpec:
+    """Declare a built-in command; capabilities and hints follow from the risk by default."""
+    caps = frozenset(capabilities) if capabilities is not None else capabilities_for(risk, scope)
+    return CommandSpec(name=name, scope=scope, input_model=input_model,
+                       output_model=output_model, capabilities=caps, risk=risk,
+                       summary=summary, returns=returns, example=example,
+                       annotations=hints(risk, idempotent=idempotent, destructive=destructive),
+                       available=available, route=route, lifecycle=lifecycle, imports=imports)
+
+
+class Registry:
+    """All commands by dotted name. Thread-safe."""
+
+    def __init__(self, specs: Iterable[CommandSpec] = ()) -> None:
+        self._lock = threading.Lock()
+        self.commands: dict[str, CommandSpec] = {}
+        self._by_tool: dict[str, CommandSpec] = {}
+        self._listeners: list[Callable[[], None]] = []
+        for spec in specs:
+            self._add(spec)
+
+    def _add(self, spec: CommandSpec) -> None:
+        check_spec(spec)
+        if spec.name in self.commands:
+            raise ValueError(f"command {spec.name} declared twice")
+        if spec.tool_name in self._by_tool:
+            raise ValueError(f"tool name {spec.tool_name} is taken by "
+                             f"{self._by_tool[spec.tool_name].name}")
+        commands = dict(self.commands)
+        commands[spec.name] = spec
+        by_tool = dict(self._by_tool)
+        by_tool[spec.tool_name] = spec
+        self.commands, self._by_tool = commands, by_tool  # readers never see a half update
+
+    def get(self, name: str) -> CommandSpec | None:
+        """By dotted name (`asset.trash`) or tool name (`serpent_asset_trash`)."""
+        return self.commands.get(name) or self._by_tool.get(name)
+
+    def tools(self, mode: str) -> list[CommandSpec]:
+        """What a caller in `mode` may see and call: available and allowed, in name order."""
+        return [spec for name, spec in sorted(self.commands.items())
+                if spec.available and policy.mode_allows(mode, spec.min_mode)]
+
+    def on_change(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Hear when plugin commands come or go. Returns the unsubscribe function."""
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+        return unsubscribe
+
+    def add_plugin_commands(self, plugin_id: str, specs: Iterable[CommandSpec]) -> None:
+        """Expose a plugin's commands (`plugin.<id>.<verb>`, full-access only)."""
+        if not PLUGIN_ID.match(plugin_id):
+            raise ValueError(f"bad plugin id {plugin_id!r}")
+        specs = list(specs)
+        prefix = f"plugin.{plugin_id}."
+        with self._lock:
+            for spec in specs:
+                if not spec.name.startswith(prefix):
+                    raise ValueError(f"{spec.name} is not under {prefix}")
+                self._add(spec)
+            listeners = list(self._listeners)
+        if specs:
+            for listener in listeners:
+                listener()
+
+    def remove_plugin(self, plugin_id: str) -> None:
+        prefix = f"plugin.{plugin_id}."
+        with self._lock:
+            gone = [n for n in self.commands if n.startswith(prefix)]
+            self.commands = {n: s for n, s in self.commands.items() if n not in gone}
+            self._by_tool = {t: s for t, s in self._by_tool.items() if s.name not in gone}
+            listeners = list(self._listeners)
+        if gone:
+            for listener in listeners:
+                listener()
+
+
+def check_spec(spec: CommandSpec) -> None:
+    """Refuse a declaration that breaks CONTRACTS.md §1 or the registry's own rules."""
+    if not COMMAND_NAME.match(spec.name):
+        raise ValueError(f"bad command name {spec.name!r}")
+    if not TOOL_NAME.match(spec.tool_name):
+        raise ValueError(f"{spec.name}: tool name {spec.tool_name!r} breaks ^[a-z0-9_]{{1,64}}$")
+    unknown = spec.capabilities - set(policy.CAPABILITIES)
+    if unknown or not spec.capabilities:
+        raise ValueError(f"{spec.name}: bad capabilities {sorted(unknown)}")
+    if spec.risk != "read" and policy.LIBRARY_READ in spec.capabilities and not (
+            spec.capabilities - {policy.LIBRARY_READ, policy.UI_NOTIFY}):
+        raise ValueError(f"{spec.name}: a {spec.risk} command needs more than reading")
+    if spec.annotations.read_only and spec.risk != "read":
+        raise ValueError(f"{spec.name}: only read commands are read-only")
+    if spec.name.startswith("plugin."):
+        if spec.scope != "library" or policy.PLUGIN_INVOKE not in spec.capabilities:
+            raise ValueError(f"{spec.name}: plugin commands are library-level, plugin.invoke")
+        if not any(f in spec.input_model.model_fields for f in PLUGIN_TARGET_FIELDS):
+            raise ValueError(f"{spec.name}: a plugin command takes assetIds, folderIds or "
+                             "collectionIds")
+        if spec.route != "plugin" or spec.handler is None:
+            raise ValueError(f"{spec.name}: plugin commands need a handler")
+    if spec.scope == "library" and LIBRARY_ID not in spec.example:
+        raise ValueError(f"{spec.name}: the example of a library-level command has libraryId")
+
+
+def plugin_command(plugin_id: str, verb: str, *, input_model: type[BaseModel],
+                   output_model: type[BaseModel], summary: str, returns: str,
+                   example: dict[str, Any], handler: PluginHandler,
+                   risk: Risk = "normal", idempotent: bool = False) -> CommandSpec:
+    """Declare one plugin command; `Registry.add_plugin_commands` exposes it."""
+    caps = capabilities_for(risk, "library") | {policy.PLUGIN_INVOKE}
+    return CommandSpec(name=f"plugin.{plugin_id}.{verb}", scope="library",
+                       input_model=input_model, output_model=output_model, capabilities=caps,
+                       risk=risk, summary=summary, returns=returns, example=example,
+                       annotations=hints(risk, idempotent=idempotent), route="plugin",
+                       handler=handler)
+
+
+def build_registry() -> Registry:
+    """The registry of the built-in catalogue (CONTRACTS.md §1)."""
+    from serpent_tk.automation import (
+        commands_assets,
+        commands_history,
+        commands_library,
+        commands_organize,
+    )
+    return Registry([*commands_library.COMMANDS, *commands_assets.COMMANDS,
+                     *commands_organize.COMMANDS, *commands_history.COMMANDS])

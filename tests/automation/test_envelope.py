@@ -1,0 +1,94 @@
+"""The envelope and error shapes of CONTRACTS.md §2-3, pinned for every code."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from pydantic import ValidationError
+
+from library.errors import ALL_CODES, RETRYABLE, LibraryError
+from library.schemas import AssetUpdateIn, FileImportIn
+from serpent_tk.automation import envelope
+from serpent_tk.automation.errors import from_validation, internal, unknown_command
+
+# Details each code may carry besides code/message/retryable/libraryId.
+ALLOWED_EXTRA = {"INTERNAL": {"incidentId"}, "VERSION_CONFLICT": {"currentVersion"},
+                 "INVALID_ARGUMENT": {"field"}, "PERMISSION_DENIED": {"missing"}}
+
+
+@pytest.mark.parametrize("code", ALL_CODES)
+@pytest.mark.parametrize("library_id", [None, "lib_0123456789abcdef"])
+def test_error_shape_per_code(code: str, library_id: str | None) -> None:
+    failure = LibraryError(code, "A message for people.", currentVersion=7, field="name",
+                           incidentId="inc_0a1b2c", secretPath="/opt/serpent/internal.py",
+                           missing=["library.write"])
+    answer = envelope.error(failure, library_id)
+    assert answer["status"] == "error" and set(answer) == {"status", "error"}
+    body = answer["error"]
+    assert body["code"] == code and body["message"] == "A message for people."
+    if code in RETRYABLE:
+        assert body["retryable"] is True
+    else:
+        assert "retryable" not in body
+    assert ("currentVersion" in body) == (code == "VERSION_CONFLICT")
+    assert ("libraryId" in body) == (library_id is not None)
+    assert "secretPath" not in body
+    extra = set(body) - {"code", "message", "retryable", "libraryId", "currentVersion"}
+    assert extra <= {"field", "incidentId", "missing"}
+
+
+def test_ok_shapes() -> None:
+    assert envelope.ok({"a": 1}) == {"status": "ok", "result": {"a": 1}}
+    assert envelope.ok({"a": 1}, "lib_x", 42) == {
+        "status": "ok", "libraryId": "lib_x", "libraryChangeSequence": 42, "result": {"a": 1}}
+
+
+def test_confirmation_shape() -> None:
+    answer = envelope.confirmation_required("ch_abc", "2026-01-01T00:00:00+00:00",
+                                            "trash.empty", {"summary": "x", "targets": [],
+                                                            "irreversible": True}, "lib_x")
+    assert answer["status"] == "confirmation_required"
+    assert answer["challenge"] == {"id": "ch_abc", "expiresAt": "2026-01-01T00:00:00+00:00",
+                                   "command": "trash.empty"}
+    assert answer["riskReport"]["irreversible"] is True and "result" not in answer
+
+
+def test_list_shape() -> None:
+    assert envelope.page([1]) == {"items": [1], "nextCursor": None, "truncated": False}
+    assert envelope.normalize_page({"items": []}) == {"items": [], "nextCursor": None,
+                                                      "truncated": False}
+
+
+def test_validation_names_the_camel_case_field() -> None:
+    with pytest.raises(ValidationError) as caught:
+        FileImportIn.model_validate({"sourcePaths": ["/a"], "folderId": "nope"})
+    failure = from_validation(caught.value)
+    assert failure.code == "INVALID_ARGUMENT" and failure.details["field"] == "folderId"
+    assert failure.message.startswith("folderId: ")
+    with pytest.raises(ValidationError) as caught:
+        AssetUpdateIn.model_validate({"assetId": "ast_0123456789", "rating": 9, "bogus": 1})
+    failure = from_validation(caught.value)
+    assert failure.details["field"] in {"rating", "bogus"} and "1 more problem" in \
+        failure.message
+
+
+def test_unknown_command_is_one_answer() -> None:
+    failure = unknown_command("serpent_nope")
+    assert failure.code == "NOT_FOUND" and failure.message == "Unknown tool: serpent_nope"
+
+
+def test_internal_logs_the_incident_and_hides_the_traceback(
+        caplog: pytest.LogCaptureFixture) -> None:
+    try:
+        raise RuntimeError("/home/secret/internal/path.py exploded")
+    except RuntimeError as error:
+        with caplog.at_level(logging.ERROR):
+            failure = internal(error, "a test")
+    incident = failure.details["incidentId"]
+    assert incident.startswith("inc_") and incident in failure.message
+    assert "/home/secret" not in failure.message and "Traceback" not in failure.message
+    logged = [r for r in caplog.records if incident in r.getMessage()]
+    assert logged and logged[0].exc_info is not None
+    answer = envelope.error(failure)
+    assert answer["error"]["incidentId"] == incident
