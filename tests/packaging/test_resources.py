@@ -1,0 +1,59 @@
+"""Bundled resources and the commands that reach this installation, frozen or not."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from installer.launchers.serpent_bridge import bridge_argv
+from serpent_tk import resources
+from tests.conftest import ROOT
+
+
+def test_icons_are_found_in_a_checkout() -> None:
+    assert resources.icon_path(256) == ROOT / "icons" / "serpent-256.png"
+    with pytest.raises(FileNotFoundError):
+        resources.resource_path("icons/nope.png")
+
+
+@pytest.fixture
+def frozen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """What PyInstaller's bootloader sets up: sys.frozen, sys._MEIPASS, the app executable."""
+    folder = tmp_path / "Serpent"
+    (folder / "_internal" / "icons").mkdir(parents=True)
+    (folder / "_internal" / "icons" / "serpent-32.png").write_bytes(b"png")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "_MEIPASS", str(folder / "_internal"), raising=False)
+    monkeypatch.setattr(sys, "executable", str(folder / "Serpent"))
+    return folder
+
+
+def test_frozen_resources_come_from_the_bundle(frozen: Path) -> None:
+    assert resources.is_frozen()
+    assert resources.icon_path(32) == frozen / "_internal" / "icons" / "serpent-32.png"
+
+
+def test_frozen_bridge_is_the_console_executable_beside_the_app(frozen: Path) -> None:
+    suffix = ".exe" if sys.platform == "win32" else ""
+    bridge = str(frozen / f"serpent-tk-bridge{suffix}")
+    assert resources.bridge_command() == [bridge]
+    assert resources.cli_command("credential", "list") == [bridge, "credential", "list"]
+
+
+def test_from_source_the_bridge_is_this_python() -> None:
+    assert not resources.is_frozen()
+    assert resources.bridge_command() == [sys.executable, "-m", "serpent_tk", "mcp-bridge"]
+    assert resources.cli_command("serve") == [sys.executable, "-m", "serpent_tk", "serve"]
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    ([], ["mcp-bridge"]),
+    (["--help"], ["mcp-bridge", "--help"]),
+    (["--version"], ["--version"]),
+    (["settings", "export", "f.json"], ["settings", "export", "f.json"]),
+])
+def test_the_bridge_executable_runs_the_bridge_unless_given_a_command(
+        argv: list[str], expected: list[str]) -> None:
+    assert bridge_argv(argv) == expected
