@@ -31,30 +31,3 @@ def resource_path(relative: str) -> Path:
 
 def icon_path(size: int) -> Path:
     return resource_path(f"icons/serpent-{size}.png")
-
-
-BRIDGE_EXECUTABLE = "serpent-tk-bridge"
-
-
-def bridge_command() -> list[str]:
-    """The command a stdio-only MCP client runs to reach Serpent (`mcp-bridge`).
-
-    Packaged: the console `serpent-tk-bridge` beside the app executable (it runs
-    `mcp-bridge` when given no command; the windowed `Serpent.exe` has no stdin/stdout).
-    From source or pip: this Python with `-m serpent_tk mcp-bridge`.
-    """
-    if is_frozen():
-        suffix = ".exe" if sys.platform == "win32" else ""
-        return [str(Path(sys.executable).with_name(BRIDGE_EXECUTABLE + suffix))]
-    return [sys.executable, "-m", "serpent_tk", "mcp-bridge"]
-
-
-def cli_command(*args: str) -> list[str]:
-    """The command line that runs `serpent-tk ARGS` from this installation, with a console.
-
-    Packaged, that is the console bridge executable (it takes every `serpent-tk` command);
-    from source or pip, this Python with `-m serpent_tk`.
-    """
-    if is_frozen():
-        return [*bridge_command(), *args]
-    return [sys.executable, "-m", "serpent_tk", *args]

@@ -1,4 +1,4 @@
-"""Bundled resources and the commands that reach this installation, frozen or not."""
+"""Bundled resources found frozen and not; the bridge executable's command line."""
 
 from __future__ import annotations
 
@@ -33,19 +33,6 @@ def frozen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_frozen_resources_come_from_the_bundle(frozen: Path) -> None:
     assert resources.is_frozen()
     assert resources.icon_path(32) == frozen / "_internal" / "icons" / "serpent-32.png"
-
-
-def test_frozen_bridge_is_the_console_executable_beside_the_app(frozen: Path) -> None:
-    suffix = ".exe" if sys.platform == "win32" else ""
-    bridge = str(frozen / f"serpent-tk-bridge{suffix}")
-    assert resources.bridge_command() == [bridge]
-    assert resources.cli_command("credential", "list") == [bridge, "credential", "list"]
-
-
-def test_from_source_the_bridge_is_this_python() -> None:
-    assert not resources.is_frozen()
-    assert resources.bridge_command() == [sys.executable, "-m", "serpent_tk", "mcp-bridge"]
-    assert resources.cli_command("serve") == [sys.executable, "-m", "serpent_tk", "serve"]
 
 
 @pytest.mark.parametrize(("argv", "expected"), [
