@@ -1,0 +1,62 @@
+"""The Settings window: a notebook with the MCP and General pages. Tk thread only.
+
+One window at most; asking again brings it to the front on the requested page.
+"""
+
+from __future__ import annotations
+
+import tkinter as tk
+from collections.abc import Callable
+from tkinter import ttk
+
+from serpent_tk import APP_NAME
+from serpent_tk.credentials import CredentialStore
+from serpent_tk.settings import Settings, SettingsStore
+from serpent_tk.ui.commands import Commands
+from serpent_tk.ui.mcp_controls import McpControls
+from serpent_tk.ui.settings_general import GeneralSettingsPage
+from serpent_tk.ui.settings_mcp import McpSettingsPage
+from serpent_tk.ui.theme import Theme
+
+
+class SettingsWindow(tk.Toplevel):
+    def __init__(self, parent: tk.Misc, theme: Theme, commands: Commands,
+                 settings_store: SettingsStore, settings: Settings,
+                 controls: McpControls | None, credentials: CredentialStore | None,
+                 on_theme: Callable[[str], None],
+                 on_thumbnail_size: Callable[[int], None] | None = None) -> None:
+        super().__init__(parent)
+        self.theme = theme
+        self.title(f"Settings — {APP_NAME}")
+        self.configure(background=theme.palette.background)
+        self.transient(parent.winfo_toplevel())
+        self.notebook = ttk.Notebook(self)
+        self.notebook.pack(fill="both", expand=True, padx=theme.px(8), pady=theme.px(8))
+        self.mcp: McpSettingsPage | None = None
+        if controls is not None and credentials is not None:
+            self.mcp = McpSettingsPage(self.notebook, theme, commands, controls,
+                                       settings_store, settings, credentials)
+            self.notebook.add(self.mcp, text="MCP")
+        else:
+            missing = ttk.Frame(self.notebook, padding=theme.px(16))
+            ttk.Label(missing, text="The MCP service is not part of this build.").pack(
+                anchor="w")
+            self.notebook.add(missing, text="MCP")
+        self.general = GeneralSettingsPage(self.notebook, theme, commands, settings_store,
+                                           settings, on_theme, on_thumbnail_size)
+        self.notebook.add(self.general, text="General")
+        self.bind("<Escape>", lambda e: self.destroy())
+        self.update_idletasks()
+        width = max(self.winfo_reqwidth(), theme.px(560))
+        height = min(self.winfo_reqheight(), self.winfo_screenheight() - theme.px(60))
+        self.geometry(f"{width}x{height}")
+        self.minsize(theme.px(480), theme.px(360))
+
+    def show_page(self, page: str) -> None:
+        target = self.mcp if page == "mcp" and self.mcp is not None else self.general
+        if page == "mcp" and self.mcp is None:
+            target = self.notebook.nametowidget(self.notebook.tabs()[0])
+        self.notebook.select(target)
+        self.deiconify()
+        self.lift()
+        self.focus_set()
