@@ -30,7 +30,7 @@ __all__ = [
     "AssetDeletePermanentlyIn", "DeleteOut", "TrashListIn", "TrashEmptyIn",
     "AssetThumbnailIn", "AssetThumbnailOut", "AssetPreviewStatusIn", "PreviewStatus",
     "AssetPreviewStatusOut", "SearchSort", "AssetBatchOut", "AssetIds", "RiskReport",
-    "RiskTarget",
+    "RiskTarget", "AssetUpdateOut",
 ]
 
 AssetIds = Annotated[list[AssetId], Field(min_length=1, max_length=1000)]
@@ -55,6 +55,8 @@ class AssetSummary(Model):
     version: int
     added_at: datetime
     trashed: bool = False
+    missing: bool = Field(default=False, description="The file is gone from the library "
+                          "folder (found by recovery); the record is kept.")
 
 
 class Asset(AssetSummary):
@@ -162,6 +164,10 @@ class AssetUpdateIn(Model):
         return self
 
 
+class AssetUpdateOut(Model):
+    item: Asset
+
+
 class AssetBatchOut(BatchOut):
     pass
 
@@ -199,10 +205,15 @@ class AssetRestoreIn(Model):
 
 class AssetDeletePermanentlyIn(Model):
     asset_ids: AssetIds
+    state_token: str | None = Field(default=None, max_length=200, description="From the "
+                                    "plan; refused with STALE_PLAN if the targets changed.")
 
 
 class TrashEmptyIn(Model):
     """Permanently delete everything in the trash."""
+
+    state_token: str | None = Field(default=None, max_length=200, description="From the "
+                                    "plan; refused with STALE_PLAN if the trash changed.")
 
 
 class RiskTarget(Model):
@@ -215,6 +226,8 @@ class RiskTarget(Model):
 class RiskReport(Model):
     summary: str
     targets: list[RiskTarget]
+    targets_truncated: bool = Field(default=False, description="Only the first targets are "
+                                    "listed; count, totalBytes and stateToken cover all.")
     count: int
     total_bytes: int
     irreversible: bool = True

@@ -1,0 +1,480 @@
+"""The main process's proxy to the library workers: one subprocess per open library.
+
+Thread-safe. Every call returns a `Future` at once; a reader thread per worker resolves it
+from the worker's `Response` (matched by request id) and turns the worker's events into
+`library.events` objects for `on_event` (called on that reader thread; it must not block).
+A worker that dies (crash, `kill -9`) fails its in-flight calls with `WORKER_UNAVAILABLE`
+(retryable), is started again on the same library (which recovers before serving), and
+calls made meanwhile wait for it. A worker crash never raises into the caller's thread.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import multiprocessing
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+from typing import Any
+
+from library.errors import (
+    INTERNAL,
+    LIBRARY_NOT_FOUND,
+    LIBRARY_NOT_OPEN,
+    WORKER_UNAVAILABLE,
+    LibraryError,
+)
+from library.events import (
+    LibraryChanged,
+    LibraryClosed,
+    LibraryEvent,
+    TaskProgress,
+    WorkerRestarted,
+)
+from library.protocol import (
+    PROTOCOL_VERSION,
+    CallMeta,
+    Cancel,
+    Event,
+    Hello,
+    Request,
+    Response,
+    Shutdown,
+    StartupFailed,
+    decode_from_worker,
+    encode,
+)
+
+log = logging.getLogger(__name__)
+worker_log = logging.getLogger("library.worker")
+
+STARTUP_TIMEOUT = 120.0  # recovery of a big library after a crash can take a while
+MAX_RESTARTS = 5
+RESTART_WINDOW = 60.0
+
+
+class CallFuture(Future):  # type: ignore[type-arg]
+    """A call's result (camelCase JSON dict); `cancel_remote()` asks the worker to stop it."""
+
+    def __init__(self, host: LibraryHost, library_id: str, request_id: int) -> None:
+        super().__init__()
+        self._host = host
+        self.library_id = library_id
+        self.request_id = request_id
+
+    def cancel_remote(self) -> None:
+        self._host._send_cancel(self.library_id, self.request_id)
+
+
+@dataclass
+class _Worker:
+    library_id: str
+    name: str
+    path: str
+    process: Any
+    conn: Connection
+    change_sequence: int
+    state: str = "ready"  # ready | restarting | closing | closed
+    pending: dict[int, tuple[CallFuture, Request]] = field(default_factory=dict)
+    backlog: list[Request] = field(default_factory=list)
+    send_lock: threading.Lock = field(default_factory=threading.Lock)
+    vanished: bool = False
+    restarts: list[float] = field(default_factory=list)
+    closed_future: Future | None = None  # type: ignore[type-arg]
+
+    def ref(self) -> dict[str, Any]:
+        return {"libraryId": self.library_id, "name": self.name, "path": self.path,
+                "open": True}
+
+
+class LibraryHost:
+    """Starts, talks to, restarts and stops library workers. Thread-safe."""
+
+    def __init__(self, on_event: Callable[[LibraryEvent], None] | None = None) -> None:
+        self._on_event = on_event
+        self._context = multiprocessing.get_context("spawn")
+        self._lock = threading.RLock()
+        self._workers: dict[str, _Worker] = {}
+        self._opening: dict[str, Future] = {}  # type: ignore[type-arg]
+        self._known: set[str] = set()
+        self._ids = itertools.count(1)
+        self._shut = False
+
+    # -- opening and closing ----------------------------------------------------------
+    def create(self, parent: str | Path, name: str, meta: CallMeta | None = None
+               ) -> Future[dict]:  # type: ignore[type-arg]
+        """Create `<parent>/<name>.serpent` and open it; resolves to its LibraryRef dict."""
+        future: Future = Future()  # type: ignore[type-arg]
+        opening = {"action": "create", "parent": str(parent), "name": name}
+        threading.Thread(target=self._open_thread, args=(opening, future, None),
+                         name="library-create", daemon=True).start()
+        return future
+
+    def open(self, path: str | Path) -> Future[dict]:  # type: ignore[type-arg]
+        """Open a library folder; an already open one resolves to the same ref."""
+        key = _path_key(path)
+        with self._lock:
+            for worker in self._workers.values():
+                if _path_key(worker.path) == key and worker.state != "closed":
+                    done: Future = Future()  # type: ignore[type-arg]
+                    done.set_result(worker.ref())
+                    return done
+            if key in self._opening:
+                return self._opening[key]
+            future: Future = Future()  # type: ignore[type-arg]
+            self._opening[key] = future
+        threading.Thread(target=self._open_thread,
+                         args=({"action": "open", "path": str(Path(path).expanduser())},
+                               future, key), name="library-open", daemon=True).start()
+        return future
+
+    def close(self, library_id: str) -> Future[None]:  # type: ignore[type-arg]
+        future: Future = Future()  # type: ignore[type-arg]
+        with self._lock:
+            worker = self._workers.get(library_id)
+            if worker is None or worker.state == "closed":
+                future.set_exception(self._not_open(library_id))
+                return future
+            if worker.closed_future is not None:
+                return worker.closed_future
+            worker.closed_future = future
+            worker.state = "closing"
+            self._send(worker, Shutdown())
+        threading.Thread(target=self._await_exit, args=(worker,), name="library-close",
+                         daemon=True).start()
+        return future
+
+    def shutdown(self, timeout: float = 10.0) -> None:
+        """Close every library (workers finish what they were asked) and stop them."""
+        with self._lock:
+            self._shut = True
+            workers = list(self._workers.values())
+        futures = [self.close(w.library_id) for w in workers]
+        deadline = time.monotonic() + timeout
+        for future in futures:
+            try:
+                future.result(max(0.1, deadline - time.monotonic()))
+            except Exception:
+                pass
+        for worker in workers:
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join(5)
+
+    # -- calls --------------------------------------------------------------------------
+    def call(self, library_id: str, command: str, args: dict[str, Any],
+             meta: CallMeta | None = None, *, plan: bool = False) -> CallFuture:
+        request_id = next(self._ids)
+        future = CallFuture(self, library_id, request_id)
+        args = dict(args)
+        given_id = args.pop("libraryId", library_id)
+        with self._lock:
+            worker = self._workers.get(library_id)
+            if worker is None or worker.state in ("closing", "closed"):
+                future.set_exception(self._not_open(library_id))
+                return future
+            if given_id != library_id:
+                future.set_exception(LibraryError(
+                    "INVALID_ARGUMENT", "libraryId in the arguments names another library.",
+                    field="libraryId"))
+                return future
+            request = Request(id=request_id, command=command, args=args,
+                              meta=meta or CallMeta(), plan=plan)
+            worker.pending[request_id] = (future, request)
+            if worker.state == "ready":
+                self._send(worker, request)
+            else:
+                worker.backlog.append(request)
+        return future
+
+    def list_open(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [w.ref() for w in self._workers.values() if w.state != "closed"]
+
+    def change_sequence(self, library_id: str) -> int:
+        with self._lock:
+            worker = self._workers.get(library_id)
+            if worker is None:
+                raise self._not_open(library_id)
+            return worker.change_sequence
+
+    def worker_pid(self, library_id: str) -> int | None:
+        """The worker's process id (for diagnostics and crash tests)."""
+        with self._lock:
+            worker = self._workers.get(library_id)
+            return worker.process.pid if worker else None
+
+    # -- internals: starting -------------------------------------------------------------
+    def _spawn(self, opening: dict[str, Any]) -> tuple[Any, Connection, Hello]:
+        from library.worker.process import worker_main
+
+        parent_conn, child_conn = self._context.Pipe(duplex=True)
+        process = self._context.Process(target=worker_main, args=(child_conn, opening),
+                                        name="serpent-library-worker", daemon=True)
+        process.start()
+        child_conn.close()
+        try:
+            first = self._first_message(process, parent_conn)
+        except BaseException:
+            parent_conn.close()
+            if process.is_alive():
+                process.kill()
+            process.join(5)
+            raise
+        return process, parent_conn, first
+
+    @staticmethod
+    def _first_message(process: Any, conn: Connection) -> Hello:
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise LibraryError(WORKER_UNAVAILABLE, "The library worker did not start in "
+                                   "time.")
+            ready = wait([conn, process.sentinel], remaining)
+            if conn in ready or conn.poll(0):
+                try:
+                    message = decode_from_worker(conn.recv_bytes())
+                except EOFError:
+                    raise LibraryError(WORKER_UNAVAILABLE, "The library worker stopped while "
+                                       "starting.") from None
+                if isinstance(message, StartupFailed):
+                    process.join(10)
+                    raise LibraryError(message.error.code, message.error.message,
+                                       **message.error.details)
+                if isinstance(message, Hello):
+                    if message.protocol != PROTOCOL_VERSION:
+                        raise LibraryError(INTERNAL, "The library worker speaks another "
+                                           "protocol version.")
+                    return message
+                if isinstance(message, Event) and message.name == "worker.log":
+                    _log_worker(message)
+                continue
+            if ready:
+                raise LibraryError(WORKER_UNAVAILABLE, "The library worker stopped while "
+                                   f"starting (exit code {process.exitcode}).")
+
+    def _open_thread(self, opening: dict[str, Any], future: Future,  # type: ignore[type-arg]
+                     key: str | None) -> None:
+        try:
+            if self._shut:
+                raise LibraryError(WORKER_UNAVAILABLE, "Serpent is shutting down.")
+            process, conn, hello = self._spawn(opening)
+        except BaseException as error:
+            with self._lock:
+                if key is not None:
+                    self._opening.pop(key, None)
+            future.set_exception(error if isinstance(error, LibraryError) else LibraryError(
+                INTERNAL, "The library worker could not be started."))
+            return
+        with self._lock:
+            if key is not None:
+                self._opening.pop(key, None)
+            existing = self._workers.get(hello.library_id)
+            if existing is not None and existing.state != "closed":
+                conn.send_bytes(encode(Shutdown()))
+                conn.close()
+                process.join(10)
+                future.set_exception(LibraryError(
+                    "ALREADY_EXISTS", "A library with the same identity is already open "
+                    "(is this folder a copy of an open library?).", libraryId=hello.library_id))
+                return
+            worker = _Worker(hello.library_id, hello.name, hello.path, process, conn,
+                             hello.change_sequence)
+            self._workers[worker.library_id] = worker
+            self._known.add(worker.library_id)
+        self._start_reader(worker)
+        if hello.recovery.get("orphansMoved") or hello.recovery.get("missingFiles"):
+            log.warning("library %s recovered: %s", hello.library_id, hello.recovery)
+        future.set_result(worker.ref())
+
+    def _start_reader(self, worker: _Worker) -> None:
+        threading.Thread(target=self._reader, args=(worker, worker.process, worker.conn),
+                         name=f"library-{worker.library_id}", daemon=True).start()
+
+    # -- internals: the reader thread ------------------------------------------------------
+    def _reader(self, worker: _Worker, process: Any, conn: Connection) -> None:
+        while True:
+            ready = wait([conn, process.sentinel])
+            if conn not in ready and not conn.poll(0):
+                break  # the process ended and nothing is left to read
+            try:
+                data = conn.recv_bytes()
+            except (EOFError, OSError):
+                break
+            try:
+                self._dispatch(worker, decode_from_worker(data))
+            except Exception:
+                log.exception("could not handle a message from library %s", worker.library_id)
+        conn.close()
+        process.join(5)
+        self._worker_ended(worker, process.exitcode)
+
+    def _dispatch(self, worker: _Worker, message: Any) -> None:
+        if isinstance(message, Response):
+            with self._lock:
+                entry = worker.pending.pop(message.id, None)
+                worker.change_sequence = max(worker.change_sequence, message.change_sequence)
+                if message.ok and entry and entry[1].command == "library.rename":
+                    worker.name = (message.result or {}).get("name", worker.name)
+            if entry is None:
+                return
+            future = entry[0]
+            if message.ok:
+                future.set_result(message.result or {})
+            else:
+                error = message.error
+                assert error is not None
+                future.set_exception(LibraryError(error.code, error.message, **error.details))
+        elif isinstance(message, Event):
+            self._on_worker_event(worker, message)
+
+    def _on_worker_event(self, worker: _Worker, message: Event) -> None:
+        data = message.data
+        if message.name == "library.changed":
+            with self._lock:
+                worker.change_sequence = max(worker.change_sequence, data["changeSequence"])
+                if data.get("libraryName"):
+                    worker.name = data["libraryName"]
+            self._emit(LibraryChanged(worker.library_id, data["changeSequence"],
+                                      list(data.get("kinds", [])), data.get("command", ""),
+                                      dict(data.get("actor", {})),
+                                      list(data.get("entityIds", []))))
+        elif message.name == "task.progress":
+            self._emit(TaskProgress(worker.library_id, message.request_id or 0,
+                                    data.get("command", ""), data.get("done", 0),
+                                    data.get("total", 0), data.get("message", "")))
+        elif message.name == "library.vanished":
+            worker.vanished = True
+        elif message.name == "worker.log":
+            _log_worker(message)
+
+    # -- internals: a worker ended ----------------------------------------------------------
+    def _worker_ended(self, worker: _Worker, exitcode: int | None) -> None:
+        with self._lock:
+            pending = list(worker.pending.values())
+            worker.pending.clear()
+            if worker.state in ("closing", "closed") or worker.vanished or self._shut:
+                reason = "vanished" if worker.vanished else "closed"
+                self._retire(worker)
+                failure = (LibraryError(LIBRARY_NOT_FOUND, "The library folder is gone.",
+                                        reason="vanished") if worker.vanished
+                           else self._not_open(worker.library_id))
+                restart = False
+            else:
+                now = time.monotonic()
+                worker.restarts = [t for t in worker.restarts if now - t < RESTART_WINDOW]
+                restart = len(worker.restarts) < MAX_RESTARTS
+                worker.restarts.append(now)
+                worker.state = "restarting" if restart else "closed"
+                if not restart:
+                    self._retire(worker)
+                reason = f"the library worker stopped unexpectedly (exit code {exitcode})"
+                failure = LibraryError(WORKER_UNAVAILABLE, "The library worker stopped; it is "
+                                       "being restarted. Try again.")
+        for future, _request in pending:
+            if not future.done():
+                future.set_exception(failure)
+        if restart:
+            log.warning("library %s: %s; restarting", worker.library_id, reason)
+            self._restart(worker, reason)
+        else:
+            if worker.state != "closed":
+                worker.state = "closed"
+            if worker.closed_future is not None and not worker.closed_future.done():
+                worker.closed_future.set_result(None)
+            self._emit(LibraryClosed(worker.library_id, reason))
+
+    def _restart(self, worker: _Worker, reason: str) -> None:
+        try:
+            process, conn, hello = self._spawn({"action": "open", "path": worker.path})
+            if hello.library_id != worker.library_id:
+                conn.send_bytes(encode(Shutdown()))
+                conn.close()
+                raise LibraryError(LIBRARY_NOT_FOUND, "Another library now sits at this path.")
+        except LibraryError as error:
+            with self._lock:
+                backlog = [worker.pending.pop(r.id, (None, None))[0] for r in worker.backlog]
+                worker.backlog.clear()
+                worker.state = "closed"
+                self._retire(worker)
+            for future in backlog:
+                if future is not None and not future.done():
+                    future.set_exception(error)
+            self._emit(LibraryClosed(worker.library_id, f"could not restart: {error.message}"))
+            return
+        with self._lock:
+            worker.process, worker.conn = process, conn
+            worker.change_sequence = max(worker.change_sequence, hello.change_sequence)
+            worker.state = "ready"
+            for request in worker.backlog:
+                self._send(worker, request)
+            worker.backlog.clear()
+        self._start_reader(worker)
+        self._emit(WorkerRestarted(worker.library_id, reason, dict(hello.recovery)))
+
+    def _await_exit(self, worker: _Worker) -> None:
+        process = worker.process
+        process.join(30)
+        if process.is_alive():
+            process.kill()
+            process.join(5)
+
+    def _retire(self, worker: _Worker) -> None:
+        worker.state = "closed"
+        if self._workers.get(worker.library_id) is worker:
+            del self._workers[worker.library_id]
+
+    # -- internals: sending --------------------------------------------------------------
+    def _send(self, worker: _Worker, message: Any) -> None:
+        data = encode(message)
+        with worker.send_lock:
+            try:
+                worker.conn.send_bytes(data)
+            except (OSError, EOFError, ValueError):
+                pass  # the reader thread notices the dead worker and fails the call
+
+    def _send_cancel(self, library_id: str, request_id: int) -> None:
+        with self._lock:
+            worker = self._workers.get(library_id)
+            if worker is None:
+                return
+            queued = [r for r in worker.backlog if r.id == request_id]
+            if worker.state == "ready":
+                self._send(worker, Cancel(id=request_id))
+                return
+        if queued:
+            with self._lock:
+                worker.backlog = [r for r in worker.backlog if r.id != request_id]
+                entry = worker.pending.pop(request_id, None)
+            if entry is not None:
+                entry[0].set_exception(LibraryError("CANCELLED", "Cancelled before it started."))
+
+    def _emit(self, event: LibraryEvent) -> None:
+        if self._on_event is None:
+            return
+        try:
+            self._on_event(event)
+        except Exception:
+            log.exception("library event listener failed")
+
+    def _not_open(self, library_id: str) -> LibraryError:
+        if library_id in self._known:
+            return LibraryError(LIBRARY_NOT_OPEN, "That library is not open.",
+                                libraryId=library_id)
+        return LibraryError(LIBRARY_NOT_FOUND, "No library with that id is known.",
+                            libraryId=library_id)
+
+
+def _path_key(path: str | Path) -> str:
+    return str(Path(path).expanduser().resolve(strict=False))
+
+
+def _log_worker(message: Event) -> None:
+    level = getattr(logging, str(message.data.get("level", "WARNING")), logging.WARNING)
+    worker_log.log(level, "%s", message.data.get("message", ""))

@@ -1,0 +1,161 @@
+"""`asset.search` and `asset.get`: find assets with filters, page through them stably.
+
+Runs in the worker process, on a reader thread (its own WAL snapshot per request). Every
+sort ends with the asset id as tie-breaker, so pages never repeat or skip an asset. The
+`cursor` is opaque (base64 of the last row's sort key, bound to the filters it came from);
+`offset` jumps to a position instead. `total` counts every match in the same snapshot.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import sqlite3
+from typing import Any
+
+from library.errors import INVALID_ARGUMENT, NOT_FOUND, LibraryError
+from library.schemas import AssetGetIn, AssetGetOut, AssetSearchIn, AssetSearchOut
+from library.worker import assetrows
+from library.worker.assetrows import SUMMARY_COLUMNS, marks
+from library.worker.commands import command
+from library.worker.context import ReadContext
+from library.worker.identity import from_datetime
+
+# sort name -> (SQL expression, direction)
+SORTS: dict[str, tuple[str, str]] = {
+    "added-desc": ("a.added_at", "DESC"),
+    "added-asc": ("a.added_at", "ASC"),
+    "name-asc": ("a.name COLLATE NOCASE", "ASC"),
+    "name-desc": ("a.name COLLATE NOCASE", "DESC"),
+    "rating-desc": ("a.rating", "DESC"),
+    "size-desc": ("a.size", "DESC"),
+    "modified-desc": ("a.modified_at", "DESC"),
+}
+_SORT_COLUMN = {"added-desc": "added_at", "added-asc": "added_at", "name-asc": "name",
+                "name-desc": "name", "rating-desc": "rating", "size-desc": "size",
+                "modified-desc": "modified_at"}
+_PAGING_FIELDS = {"limit", "cursor", "offset"}
+
+
+@command("asset.search", AssetSearchIn, mode="read")
+def search(ctx: ReadContext, args: AssetSearchIn) -> dict[str, Any]:
+    return search_page(ctx.conn, args)
+
+
+@command("asset.get", AssetGetIn, mode="read")
+def get(ctx: ReadContext, args: AssetGetIn) -> AssetGetOut:
+    items, not_found = assetrows.full_assets(ctx.conn, args.asset_ids)
+    return AssetGetOut.model_validate({"items": items, "notFound": not_found})
+
+
+def search_page(conn: sqlite3.Connection, args: AssetSearchIn) -> dict[str, Any]:
+    """One page of matches as `AssetSearchOut` JSON."""
+    if args.cursor is not None and args.offset is not None:
+        raise LibraryError(INVALID_ARGUMENT, "Give either cursor or offset, not both.",
+                           field="offset")
+    where, params = _filters(conn, args)
+    if where is None:  # a filter that cannot match (an unknown tag)
+        return {"items": [], "total": 0, "nextCursor": None, "truncated": False}
+    expression, direction = SORTS[args.sort]
+    key = _filter_key(args)
+    page_where, page_params = list(where), list(params)
+    if args.cursor is not None:
+        value, last_id = _read_cursor(args.cursor, key)
+        compare = "<" if direction == "DESC" else ">"
+        page_where.append(f"({expression} {compare} ? OR ({expression} = ? AND a.id {compare} ?))")
+        page_params += [value, value, last_id]
+    sql = (f"SELECT {SUMMARY_COLUMNS}, a.{_SORT_COLUMN[args.sort]} AS sort_value "
+           f"FROM assets a WHERE {' AND '.join(page_where)} "
+           f"ORDER BY {expression} {direction}, a.id {direction} LIMIT ? OFFSET ?")
+    rows = conn.execute(sql, (*page_params, args.limit + 1, args.offset or 0)).fetchall()
+    more = len(rows) > args.limit
+    rows = rows[:args.limit]
+    total = conn.execute(f"SELECT count(*) FROM assets a WHERE {' AND '.join(where)}",
+                         params).fetchone()[0]
+    next_cursor = _make_cursor(rows[-1]["sort_value"], rows[-1]["id"], key) if more else None
+    return {"items": assetrows.summaries(conn, rows), "total": total,
+            "nextCursor": next_cursor, "truncated": False}
+
+
+def _filters(conn: sqlite3.Connection, args: AssetSearchIn) -> tuple[list[str] | None, list]:
+    where: list[str] = ["a.trashed = ?"]
+    params: list[Any] = [1 if args.trashed else 0]
+    if args.text:
+        for word in args.text.casefold().split():
+            escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            where.append("a.search_text LIKE ? ESCAPE '\\'")
+            params.append(f"%{escaped}%")
+    for tag in dict.fromkeys(args.tags):
+        row = conn.execute("SELECT id FROM tags WHERE name = ?", (tag,)).fetchone()
+        if row is None:
+            return None, []
+        where.append("a.id IN (SELECT asset_id FROM asset_tags WHERE tag_id = ?)")
+        params.append(row[0])
+    if args.folder_id is not None:
+        if not conn.execute("SELECT 1 FROM folders WHERE id = ?", (args.folder_id,)).fetchone():
+            raise LibraryError(NOT_FOUND, "That folder does not exist.", field="folderId")
+        if args.include_subfolders:
+            where.append("a.id IN (SELECT asset_id FROM asset_folders WHERE folder_id IN ("
+                         "WITH RECURSIVE tree(id) AS (SELECT ? UNION SELECT f.id FROM folders f "
+                         "JOIN tree ON f.parent_id = tree.id) SELECT id FROM tree))")
+        else:
+            where.append("a.id IN (SELECT asset_id FROM asset_folders WHERE folder_id = ?)")
+        params.append(args.folder_id)
+    if args.unfiled:
+        where.append("NOT EXISTS (SELECT 1 FROM asset_folders af WHERE af.asset_id = a.id)")
+    if args.untagged:
+        where.append("NOT EXISTS (SELECT 1 FROM asset_tags at WHERE at.asset_id = a.id)")
+    if args.collection_id is not None:
+        if not conn.execute("SELECT 1 FROM collections WHERE id = ?",
+                            (args.collection_id,)).fetchone():
+            raise LibraryError(NOT_FOUND, "That collection does not exist.",
+                               field="collectionId")
+        where.append("a.id IN (SELECT asset_id FROM collection_assets WHERE collection_id = ?)")
+        params.append(args.collection_id)
+    if args.kind:
+        where.append(f"a.kind IN ({marks(len(args.kind))})")
+        params += list(args.kind)
+    if args.ext:
+        exts = [e.lower().lstrip(".") for e in args.ext]
+        where.append(f"a.ext IN ({marks(len(exts))})")
+        params += exts
+    if args.rating_min is not None:
+        where.append("a.rating >= ?")
+        params.append(args.rating_min)
+    if args.rating_max is not None:
+        where.append("a.rating <= ?")
+        params.append(args.rating_max)
+    if args.added_after is not None:
+        where.append("a.added_at >= ?")
+        params.append(from_datetime(args.added_after))
+    if args.added_before is not None:
+        where.append("a.added_at < ?")
+        params.append(from_datetime(args.added_before))
+    return where, params
+
+
+def _filter_key(args: AssetSearchIn) -> str:
+    filters = args.model_dump(mode="json", exclude=_PAGING_FIELDS)
+    return hashlib.sha256(json.dumps(filters, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def _make_cursor(value: Any, last_id: str, key: str) -> str:
+    raw = json.dumps({"k": key, "v": value, "i": last_id}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def _read_cursor(cursor: str, key: str) -> tuple[Any, str]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        data = json.loads(raw)
+        value, last_id, cursor_key = data["v"], data["i"], data["k"]
+        if not isinstance(last_id, str) or not isinstance(value, str | int | float):
+            raise ValueError
+    except (ValueError, KeyError, TypeError):
+        raise LibraryError(INVALID_ARGUMENT, "cursor: not a cursor from this command",
+                           field="cursor") from None
+    if cursor_key != key:
+        raise LibraryError(INVALID_ARGUMENT, "cursor: it belongs to a search with other "
+                           "filters or sort", field="cursor")
+    return value, last_id

@@ -1,0 +1,95 @@
+"""What a command handler gets to work with: the open library and the request it serves.
+
+Runs in the worker process. `Services` lives as long as the worker (the writer connection,
+the layout, the event sender); a `ReadContext` is built per read request on the reader
+thread; a `TaskContext` per long write command (an import) that commits in several
+transactions. One-transaction writes get a `transaction.WriteTx` instead.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from library.protocol import CallMeta
+from library.worker.layout import Layout
+
+Emit = Callable[[str, dict[str, Any], int | None], None]
+
+
+@dataclass
+class Services:
+    layout: Layout
+    library_id: str
+    writer: sqlite3.Connection
+    emit: Emit
+    write_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def change_sequence(self, conn: sqlite3.Connection | None = None) -> int:
+        row = (conn or self.writer).execute(
+            "SELECT change_sequence FROM library_state").fetchone()
+        return int(row[0])
+
+
+@dataclass
+class RequestScope:
+    """The request being served: its id, who asked, and its cancel flag."""
+
+    request_id: int
+    command: str
+    meta: CallMeta
+    cancel_event: threading.Event = field(default_factory=threading.Event)
+
+    def cancelled(self) -> bool:
+        return self.cancel_event.is_set()
+
+
+@dataclass
+class ReadContext:
+    services: Services
+    conn: sqlite3.Connection
+    scope: RequestScope
+
+    @property
+    def layout(self) -> Layout:
+        return self.services.layout
+
+
+@dataclass
+class TaskContext:
+    """A write command that commits in several transactions (imports) and reports progress."""
+
+    services: Services
+    scope: RequestScope
+    _last_progress: float = 0.0
+
+    @property
+    def layout(self) -> Layout:
+        return self.services.layout
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        return self.services.writer
+
+    def cancelled(self) -> bool:
+        return self.scope.cancelled()
+
+    def progress(self, done: int, total: int, message: str = "", *, force: bool = False) -> None:
+        """Send a `task.progress` event, at most every 100 ms unless forced."""
+        now = time.monotonic()
+        if not force and now - self._last_progress < 0.1:
+            return
+        self._last_progress = now
+        self.services.emit("task.progress", {"command": self.scope.command, "done": done,
+                                             "total": total, "message": message},
+                           self.scope.request_id)
+
+    def transaction(self, *, history_entry: int | None = None) -> Any:
+        from library.worker.transaction import WriteTx
+
+        return WriteTx(self.services, self.scope.command, self.scope.meta,
+                       history_entry=history_entry)

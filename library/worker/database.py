@@ -1,0 +1,65 @@
+"""Opening the library's SQLite file, and the one place sqlite errors become domain errors.
+
+Runs in the worker process. Connections are in autocommit mode (`isolation_level=None`):
+every write transaction is an explicit `BEGIN IMMEDIATE ... COMMIT` (see `transaction.py`).
+The writer runs WAL with `synchronous=FULL`, so an acknowledged commit survives a crash;
+readers use their own connections and never wait for a long import.
+"""
+
+from __future__ import annotations
+
+import errno
+import sqlite3
+from pathlib import Path
+
+from library.errors import (
+    ALREADY_EXISTS,
+    BUSY,
+    INTERNAL,
+    PERMISSION_DENIED,
+    LibraryError,
+)
+
+
+def connect(path: Path, *, reader: bool = False) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA busy_timeout = 30000")
+    conn.execute("PRAGMA foreign_keys = ON")
+    if reader:
+        conn.execute("PRAGMA query_only = ON")
+    else:
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if mode.lower() != "wal":
+            raise LibraryError(INTERNAL, "The library database could not switch to WAL mode.")
+        conn.execute("PRAGMA synchronous = FULL")
+    conn.execute("PRAGMA cache_size = -32000")
+    return conn
+
+
+def translate(error: sqlite3.Error) -> LibraryError:
+    """A sqlite error as the stable error a caller can act on."""
+    text = str(error).lower()
+    if isinstance(error, sqlite3.IntegrityError) and "unique" in text:
+        return LibraryError(ALREADY_EXISTS, "Something with that name already exists.")
+    if "locked" in text or "busy" in text:
+        return LibraryError(BUSY, "The library is busy; try again in a moment.")
+    if "readonly" in text or "read-only" in text:
+        return LibraryError(PERMISSION_DENIED, "The library folder is read-only.",
+                            reason="read-only")
+    if "disk is full" in text or "disk i/o" in text:
+        return LibraryError(INTERNAL, "The library's disk could not be written (full or "
+                            "disconnected).", reason="disk")
+    if "malformed" in text or "not a database" in text:
+        return LibraryError(INTERNAL, "The library database is damaged.", reason="corrupt")
+    return LibraryError(INTERNAL, "The library database reported an error.")
+
+
+def translate_os(error: OSError, what: str = "The library folder") -> LibraryError:
+    """An OS error on the library's own folder (not a source file) as a domain error."""
+    if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return LibraryError(PERMISSION_DENIED, f"{what} is read-only or not writable.",
+                            reason="read-only")
+    if error.errno == errno.ENOSPC:
+        return LibraryError(INTERNAL, f"{what} is on a full disk.", reason="disk-full")
+    return LibraryError(INTERNAL, f"{what} could not be written ({error.strerror}).")

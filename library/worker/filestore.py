@@ -1,0 +1,127 @@
+"""The content-addressed file store: `files/<ab>/<sha256>.<ext>`, written through `.staging/`.
+
+Runs in the worker process, writer thread. A source file is copied into `.staging/` while
+it is hashed (one read pass), then fsynced and moved into place with `os.replace`, so the
+store never holds a half-written file under a final name. Directory fsyncs are batched:
+`sync_directories()` runs once before the transaction that records the files commits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from library.worker.layout import Layout
+
+CHUNK = 1024 * 1024
+
+
+class CopyCancelled(Exception):
+    """The copy stopped because the request was cancelled; the staged file is removed."""
+
+
+class SourceUnreadable(Exception):
+    """Reading the *source* failed (not the library): a per-item problem, not a library one."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+@dataclass(frozen=True)
+class Staged:
+    path: Path
+    sha256: str
+    size: int
+
+
+class FileStore:
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self._dirty_directories: set[Path] = set()
+
+    def stage_copy(self, source: Path, cancelled: Callable[[], bool]) -> Staged:
+        """Copy `source` into `.staging/`, hashing as it goes; the copy is fsynced."""
+        staged = self.layout.staging / f"{secrets.token_hex(8)}.part"
+        digest = hashlib.sha256()
+        size = 0
+        reader = open_regular(source)
+        try:
+            with reader, open(staged, "xb") as writer:
+                buffer = bytearray(CHUNK)
+                view = memoryview(buffer)
+                while True:
+                    try:
+                        count = reader.readinto(buffer)
+                    except OSError as error:
+                        raise SourceUnreadable(error) from error
+                    if not count:
+                        break
+                    digest.update(view[:count])
+                    writer.write(view[:count])
+                    size += count
+                    if size > CHUNK * 16 and cancelled():
+                        raise CopyCancelled
+                writer.flush()
+                os.fsync(writer.fileno())
+        except BaseException:
+            staged.unlink(missing_ok=True)
+            raise
+        return Staged(staged, digest.hexdigest(), size)
+
+    def commit_staged(self, staged: Staged, ext: str) -> Path:
+        """Move a staged copy to its final content-addressed name."""
+        target = self.layout.file_for(staged.sha256, ext)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(staged.path, target)
+        self._dirty_directories.add(target.parent)
+        return target
+
+    def discard(self, staged: Staged) -> None:
+        staged.path.unlink(missing_ok=True)
+
+    def sync_directories(self) -> None:
+        """Make the renames durable before the rows that point at them commit."""
+        for directory in sorted(self._dirty_directories):
+            fsync_directory(directory)
+        self._dirty_directories.clear()
+
+    def remove(self, sha256: str, ext: str) -> None:
+        """Delete a stored file (after the commit that deleted its row)."""
+        self.layout.file_for(sha256, ext).unlink(missing_ok=True)
+
+
+class NotARegularFile(Exception):
+    """A FIFO, socket or device: never opened for reading (a FIFO would block forever)."""
+
+
+def open_regular(source: Path) -> BinaryIO:
+    """Open a regular file for reading without ever blocking on a FIFO."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(source, flags)
+    except OSError as error:
+        raise SourceUnreadable(error) from error
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotARegularFile(str(source))
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def fsync_directory(directory: Path) -> None:
+    if os.name != "posix":
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,44 @@
+"""The `.lock` file: one worker per library, ever (also across separate Serpent apps).
+
+Runs in the worker process. The lock is held for the worker's whole life and released by
+the OS if the worker dies, so a crashed worker never leaves a library locked.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import IO
+
+import portalocker
+
+from library.errors import BUSY, LibraryError
+
+
+class LibraryLock:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._handle: IO[str] | None = None
+
+    def acquire(self) -> None:
+        handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held for life
+        try:
+            portalocker.lock(handle, portalocker.LockFlags.EXCLUSIVE
+                             | portalocker.LockFlags.NON_BLOCKING)
+        except portalocker.exceptions.LockException:
+            handle.close()
+            raise LibraryError(BUSY, "This library is already open in another Serpent window "
+                               "or app. Close it there first.", reason="locked") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        self._handle = handle
+
+    def release(self) -> None:
+        if self._handle is not None:
+            try:
+                portalocker.unlock(self._handle)
+            finally:
+                self._handle.close()
+                self._handle = None

@@ -1,0 +1,119 @@
+"""The worker process's entry point (`worker_main`, the spawn target) and its startup.
+
+Runs in the worker process. Imports nothing from `serpent_tk`, so `multiprocessing`'s spawn
+(and a frozen build's `freeze_support()`) can start it directly. The first message on the
+pipe is `Hello` after recovery, or `StartupFailed` naming why the library cannot be served.
+An unexpected crash in our own code exits with `protocol.CRASH_EXIT_CODE`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+import traceback
+from multiprocessing.connection import Connection
+from typing import Any
+
+from library.errors import INTERNAL, LibraryError
+from library.protocol import (
+    CRASH_EXIT_CODE,
+    PROTOCOL_VERSION,
+    ErrorInfo,
+    Event,
+    Hello,
+    StartupFailed,
+    encode,
+    json_safe,
+)
+
+
+class Sender:
+    """Thread-safe writer of protocol messages to the main process."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+        self._lock = threading.Lock()
+        self.broken = False
+
+    def send(self, message: Any) -> None:
+        data = encode(message)
+        with self._lock:
+            if self.broken:
+                return
+            try:
+                self._conn.send_bytes(data)
+            except (OSError, EOFError, ValueError):
+                self.broken = True  # the main process is gone: nothing left to tell
+
+    def event(self, name: str, data: dict[str, Any], request_id: int | None = None) -> None:
+        self.send(Event(name=name, data=json_safe(data), request_id=request_id))
+
+
+class PipeLogHandler(logging.Handler):
+    """Forwards warnings and errors to the main process's log as `worker.log` events."""
+
+    def __init__(self, sender: Sender) -> None:
+        super().__init__(logging.WARNING)
+        self.sender = sender
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.sender.event("worker.log", {"level": record.levelname,
+                                             "message": self.format(record)})
+        except Exception:
+            pass
+
+
+def worker_main(conn: Connection, opening: dict[str, Any]) -> None:
+    """Spawn target. `opening` is {"action": "open", "path"} or {"action": "create",
+    "parent", "name"}."""
+    sender = Sender(conn)
+    log = logging.getLogger("library.worker")
+    log.addHandler(PipeLogHandler(sender))
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    try:
+        code = _run(conn, sender, opening)
+    except BaseException:
+        traceback.print_exc(file=sys.stderr)
+        try:
+            log.error("library worker crashed:\n%s", traceback.format_exc())
+        finally:
+            os._exit(CRASH_EXIT_CODE)
+    conn.close()
+    sys.exit(code)
+
+
+def _run(conn: Connection, sender: Sender, opening: dict[str, Any]) -> int:
+    from library.worker.opening import create_library, open_library
+
+    try:
+        path = opening["path"] if opening["action"] == "open" else create_library(
+            opening["parent"], opening["name"])
+        library = open_library(str(path))
+    except LibraryError as error:
+        sender.send(StartupFailed(error=ErrorInfo(code=error.code, message=error.message,
+                                                  details=json_safe(error.details))))
+        return 0
+    except Exception:
+        logging.getLogger("library.worker").exception("library could not be opened")
+        sender.send(StartupFailed(error=ErrorInfo(
+            code=INTERNAL, message="The library could not be opened because of an internal "
+            "error; see the log.", details={})))
+        return 0
+    from library.worker.server import WorkerServer
+
+    clean = False
+    try:
+        server = WorkerServer(library, conn, sender)
+        sender.send(Hello(protocol=PROTOCOL_VERSION, pid=os.getpid(),
+                          library_id=library.library_id, name=library.name,
+                          path=str(library.layout.root), schema_version=library.schema_version,
+                          change_sequence=library.change_sequence,
+                          recovery=json_safe(library.recovery)))
+        clean = server.serve()
+    finally:
+        library.close(clean=clean)
+    return 0

@@ -1,0 +1,228 @@
+"""The library database schema: numbered migrations, recorded in `schema_migrations`.
+
+Runs in the worker process. Each migration belongs to a schema *major* version; a database
+that recorded a migration of a newer major version than this build knows is refused (it was
+written by a newer Serpent). Newer minor migrations of the same major are additive, so an
+older build still opens the library. Before migrating an existing database, a backup copy
+is written beside it. To add a migration: append a `Migration` to `MIGRATIONS`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from library.errors import UNSUPPORTED_FORMAT, LibraryError
+
+SCHEMA_MAJOR = 1
+
+
+@dataclass(frozen=True)
+class Migration:
+    number: int
+    major: int
+    name: str
+    sql: str
+
+
+_INITIAL = """
+CREATE TABLE library_state (
+    singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+    library_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    change_sequence INTEGER NOT NULL DEFAULT 0,
+    schema_major INTEGER NOT NULL,
+    clean_shutdown INTEGER NOT NULL DEFAULT 1
+);
+
+CREATE TABLE assets (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    original_name TEXT NOT NULL,
+    ext TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    mime TEXT NOT NULL,
+    format TEXT,
+    size INTEGER NOT NULL,
+    width INTEGER,
+    height INTEGER,
+    sha256 TEXT NOT NULL UNIQUE,
+    rating INTEGER NOT NULL DEFAULT 0 CHECK (rating BETWEEN 0 AND 5),
+    notes TEXT NOT NULL DEFAULT '',
+    source_url TEXT,
+    added_at TEXT NOT NULL,
+    modified_at TEXT NOT NULL,
+    trashed INTEGER NOT NULL DEFAULT 0,
+    trashed_at TEXT,
+    missing INTEGER NOT NULL DEFAULT 0,
+    version INTEGER NOT NULL DEFAULT 1,
+    added_by TEXT NOT NULL,
+    modified_by TEXT NOT NULL,
+    import_key TEXT,
+    search_text TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX assets_by_added ON assets (trashed, added_at, id);
+CREATE INDEX assets_by_name ON assets (trashed, name COLLATE NOCASE, id);
+CREATE INDEX assets_by_rating ON assets (trashed, rating, id);
+CREATE INDEX assets_by_size ON assets (trashed, size, id);
+CREATE INDEX assets_by_modified ON assets (trashed, modified_at, id);
+CREATE INDEX assets_by_ext ON assets (ext);
+
+CREATE TABLE tags (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    version INTEGER NOT NULL DEFAULT 1,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE asset_tags (
+    asset_id TEXT NOT NULL REFERENCES assets (id) ON DELETE CASCADE,
+    tag_id INTEGER NOT NULL REFERENCES tags (id) ON DELETE CASCADE,
+    PRIMARY KEY (asset_id, tag_id)
+) WITHOUT ROWID;
+CREATE INDEX asset_tags_by_tag ON asset_tags (tag_id, asset_id);
+
+CREATE TABLE folders (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    parent_id TEXT REFERENCES folders (id) ON DELETE RESTRICT,
+    version INTEGER NOT NULL DEFAULT 1,
+    created_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX folders_unique_name ON folders (COALESCE(parent_id, ''), name COLLATE NOCASE);
+
+CREATE TABLE asset_folders (
+    asset_id TEXT NOT NULL REFERENCES assets (id) ON DELETE CASCADE,
+    folder_id TEXT NOT NULL REFERENCES folders (id) ON DELETE CASCADE,
+    PRIMARY KEY (asset_id, folder_id)
+) WITHOUT ROWID;
+CREATE INDEX asset_folders_by_folder ON asset_folders (folder_id, asset_id);
+
+CREATE TABLE collections (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    smart INTEGER NOT NULL DEFAULT 0,
+    rules TEXT,
+    position INTEGER NOT NULL DEFAULT 0,
+    version INTEGER NOT NULL DEFAULT 1,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE collection_assets (
+    collection_id TEXT NOT NULL REFERENCES collections (id) ON DELETE CASCADE,
+    asset_id TEXT NOT NULL REFERENCES assets (id) ON DELETE CASCADE,
+    position INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (collection_id, asset_id)
+) WITHOUT ROWID;
+CREATE INDEX collection_assets_by_asset ON collection_assets (asset_id);
+
+CREATE TABLE change_log (
+    seq INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    command TEXT NOT NULL,
+    source TEXT NOT NULL,
+    credential TEXT,
+    label TEXT NOT NULL,
+    kinds TEXT NOT NULL,
+    entity_ids TEXT NOT NULL
+);
+
+CREATE TABLE idempotency (
+    scope TEXT NOT NULL,
+    key TEXT NOT NULL,
+    command TEXT NOT NULL,
+    result TEXT NOT NULL,
+    change_sequence INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (scope, key)
+) WITHOUT ROWID;
+
+CREATE TABLE history (
+    id INTEGER PRIMARY KEY,
+    command TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    at TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('done', 'undone')),
+    change_sequence INTEGER NOT NULL
+);
+
+CREATE TABLE history_items (
+    entry_id INTEGER NOT NULL REFERENCES history (id) ON DELETE CASCADE,
+    kind TEXT NOT NULL,
+    entity_id TEXT NOT NULL,
+    before_state TEXT,
+    after_state TEXT NOT NULL,
+    expected_version INTEGER,
+    PRIMARY KEY (entry_id, kind, entity_id)
+) WITHOUT ROWID;
+"""
+
+MIGRATIONS: list[Migration] = [
+    Migration(1, 1, "initial library schema", _INITIAL),
+]
+LATEST = MIGRATIONS[-1].number
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def _applied(conn: sqlite3.Connection) -> dict[int, int]:
+    exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND "
+                          "name='schema_migrations'").fetchone()
+    if not exists:
+        return {}
+    return dict(conn.execute("SELECT number, major FROM schema_migrations").fetchall())
+
+
+def check_and_migrate(conn: sqlite3.Connection, database: Path, *, fresh: bool) -> int:
+    """Bring the schema up to date; returns the schema version (newest migration number).
+
+    Refuses a database written by a newer major version with UNSUPPORTED_FORMAT.
+    """
+    applied = _applied(conn)
+    newest_major = max(applied.values(), default=SCHEMA_MAJOR)
+    if newest_major > SCHEMA_MAJOR:
+        raise LibraryError(
+            UNSUPPORTED_FORMAT,
+            f"This library was made by a newer version of Serpent (library format "
+            f"{newest_major}, this Serpent reads format {SCHEMA_MAJOR}). Update Serpent to "
+            f"open it.", reason="newer-schema", schemaMajor=newest_major)
+    pending = [m for m in MIGRATIONS if m.number not in applied]
+    if pending and applied and not fresh:
+        backup = database.with_name(f"{database.name}.before-v{pending[0].number}.bak")
+        with sqlite3.connect(backup) as target:
+            conn.backup(target)
+        target.close()
+    for migration in pending:  # the connection is in autocommit mode: explicit transactions
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (number INTEGER "
+                         "PRIMARY KEY, major INTEGER NOT NULL, name TEXT NOT NULL, "
+                         "applied_at TEXT NOT NULL)")
+            for statement in _statements(migration.sql):
+                conn.execute(statement)
+            conn.execute("INSERT INTO schema_migrations VALUES (?, ?, ?, ?)",
+                         (migration.number, migration.major, migration.name, _now()))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    return max([*applied, *(m.number for m in pending)])
+
+
+def _statements(sql: str) -> list[str]:
+    """Split a migration script at statement ends (complete_statement keeps it honest)."""
+    statements, current = [], ""
+    for line in sql.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    if current.strip():
+        statements.append(current.strip())
+    return statements

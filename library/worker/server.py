@@ -1,0 +1,270 @@
+"""The worker's request loop: a pipe reader thread, reader threads for reads, one writer.
+
+Runs in the worker process. The pipe reader thread decodes every message at once, so a
+`Cancel` takes effect while a long import runs. Read commands and plans go to reader
+threads with their own WAL connections (they never wait behind an import); writes run one
+at a time on the main thread, which owns the writer connection. Errors become
+`ErrorInfo` here: `LibraryError` as is, pydantic `ValidationError` as `INVALID_ARGUMENT`
+naming the field, sqlite and OS errors through `database.translate*`, anything else as
+`INTERNAL` with an incident id that is in the log.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import secrets
+import sqlite3
+import threading
+from multiprocessing.connection import Connection
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from library.errors import (
+    CANCELLED,
+    INTERNAL,
+    INVALID_ARGUMENT,
+    LIBRARY_NOT_FOUND,
+    LibraryError,
+)
+from library.protocol import (
+    Cancel,
+    ErrorInfo,
+    Request,
+    Response,
+    Shutdown,
+    decode_to_worker,
+    json_safe,
+)
+from library.worker import assetrows, commands
+from library.worker.context import ReadContext, RequestScope, Services, TaskContext
+from library.worker.database import connect, translate, translate_os
+from library.worker.opening import OpenLibrary
+from library.worker.process import Sender
+from library.worker.transaction import WriteTx, stored_result
+
+log = logging.getLogger("library.worker")
+READER_THREADS = 2
+VANISHED_POLL_SECONDS = 2.0
+_STOP = object()
+
+
+class LibraryVanished(Exception):
+    pass
+
+
+class WorkerServer:
+    def __init__(self, library: OpenLibrary, conn: Connection, sender: Sender) -> None:
+        self.library = library
+        self.conn = conn
+        self.sender = sender
+        self.commands = commands.load()
+        self.services = Services(layout=library.layout, library_id=library.library_id,
+                                 writer=library.writer, emit=self._emit)
+        self.sequence = library.change_sequence
+        self._writes: queue.Queue[Any] = queue.Queue()
+        self._reads: queue.Queue[Any] = queue.Queue()
+        self._scopes: dict[int, RequestScope] = {}
+        self._scopes_lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._clean = True
+
+    # -- lifecycle --------------------------------------------------------------------
+    def serve(self) -> bool:
+        """Serve until `Shutdown`, the pipe closing, or the library vanishing.
+
+        Returns whether the library was left in a clean state.
+        """
+        readers = [threading.Thread(target=self._read_loop, name=f"reader-{n}", daemon=True)
+                   for n in range(READER_THREADS)]
+        for thread in readers:
+            thread.start()
+        pipe = threading.Thread(target=self._pipe_loop, name="pipe", daemon=True)
+        pipe.start()
+        try:
+            self._write_loop()
+        finally:
+            self._stopping.set()
+            for _ in readers:
+                self._reads.put(_STOP)
+            for thread in readers:
+                thread.join(5)
+        return self._clean
+
+    def _pipe_loop(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                data = self.conn.recv_bytes()
+            except (EOFError, OSError):
+                break  # the main process went away
+            try:
+                message = decode_to_worker(data)
+            except ValidationError:
+                log.warning("ignored an unreadable message from the main process")
+                continue
+            if isinstance(message, Cancel):
+                with self._scopes_lock:
+                    scope = self._scopes.get(message.id)
+                if scope is not None:
+                    scope.cancel_event.set()
+            elif isinstance(message, Shutdown):
+                break
+            elif isinstance(message, Request):
+                self._route(message)
+        self._writes.put(_STOP)
+
+    def _route(self, request: Request) -> None:
+        spec = self.commands.get(request.command)
+        if spec is None:
+            self._reply_error(request.id, LibraryError(
+                INVALID_ARGUMENT, f"Unknown library command {request.command!r}.",
+                field="command"))
+            return
+        scope = RequestScope(request.id, request.command, request.meta)
+        with self._scopes_lock:
+            self._scopes[request.id] = scope
+        if spec.mode == "read" or request.plan:
+            self._reads.put((request, spec, scope))
+        else:
+            self._writes.put((request, spec, scope))
+
+    # -- loops ------------------------------------------------------------------------
+    def _write_loop(self) -> None:
+        while True:
+            try:
+                item = self._writes.get(timeout=VANISHED_POLL_SECONDS)
+            except queue.Empty:
+                if self._vanished():
+                    return
+                continue
+            if item is _STOP:
+                return
+            request, spec, scope = item
+            self._handle(request, spec, scope, self._run_write)
+            if self._stopping.is_set():
+                return
+
+    def _read_loop(self) -> None:
+        conn = connect(self.library.layout.database, reader=True)
+        assetrows.register_functions(conn)
+        try:
+            while True:
+                item = self._reads.get()
+                if item is _STOP:
+                    return
+                request, spec, scope = item
+                self._handle(request, spec, scope,
+                             lambda r, s, sc: self._run_read(conn, r, s, sc))
+        finally:
+            conn.close()
+
+    # -- one request ------------------------------------------------------------------
+    def _handle(self, request: Request, spec: commands.CommandSpec, scope: RequestScope,
+                runner: Any) -> None:
+        try:
+            if scope.cancelled():
+                raise LibraryError(CANCELLED, "Cancelled before it started.")
+            if self._vanished():
+                raise LibraryError(LIBRARY_NOT_FOUND, "The library folder is gone (moved, "
+                                   "deleted, or its drive was disconnected).", reason="vanished")
+            result = runner(request, spec, scope)
+            self.sender.send(Response(id=request.id, ok=True, result=json_safe(result),
+                                      change_sequence=self.sequence))
+        except Exception as error:  # every failure becomes an answer, never a dead worker
+            self._reply_error(request.id, self._as_library_error(error, request))
+        finally:
+            with self._scopes_lock:
+                self._scopes.pop(request.id, None)
+
+    def _run_read(self, conn: sqlite3.Connection, request: Request,
+                  spec: commands.CommandSpec, scope: RequestScope) -> dict[str, Any]:
+        args = spec.input_model.model_validate(request.args)
+        ctx = ReadContext(self.services, conn, scope)
+        if request.plan:
+            if spec.plan is None:
+                raise LibraryError(INVALID_ARGUMENT, f"{spec.name} has no plan.", field="plan")
+            return _dump(spec.plan(ctx, args))
+        conn.execute("BEGIN")  # one snapshot for the whole read (page + total agree)
+        try:
+            return _dump(spec.handler(ctx, args))
+        finally:
+            conn.execute("COMMIT")
+
+    def _run_write(self, request: Request, spec: commands.CommandSpec,
+                   scope: RequestScope) -> dict[str, Any]:
+        args = spec.input_model.model_validate(request.args)
+        services = self.services
+        with services.write_lock:
+            stored = stored_result(services.writer, spec.name, request.meta)
+            if stored is not None:
+                return stored
+            if spec.mode == "task":
+                result = _dump(spec.handler(TaskContext(services, scope), args))
+                if request.meta.idempotency_key:
+                    with WriteTx(services, spec.name, request.meta, journal=False) as tx:
+                        tx.result = result
+                return result
+            with WriteTx(services, spec.name, request.meta) as tx:
+                result = _dump(spec.handler(tx, args))
+                tx.result = result
+            return result
+
+    # -- helpers ----------------------------------------------------------------------
+    def _emit(self, name: str, data: dict[str, Any], request_id: int | None) -> None:
+        if name == "library.changed":
+            self.sequence = max(self.sequence, int(data["changeSequence"]))
+        self.sender.event(name, data, request_id)
+
+    def _vanished(self) -> bool:
+        try:
+            stat = self.library.layout.database.stat()
+            gone = (stat.st_dev, stat.st_ino) != self.library.identity
+        except OSError:
+            gone = True
+        if gone and not self._stopping.is_set():
+            self._stopping.set()
+            self._clean = False
+            self.sender.event("library.vanished", {"reason": "The library folder is gone "
+                                                   "(moved, deleted, or its drive was "
+                                                   "disconnected)."})
+            self._writes.put(_STOP)
+        return gone
+
+    def _reply_error(self, request_id: int, error: LibraryError) -> None:
+        self.sender.send(Response(id=request_id, ok=False, change_sequence=self.sequence,
+                                  error=ErrorInfo(code=error.code, message=error.message,
+                                                  details=json_safe(error.details))))
+
+    def _as_library_error(self, error: Exception, request: Request) -> LibraryError:
+        if isinstance(error, LibraryError):
+            return error
+        if isinstance(error, ValidationError):
+            return validation_error(error)
+        if isinstance(error, sqlite3.Error):
+            translated = translate(error)
+            if translated.code != INTERNAL:
+                return translated
+        if isinstance(error, OSError):
+            translated = translate_os(error)
+            if translated.code != INTERNAL:
+                return translated
+        incident = f"inc_{secrets.token_hex(6)}"
+        log.error("incident %s in %s: %r", incident, request.command, error, exc_info=error)
+        return LibraryError(INTERNAL, f"Something went wrong inside Serpent (incident "
+                            f"{incident}).", incidentId=incident)
+
+
+def validation_error(error: ValidationError) -> LibraryError:
+    first = error.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or "arguments"
+    message = first["msg"]
+    if first["type"] == "extra_forbidden":
+        message = "unknown field"
+    return LibraryError(INVALID_ARGUMENT, f"{field}: {message}", field=field)
+
+
+def _dump(result: Any) -> dict[str, Any]:
+    if isinstance(result, BaseModel):
+        return result.model_dump(mode="json", by_alias=True)
+    return result
