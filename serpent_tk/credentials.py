@@ -161,6 +161,29 @@ class CredentialStore:
         log.info("credential %r created (mode %s)", name, checked_mode)
         return credential, token
 
+    def adopt(self, name: str, mode: str, token: str,
+              created_at: datetime | None = None) -> Credential:
+        """Add a credential that keeps an existing token (settings import from another
+        computer), so configs pasted into clients keep working."""
+        name = validate_name(name)
+        checked_mode = validate_mode(mode)
+        if not isinstance(token, str) or len(token) < 16 or any(c.isspace() for c in token):
+            raise CredentialError("A token has at least 16 characters and no spaces.")
+        register_secret(token)
+        credential = Credential(id=f"cred_{secrets.token_hex(8)}", name=name, mode=checked_mode,
+                                created_at=(created_at or self._now()).replace(microsecond=0))
+
+        def change(entries: list[_Entry]) -> None:
+            if _find_in(entries, name) is not None:
+                raise CredentialError(f"A credential named {name!r} already exists.")
+            if any(hmac.compare_digest(e.token, token) for e in entries):
+                raise CredentialError("This token already belongs to another credential.")
+            entries.append(_Entry(credential, token))
+
+        self._update(change)
+        log.info("credential %r imported (mode %s)", name, checked_mode)
+        return credential
+
     def revoke(self, name: str) -> Credential:
         """Remove `name`; its token is refused from the next request on (live sessions too)."""
         removed: list[Credential] = []

@@ -124,3 +124,15 @@ def test_a_damaged_file_is_kept_and_never_overwritten(store: CredentialStore) ->
     backups = list(store.path.parent.glob("credentials.json.corrupt-*"))
     assert len(backups) == 1 and backups[0].read_text() == "{not json"
     assert [c.name for c in store.list()] == ["fresh"]
+
+
+def test_adopt_keeps_an_existing_token(store: CredentialStore) -> None:
+    token = "imported-token-from-another-computer-0123456789"
+    cred = store.adopt("Cursor", "read-only", token)
+    assert store.verify(token) == cred
+    with pytest.raises(CredentialError, match="already exists"):
+        store.adopt("cursor", "auto", token + "x")
+    with pytest.raises(CredentialError, match="another credential"):
+        store.adopt("Other", "auto", token)
+    with pytest.raises(CredentialError, match="16"):
+        store.adopt("Short", "auto", "abc")
