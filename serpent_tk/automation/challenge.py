@@ -42,6 +42,7 @@ class Binding:
     arguments: str  # normalized()
     library_id: str | None
     targets: tuple[tuple[str, int], ...]
+    state_token: str | None = None  # the plan's token over all targets (also unlisted ones)
 
 
 @dataclass(frozen=True)
@@ -107,9 +108,11 @@ class ChallengeStore:
             return challenge
 
     @staticmethod
-    def check_targets(challenge: Challenge, targets: tuple[tuple[str, int], ...]) -> None:
+    def check_targets(challenge: Challenge, targets: tuple[tuple[str, int], ...],
+                      state_token: str | None = None) -> None:
         """The plan now must name the same targets at the same versions as when issued."""
-        if challenge.binding.targets != targets:
+        bound = challenge.binding
+        if bound.targets != targets or bound.state_token != state_token:
             raise invalid("what would be deleted has changed since the first call")
 
     def open_count(self) -> int:

@@ -105,7 +105,7 @@ COMMANDS: list[CommandSpec] = [
         "Rename a library (its display name).",
         "the library's libraryId, new name and path.",
         {"libraryId": LIB, "name": "Moodboards 2026"}, capabilities=MANAGE, idempotent=True,
-        lifecycle="renamed", available=False),
+        lifecycle="renamed"),
     command(
         "library.export", LibraryExportIn, LibraryExportOut, "normal",
         "Write the whole library (files and metadata) into one .zip archive at targetPath, "

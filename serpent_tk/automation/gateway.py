@@ -103,17 +103,17 @@ class Gateway:
     """Runs commands for every caller. Thread-safe."""
 
     def __init__(self, settings: SettingsStore, *, registry: Registry | None = None,
-                 host_factory: HostFactory = LibraryHost, challenge_ttl_s: float = 300.0,
+                 host_factory: HostFactory = LibraryHost,
+                 challenges: ChallengeStore | None = None,
                  strict_outputs: bool = False) -> None:
         self.registry = registry if registry is not None else build_registry()
         self.settings = settings
-        self.challenges = ChallengeStore(ttl_s=challenge_ttl_s)
+        self.challenges = challenges if challenges is not None else ChallengeStore()
         self.strict_outputs = strict_outputs  # tests: results must match the output models
         self.window_attached = False  # the window sets this while it shows toasts
         self._lock = threading.Lock()
         self._listeners: list[Listener] = []
         self._known_ids: set[str] = set()  # every library id seen open in this session
-        self._closing: set[str] = set()  # closes we asked for (their host event is ours)
         self.hooks = Hooks(self._publish)
         self._io = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gateway-io")
         self._unhook_registry = self.registry.on_change(lambda: self._publish(ToolsChanged()))
@@ -245,9 +245,9 @@ class Gateway:
                 result = yield self.host.call(call.library_id, spec.name, checked.arguments,
                                               meta)
             result = self._check_result(spec, result)
+            if spec.name == "library.rename":
+                yield self._io.submit(self._rename_recent, result)
             sequence = self._sequence(call.library_id) if spec.scope == "library" else None
-            if spec.lifecycle == "opened" and isinstance(result.get("libraryId"), str):
-                name = str(result.get("name", ""))
             self.hooks.completed(replace(context, result=result, library_name=name), sequence)
             return envelope.ok(result, call.library_id if spec.scope == "library" else None,
                                sequence)
@@ -356,15 +356,17 @@ class Gateway:
         if checked.challenge_id is None:
             report = yield self.host.call(call.library_id, spec.name, checked.arguments, meta,
                                           plan=True)
-            targets = target_versions(report.get("targets", ()))
-            challenge = self.challenges.issue(replace(binding, targets=targets))
+            challenge = self.challenges.issue(replace(
+                binding, targets=target_versions(report.get("targets", ())),
+                state_token=report.get("stateToken")))
             return envelope.confirmation_required(
                 challenge.id, challenge.expires_at_iso, spec.name, _public_report(report),
                 call.library_id), None
         challenge = self.challenges.redeem(checked.challenge_id, binding)
         report = yield self.host.call(call.library_id, spec.name, checked.arguments, meta,
                                       plan=True)
-        self.challenges.check_targets(challenge, target_versions(report.get("targets", ())))
+        self.challenges.check_targets(challenge, target_versions(report.get("targets", ())),
+                                      report.get("stateToken"))
         arguments = dict(checked.arguments)
         if report.get("stateToken"):
             arguments[STATE_TOKEN] = report["stateToken"]
@@ -395,13 +397,7 @@ class Gateway:
             return self._ref(ref)
         if spec.name == "library.close":
             assert call.library_id is not None
-            with self._lock:
-                self._closing.add(call.library_id)
-            try:
-                yield self.host.close(call.library_id)
-            finally:
-                with self._lock:
-                    self._closing.discard(call.library_id)
+            yield self.host.close(call.library_id)
             return {"closed": True}
         if spec.name == "library.show-in-desktop":
             assert call.library_id is not None
@@ -427,6 +423,16 @@ class Gateway:
     def _remember(self, ref: dict[str, Any]) -> None:
         """Put a library that was just opened or created at the top of the recent list."""
         self.settings.update(lambda s: s.remember_library(Path(ref["path"]), ref["name"]))
+
+    def _rename_recent(self, ref: dict[str, Any]) -> None:
+        """Keep the recent list's name of a renamed library in step (its place stays)."""
+        where = _same_path(ref.get("path", ""))
+
+        def rename(settings: Any) -> None:
+            for recent in settings.recent_libraries:
+                if _same_path(recent.path) == where:
+                    recent.name = ref["name"]
+        self.settings.update(rename)
 
     def _recent(self) -> list[dict[str, Any]]:
         open_by_path = {_same_path(r.get("path", "")): r for r in self.host.list_open()}
@@ -465,16 +471,17 @@ class Gateway:
                 library_id=event.library_id, request_id=event.request_id,
                 command=event.command, done=event.done, total=event.total,
                 message=event.message))
-        elif isinstance(event, HostLibraryClosed):
-            with self._lock:
-                ours = event.library_id in self._closing
-            if not ours:
-                self.hooks.analysis.discard_library(event.library_id)
-                self._publish(LibraryLifecycle(
-                    library_id=event.library_id, name="", action="closed",
-                    actor_label=SYSTEM_LABEL, source="system"))
-                self._publish(Toast(text=f"A library was closed: {event.reason}",
-                                    level="warning", actor_label=SYSTEM_LABEL))
+        elif isinstance(event, HostLibraryClosed) and event.reason != "closed":
+            # A close somebody asked for has its lifecycle event from the hooks already;
+            # this one happened to the library: its folder vanished or its worker failed.
+            self.hooks.analysis.discard_library(event.library_id)
+            self._publish(LibraryLifecycle(
+                library_id=event.library_id, name="", action="closed",
+                actor_label=SYSTEM_LABEL, source="system"))
+            text = ("A library was closed because its folder is gone (moved, or its drive "
+                    "was unplugged)." if event.reason == "vanished" else
+                    "A library was closed because it could not be started again.")
+            self._publish(Toast(text=text, level="warning", actor_label=SYSTEM_LABEL))
         elif isinstance(event, HostWorkerRestarted):
             self._publish(Toast(text="A library had a problem and was restarted; nothing "
                                 "that was saved is lost.", level="warning",

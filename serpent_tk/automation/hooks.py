@@ -183,7 +183,7 @@ class Hooks:
         if action is None or not library_id:
             return
         result = context.result or {}
-        name = context.library_name or str(result.get("name", ""))
+        name = str(result.get("name") or context.library_name)  # a rename's result: new name
         count = len(imported_asset_ids(result)) if context.spec.imports else None
         if action == "closed" or action == "deleted":
             self.analysis.discard_library(library_id)
@@ -192,8 +192,9 @@ class Hooks:
             actor_label=context.caller.label, source=context.caller.source,
             path=str(result.get("path", "")), count=count))
         if context.caller.source != "ui":
-            self._publish(Toast(text=lifecycle_text(context.caller.label, action, name, count),
-                                level="info", actor_label=context.caller.label))
+            text = lifecycle_text(context.caller.label, action, name, count,
+                                  old_name=context.library_name)
+            self._publish(Toast(text=text, level="info", actor_label=context.caller.label))
 
 
 def imported_asset_ids(result: dict[str, Any]) -> tuple[str, ...]:
@@ -202,8 +203,11 @@ def imported_asset_ids(result: dict[str, Any]) -> tuple[str, ...]:
                  and item.get("assetId"))
 
 
-def lifecycle_text(actor: str, action: str, name: str, count: int | None) -> str:
+def lifecycle_text(actor: str, action: str, name: str, count: int | None,
+                   old_name: str = "") -> str:
     library = f"“{name}”" if name else "a library"
+    if action == "renamed" and old_name and old_name != name:
+        return f"{actor} renamed “{old_name}” to {library}."
     if action == "imported":
         if count is not None:
             files = "1 file" if count == 1 else f"{count} files"

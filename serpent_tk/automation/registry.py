@@ -28,6 +28,7 @@ Route = Literal["worker", "gateway", "plugin"]
 
 TOOL_NAME = re.compile(r"^[a-z0-9_]{1,64}$")
 COMMAND_NAME = re.compile(r"^[a-z0-9-]+(\.[a-z0-9-]+)+$")
+SENTENCE_END = re.compile(r"\.\s+(?=[A-Z])")
 PLUGIN_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,30}$")
 PLUGIN_TARGET_FIELDS = ("asset_ids", "folder_ids", "collection_ids")
 
@@ -111,7 +112,7 @@ class CommandSpec:
 
     @property
     def one_line(self) -> str:
-        return self.summary.split(". ")[0].rstrip(".")
+        return SENTENCE_END.split(self.summary, maxsplit=1)[0].rstrip(".")
 
     def input_schema(self) -> dict[str, Any]:
         """JSON schema of the arguments a caller sends (the gateway's extra fields included)."""

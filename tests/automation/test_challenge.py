@@ -89,3 +89,12 @@ def test_normalization_ignores_key_order_and_targets_their_order() -> None:
     assert normalized({"a": [1, 2]}) != normalized({"a": [2, 1]})
     assert target_versions([{"id": "b", "version": 2}, {"id": "a", "version": 1}]) == \
         (("a", 1), ("b", 2))
+
+
+def test_the_plan_state_token_is_bound_too() -> None:
+    """Targets beyond the listed ones are covered by the plan's token over all of them."""
+    store = ChallengeStore()
+    challenge = store.redeem(store.issue(replace(BINDING, state_token="st_1")).id, BINDING)
+    store.check_targets(challenge, BINDING.targets, "st_1")
+    with pytest.raises(LibraryError):
+        store.check_targets(challenge, BINDING.targets, "st_2")
