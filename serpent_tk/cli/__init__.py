@@ -24,6 +24,13 @@ class Subcommand(Protocol):
 # name -> (module, one-line help). Order is the order of `serpent-tk --help`.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "settings": ("serpent_tk.cli.settings_cmd", "export or import settings (one portable file)"),
+    "serve": ("serpent_tk.cli.serve_cmd", "run the MCP server without a window (headless)"),
+    "credential": ("serpent_tk.cli.credential_cmd",
+                   "create, list, revoke or re-mode the AI clients' credentials"),
+    "mcp-config": ("serpent_tk.cli.mcp_config_cmd",
+                   "print (or install) the MCP config for one AI client"),
+    "mcp-bridge": ("serpent_tk.cli.mcp_bridge_cmd",
+                   "stdio <-> HTTP bridge for stdio-only MCP clients (Claude Desktop)"),
 }
 
 DESKTOP = "serpent_tk.app"

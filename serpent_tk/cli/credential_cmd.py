@@ -1,0 +1,79 @@
+"""`serpent-tk credential create NAME [--mode] | list | revoke NAME | mode NAME MODE`.
+
+Runs in the CLI process, with or without the app running: the credential store locks its file,
+and a running server notices the change at its next request (a revoke cuts a live client at
+once). Light imports only: no MCP stack, no Tk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+MODES = ("read-only", "auto", "full-access")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="credential_action", metavar="ACTION", required=True)
+    create = actions.add_parser(
+        "create", help="give an AI client its own token (printed once)",
+        description="Create a credential for one AI client and print its token once. Modes: "
+                    "read-only (look only), auto (organize; dangerous steps need a "
+                    "confirmation; the default), full-access (also plugin tools).")
+    create.add_argument("name", metavar="NAME", help='e.g. "Claude Desktop"')
+    create.add_argument("--mode", choices=MODES, default="auto")
+    actions.add_parser("list", help="list credentials (never their tokens)")
+    revoke = actions.add_parser("revoke", help="revoke a credential; its client is cut off "
+                                               "at its next request")
+    revoke.add_argument("name", metavar="NAME")
+    mode = actions.add_parser("mode", help="change what a credential may do")
+    mode.add_argument("name", metavar="NAME")
+    mode.add_argument("mode", metavar="MODE", choices=MODES)
+
+
+def run(args: argparse.Namespace) -> int:
+    from serpent_tk.credentials import CredentialError, CredentialStore
+    from serpent_tk.logs import setup_logging
+    from serpent_tk.paths import app_dirs
+
+    dirs = app_dirs().ensure()
+    setup_logging(dirs.log, console=False)
+    store = CredentialStore(dirs.credentials_file)
+    try:
+        if args.credential_action == "create":
+            credential, token = store.create(args.name, args.mode)
+            print(f'Credential "{credential.name}" created (mode {credential.mode}).')
+            print("Its token is shown only now. `serpent-tk mcp-config --client ID "
+                  f'--credential "{credential.name}"` prints a ready client config.')
+            print(token)
+            if credential.mode == "full-access":
+                print("Full Access: this client may also run plugin tools. Dangerous steps "
+                      "still need a confirmation.", file=sys.stderr)
+        elif args.credential_action == "list":
+            _print_table(store)
+        elif args.credential_action == "revoke":
+            credential = store.revoke(args.name)
+            print(f'Credential "{credential.name}" revoked; its client is refused from its '
+                  "next request on.")
+        else:
+            credential = store.set_mode(args.name, args.mode)
+            print(f'Credential "{credential.name}" now has mode {credential.mode}.')
+    except CredentialError as error:
+        print(f"serpent-tk credential {args.credential_action}: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _print_table(store: object) -> None:
+    credentials = store.list()  # type: ignore[attr-defined]
+    if not credentials:
+        print('No credentials yet. Create one: serpent-tk credential create "Claude Desktop"')
+        return
+    rows = [("NAME", "MODE", "CREATED", "LAST USED")]
+    for c in credentials:
+        rows.append((c.name, c.mode, f"{c.created_at:%Y-%m-%d %H:%M}",
+                     f"{c.last_used_at:%Y-%m-%d %H:%M}" if c.last_used_at else "never"))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for row in rows:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+              .rstrip())

@@ -1,0 +1,117 @@
+"""`serpent-tk serve [--port N]`: the gateway and the MCP server without a window.
+
+Runs on the main thread of its own process: builds the gateway (which starts library workers
+on demand), opens the default library (creating it the first time), starts the MCP server on
+127.0.0.1, prints `MCP server listening on http://127.0.0.1:N/mcp`, and shuts everything down
+cleanly on SIGINT or SIGTERM. Holds the same single-instance lock as the window, so the two
+never run against the same data at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+
+log = logging.getLogger(__name__)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--port", type=int, metavar="N",
+                        help="listen on this port (0: any free port; default: Settings → MCP)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from serpent_tk.logs import setup_logging
+    from serpent_tk.paths import app_dirs
+
+    dirs = app_dirs().ensure()
+    setup_logging(dirs.log)  # before the MCP stack is imported: ours is the logging set-up
+    if args.port is not None and not (args.port == 0 or 1024 <= args.port <= 65535):
+        print("serpent-tk serve: --port must be 0 or between 1024 and 65535.", file=sys.stderr)
+        return 2
+
+    from serpent_tk.single_instance import AlreadyRunning, SingleInstance
+
+    instance = SingleInstance(dirs.instance_lock, dirs.instance_info, on_message=lambda _m: None)
+    try:
+        instance.acquire()
+    except AlreadyRunning:
+        print("serpent-tk serve: Serpent is already running for this user (the window or "
+              "another `serve`); its MCP server is the one to use.", file=sys.stderr)
+        return 1
+    try:
+        return _serve(args, dirs)
+    finally:
+        instance.release()
+
+
+def _serve(args: argparse.Namespace, dirs: object) -> int:
+    from serpent_tk.automation.caller import Caller
+    from serpent_tk.automation.gateway import Gateway
+    from serpent_tk.credentials import CredentialStore
+    from serpent_tk.mcp.endpoint import endpoint_file
+    from serpent_tk.mcp.service import McpService
+    from serpent_tk.settings import SettingsStore
+
+    settings_store = SettingsStore(dirs.settings_file)  # type: ignore[attr-defined]
+    loaded = settings_store.load()
+    for notice in loaded.notices:
+        print(f"serpent-tk serve: {notice}", file=sys.stderr)
+    settings = loaded.settings
+    gateway = Gateway(settings_store)
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda _s, _f: stop.set())
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    service: McpService | None = None
+    try:
+        opened = _open_default_library(gateway, Caller.cli(), dirs)
+        if opened is not None:
+            print(opened, file=sys.stderr)
+        credentials = CredentialStore(dirs.credentials_file)  # type: ignore[attr-defined]
+        service = McpService(gateway, credentials, port=settings.mcp.port,
+                             output_budget_kib=settings.mcp.output_budget_kib,
+                             endpoint_file=endpoint_file(dirs))  # type: ignore[arg-type]
+        status = service.start(args.port)
+        if not status.running:
+            print(f"serpent-tk serve: {status.last_error}", file=sys.stderr)
+            return 1
+        print(f"MCP server listening on {status.url}", flush=True)
+        if not credentials.list():
+            print('No credentials yet: create one with `serpent-tk credential create '
+                  '"Claude Desktop"`, then `serpent-tk mcp-config --client claude-desktop`.',
+                  file=sys.stderr)
+        while not stop.wait(0.5):
+            pass
+        print("Stopping…", file=sys.stderr)
+        return 0
+    finally:
+        if service is not None:
+            service.stop()
+        gateway.shutdown()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _open_default_library(gateway: object, caller: object, dirs: object) -> str | None:
+    """Open `<data>/Libraries/My Library.serpent`, creating it on the first run.
+
+    Returns a line for the person when something went wrong (the server still starts: an
+    agent can open or create another library)."""
+    path = dirs.default_library  # type: ignore[attr-defined]
+    if path.is_dir():
+        answer = gateway.submit("library.open", {"path": str(path)},  # type: ignore[attr-defined]
+                                caller).result(120)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        answer = gateway.submit("library.create", {  # type: ignore[attr-defined]
+            "selectedParentPath": str(path.parent),
+            "name": path.name.removesuffix(path.suffix)}, caller).result(120)
+    if answer.get("status") != "ok":
+        error = answer.get("error", {})
+        return (f"serpent-tk serve: the default library could not be opened "
+                f"({error.get('code')}: {error.get('message')}).")
+    log.info("default library open: %s", answer["result"].get("libraryId"))
+    return None

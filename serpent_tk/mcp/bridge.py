@@ -1,0 +1,350 @@
+"""`serpent-tk mcp-bridge`: a stdio ↔ Streamable HTTP bridge for stdio-only clients.
+
+Runs as its own small process (Claude Desktop starts it), one asyncio loop plus a thread that
+reads stdin. Every JSON-RPC line from the client is POSTed unchanged to Serpent's MCP endpoint
+(`initialize` included, so the client's capabilities reach the server as sent); JSON and SSE
+answers are written back as lines; after `notifications/initialized` a GET stream carries the
+server's own notifications. When Serpent is not running, each request is answered with a clear
+JSON-RPC error telling the person to open Serpent; when Serpent restarted (its session is
+gone), the bridge replays the client's `initialize` and carries on. stdout carries nothing but
+protocol lines; diagnostics go to stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+import httpx2
+from httpx2 import EventSource
+from mcp.shared.inbound import encode_header_value
+from mcp_types import PROTOCOL_VERSION_META_KEY
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+log = logging.getLogger(__name__)
+
+NOT_RUNNING = -32000
+REFUSED = -32001
+UPSTREAM = -32603
+RETRY_DELAYS_S = (0.5, 1.0, 2.0, 5.0)
+NAME_PARAMS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+
+def rpc_error(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def not_running_message(url: str) -> str:
+    return (f"Serpent is not running, so its library tools are unavailable. Open the Serpent "
+            f"app (or run `serpent-tk serve`), then try again. (Nothing answers at {url}.)")
+
+
+REFUSED_MESSAGE = ("Serpent refused this client's credential: it was revoked or is wrong. "
+                   "In Serpent → Settings → MCP create a credential, copy the Claude Desktop "
+                   "config again, and restart this client.")
+NO_TOKEN_MESSAGE = ("No Serpent credential was given to the bridge. Copy the config for this "
+                    "client from Serpent → Settings → MCP (it sets SERPENT_MCP_TOKEN).")
+
+
+class _SessionGone(Exception):
+    """Serpent answered 404 for our session: it restarted, the session must be renewed."""
+
+
+@dataclass
+class _State:
+    session_id: str | None = None
+    protocol_version: str | None = None  # negotiated by initialize (handshake era)
+    initialize: dict[str, Any] | None = None  # the client's initialize, replayed on restart
+    initialized_sent: bool = False
+    in_flight: dict[Any, asyncio.Task[None]] = field(default_factory=dict)
+
+
+class Bridge:
+    """One stdio client ↔ Serpent's HTTP endpoint."""
+
+    def __init__(self, url: Callable[[], str], token: str | None, *,
+                 stdin: BinaryIO, stdout: BinaryIO, timeout_s: float = 30.0) -> None:
+        self._find_url = url
+        self._cached_url: str | None = None
+        self._token = token
+        self._stdin = stdin
+        self._stdout = stdout
+        self._state = _State()
+        self._timeout = httpx2.Timeout(timeout_s, read=None)
+        self._http: httpx2.AsyncClient | None = None
+        self._get_task: asyncio.Task[None] | None = None
+        self._renew_lock: asyncio.Lock | None = None
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def _url(self) -> str:
+        """Where Serpent listens; looked up again after a connection failed."""
+        if self._cached_url is None:
+            self._cached_url = self._find_url()
+        return self._cached_url
+
+    def _write(self, message: dict[str, Any]) -> None:
+        line = json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n"
+        self._stdout.write(line.encode("utf-8"))
+        self._stdout.flush()
+
+    def _headers(self, message: dict[str, Any] | None = None) -> dict[str, str]:
+        headers = {"accept": "application/json, text/event-stream",
+                   "content-type": "application/json"}
+        if self._token:
+            headers["authorization"] = f"Bearer {self._token}"
+        if self._state.session_id:
+            headers["mcp-session-id"] = self._state.session_id
+        modern = _modern_version(message) if message is not None else None
+        if modern is not None:  # a 2026-era request carries its own version: stamp routing
+            method = message.get("method") if message else None
+            headers["mcp-protocol-version"] = modern
+            if isinstance(method, str):
+                headers["mcp-method"] = method
+                key = NAME_PARAMS.get(method)
+                name = (message.get("params") or {}).get(key) if key else None
+                if isinstance(name, str):
+                    headers["mcp-name"] = encode_header_value(name)
+        elif self._state.protocol_version and message is not None and \
+                message.get("method") != "initialize":
+            headers["mcp-protocol-version"] = self._state.protocol_version
+        return headers
+
+    async def run(self) -> int:
+        loop = asyncio.get_running_loop()
+        lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._renew_lock = asyncio.Lock()
+
+        def read_stdin() -> None:
+            try:
+                for line in iter(self._stdin.readline, b""):
+                    loop.call_soon_threadsafe(lines.put_nowait, line)
+            finally:
+                loop.call_soon_threadsafe(lines.put_nowait, None)
+
+        threading.Thread(target=read_stdin, name="bridge-stdin", daemon=True).start()
+        async with httpx2.AsyncClient(timeout=self._timeout) as http:
+            self._http = http
+            try:
+                while (line := await lines.get()) is not None:
+                    if line.strip():
+                        await self._handle_line(line)
+            finally:
+                await self._close()
+        return 0
+
+    async def _close(self) -> None:
+        for task in list(self._state.in_flight.values()):
+            task.cancel()
+        if self._get_task is not None:
+            self._get_task.cancel()
+        tasks = [*self._state.in_flight.values(), *([self._get_task] if self._get_task else [])]
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if self._state.session_id and self._http is not None:
+            with contextlib.suppress(httpx2.HTTPError):
+                await self._http.delete(self._url(), headers=self._headers(), timeout=2.0)
+
+    async def _handle_line(self, line: bytes) -> None:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            self._write(rpc_error(None, -32700, "Parse error: a line was not JSON."))
+            return
+        if not isinstance(message, dict):
+            self._write(rpc_error(None, -32600, "Batches are not supported by this bridge."))
+            return
+        method, request_id = message.get("method"), message.get("id")
+        if method == "initialize":
+            self._state.initialize = message
+            await self._request(message)  # inline: everything else needs its session
+        elif method is not None and request_id is not None:
+            task = asyncio.ensure_future(self._request(message))
+            self._state.in_flight[request_id] = task
+            task.add_done_callback(lambda _t, rid=request_id: self._state.in_flight.pop(rid, None))
+        elif method == "notifications/cancelled" and self._cancel_modern(message):
+            return
+        else:  # a notification, or the client's answer to a server request
+            await self._post_quietly(message)
+            if method == "notifications/initialized":
+                self._state.initialized_sent = True
+                self._start_get_stream()
+
+    def _cancel_modern(self, message: dict[str, Any]) -> bool:
+        """2026 era: cancelling means closing the request's stream (no notification POST)."""
+        request_id = (message.get("params") or {}).get("requestId")
+        task = self._state.in_flight.get(request_id)
+        if task is None or self._state.session_id is not None:
+            return False
+        task.cancel()
+        return True
+
+    # -- requests ---------------------------------------------------------------------------
+
+    async def _request(self, message: dict[str, Any]) -> None:
+        request_id = message.get("id")
+        if not self._token:
+            self._write(rpc_error(request_id, REFUSED, NO_TOKEN_MESSAGE))
+            return
+        try:
+            try:
+                await self._exchange(message)
+            except _SessionGone:
+                await self._renew_session()
+                await self._exchange(message)
+        except asyncio.CancelledError:
+            raise
+        except httpx2.TransportError:
+            self._cached_url = None  # Serpent may run on another port now: look again
+            self._write(rpc_error(request_id, NOT_RUNNING, not_running_message(self._url())))
+        except _SessionGone:
+            self._write(rpc_error(request_id, NOT_RUNNING,
+                                  "Serpent restarted and the session could not be renewed; "
+                                  "restart this client."))
+        except _Refused as refused:
+            self._write(rpc_error(request_id, refused.code, refused.message))
+
+    async def _exchange(self, message: dict[str, Any], *, forward: bool = True) -> None:
+        """POST one message; write what comes back (a JSON answer or an SSE stream)."""
+        assert self._http is not None
+        is_initialize = message.get("method") == "initialize"
+        request = self._http.build_request("POST", self._url(), headers=self._headers(message),
+                                           content=json.dumps(message).encode("utf-8"))
+        response = await self._http.send(request, stream=True)
+        try:
+            self._check(response, message)
+            if is_initialize:
+                self._state.session_id = response.headers.get("mcp-session-id")
+            kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+            if response.status_code == 202:
+                return
+            if kind == "text/event-stream":
+                async for event in EventSource(response):
+                    if event.data:
+                        self._relay(json.loads(event.data), is_initialize, forward)
+            else:
+                body = await response.aread()
+                if body.strip():
+                    self._relay(json.loads(body), is_initialize, forward)
+        finally:
+            await response.aclose()
+
+    def _relay(self, answer: Any, is_initialize: bool, forward: bool) -> None:
+        if is_initialize and isinstance(answer, dict) and isinstance(answer.get("result"), dict):
+            version = answer["result"].get("protocolVersion")
+            if isinstance(version, str):
+                self._state.protocol_version = version
+        if forward:
+            self._write(answer)
+
+    def _check(self, response: httpx2.Response, message: dict[str, Any]) -> None:
+        status = response.status_code
+        if status < 400:
+            return
+        if status == 401:
+            raise _Refused(REFUSED, REFUSED_MESSAGE)
+        if status == 404 and self._state.session_id and message.get("method") != "initialize":
+            raise _SessionGone()
+        raise _Refused(UPSTREAM, f"Serpent answered HTTP {status} "
+                                 f"({response.reason_phrase or 'error'}).")
+
+    async def _post_quietly(self, message: dict[str, Any]) -> None:
+        """Notifications and responses: nobody waits for an answer, so failures are logged."""
+        if not self._token:
+            return
+        try:
+            try:
+                await self._exchange(message)
+            except _SessionGone:
+                await self._renew_session()
+                await self._exchange(message)
+        except (httpx2.TransportError, _SessionGone, _Refused) as error:
+            log.warning("could not deliver %s: %s", message.get("method", "a response"),
+                        type(error).__name__)
+
+    async def _renew_session(self) -> None:
+        """Serpent restarted: replay the client's initialize (answer not forwarded)."""
+        assert self._renew_lock is not None
+        async with self._renew_lock:
+            old = self._state.session_id
+            if self._state.initialize is None:
+                raise _SessionGone()
+            if old is None:  # another task already renewed it
+                return
+            self._state.session_id = None
+            await self._exchange(self._state.initialize, forward=False)
+            if self._state.initialized_sent:
+                await self._exchange({"jsonrpc": "2.0", "method": "notifications/initialized"})
+                self._start_get_stream()
+            log.warning("Serpent restarted; the MCP session was renewed")
+
+    # -- the server's own stream ------------------------------------------------------------
+
+    def _start_get_stream(self) -> None:
+        if self._state.session_id and (self._get_task is None or self._get_task.done()):
+            self._get_task = asyncio.ensure_future(self._get_stream())
+
+    async def _get_stream(self) -> None:
+        assert self._http is not None
+        attempt = 0
+        while self._state.session_id:
+            session = self._state.session_id
+            try:
+                async with self._http.stream("GET", self._url(), headers={
+                        **self._headers(), "accept": "text/event-stream"}) as response:
+                    if response.status_code == 405:
+                        return  # the server offers no stream
+                    if response.status_code == 404:
+                        if session == self._state.session_id:
+                            await self._renew_session()
+                        continue
+                    if response.status_code >= 400:
+                        raise httpx2.TransportError(f"HTTP {response.status_code}")
+                    attempt = 0
+                    async for event in EventSource(response):
+                        if event.data:
+                            self._write(json.loads(event.data))
+            except asyncio.CancelledError:
+                raise
+            except (httpx2.HTTPError, _SessionGone, _Refused, ValueError) as error:
+                if isinstance(error, httpx2.TransportError):
+                    self._cached_url = None
+                log.info("GET stream interrupted (%s); retrying", type(error).__name__)
+            await asyncio.sleep(RETRY_DELAYS_S[min(attempt, len(RETRY_DELAYS_S) - 1)])
+            attempt += 1
+
+
+class _Refused(Exception):
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _modern_version(message: dict[str, Any]) -> str | None:
+    meta = (message.get("params") or {}).get("_meta") if isinstance(
+        message.get("params"), dict) else None
+    version = meta.get(PROTOCOL_VERSION_META_KEY) if isinstance(meta, dict) else None
+    return version if version in MODERN_PROTOCOL_VERSIONS else None
+
+
+def run_bridge(url: Callable[[], str], token: str | None) -> int:
+    """Serve stdin/stdout until the client closes stdin."""
+    if sys.stdin is None or sys.stdout is None:
+        print("serpent-tk mcp-bridge needs stdin and stdout (it is started by an MCP client).",
+              file=sys.stderr)
+        return 2
+    bridge = Bridge(url, token, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer)
+    try:
+        return asyncio.run(bridge.run())
+    except KeyboardInterrupt:
+        return 130
