@@ -1,0 +1,238 @@
+"""`file.import` through a real worker: per-item results, de-dup, bad input, progress, cancel."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+
+from library.events import LibraryChanged, TaskProgress
+from library.protocol import CallMeta
+from library.schemas import AssetGetOut, AssetSearchOut, FileImportOut
+from tests.library.factories import (
+    TIMEOUT,
+    call,
+    call_error,
+    make_file,
+    make_image,
+    make_images,
+    stored_files,
+)
+
+CLAUDE = CallMeta(source="mcp", credential="claude-desktop", label="Claude Desktop via MCP")
+
+
+def by_source(result: dict) -> dict[str, dict]:
+    return {Path(item["sourcePath"]).name: item for item in result["items"]}
+
+
+def test_imports_files_and_folders_recursively_into_the_content_store(host, library, sources):
+    make_images(sources / "a", 3)
+    make_image(sources / "a" / "deeper" / "photo.jpg", (120, 80), seed=99)
+    make_file(sources / "a" / "notes.pdf", b"%PDF-1.4 not really")
+    make_file(sources / "a" / ".hidden.png", b"skip me")
+    single = make_image(sources / "single.PNG", seed=7)
+    result = call(host, library["libraryId"], "file.import",
+                  {"sourcePaths": [str(sources / "a"), str(single)], "tags": ["refs"]}, CLAUDE)
+    FileImportOut.model_validate(result)
+    assert (result["imported"], result["duplicates"], result["failed"]) == (6, 0, 0)
+    items = by_source(result)
+    assert ".hidden.png" not in items
+    assert all(item["status"] == "imported" and item["assetId"] for item in items.values())
+
+    got = AssetGetOut.model_validate(call(host, library["libraryId"], "asset.get", {
+        "assetIds": [items["photo.jpg"]["assetId"], items["notes.pdf"]["assetId"],
+                     items["single.PNG"]["assetId"]]}))
+    photo, pdf, png = got.items
+    assert (photo.kind, photo.ext, photo.width, photo.height, photo.format) == \
+        ("image", "jpg", 120, 80, "JPEG")
+    assert photo.mime == "image/jpeg" and photo.name == "photo" and photo.tags == ["refs"]
+    assert (pdf.kind, pdf.width, pdf.format) == ("document", None, None)
+    assert (png.ext, png.original_name) == ("png", "single.PNG")
+    assert photo.added_by.label == "Claude Desktop via MCP"
+    assert photo.added_by.credential == "claude-desktop" and photo.added_by.source == "mcp"
+
+    data = (sources / "a" / "deeper" / "photo.jpg").read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    stored = Path(library["path"]) / "files" / digest[:2] / f"{digest}.jpg"
+    assert stored.read_bytes() == data and photo.sha256 == digest
+    assert len(stored_files(Path(library["path"]))) == 6
+    assert not list((Path(library["path"]) / ".staging").iterdir())
+
+
+def test_duplicates_are_reported_with_the_existing_asset(host, library_id, sources):
+    first, second = make_images(sources, 2)
+    copy = make_file(sources / "copy of first.png", first.read_bytes())
+    one = call(host, library_id, "file.import", {"sourcePaths": [str(first)]})
+    original = one["items"][0]["assetId"]
+    again = call(host, library_id, "file.import",
+                 {"sourcePaths": [str(first), str(copy), str(second)]})
+    items = by_source(again)
+    assert items[first.name] == {**items[first.name], "status": "duplicate",
+                                 "assetId": original}
+    assert items[copy.name]["status"] == "duplicate"
+    assert items[copy.name]["assetId"] == original
+    assert items[second.name]["status"] == "imported"
+    assert (again["imported"], again["duplicates"]) == (1, 2)
+    twins = make_file(sources / "twin.png", second.read_bytes())
+    same_run = call(host, library_id, "file.import",
+                    {"sourcePaths": [str(make_image(sources / "new.png", seed=50)),
+                                     str(make_file(sources / "new twin.png",
+                                                   (sources / "new.png").read_bytes())),
+                                     str(twins)]})
+    items = by_source(same_run)
+    assert items["new twin.png"]["status"] == "duplicate"
+    assert items["new twin.png"]["assetId"] == items["new.png"]["assetId"]
+    assert call(host, library_id, "asset.search")["total"] == 3
+
+
+def test_bad_inputs_fail_per_item_and_never_the_whole_import(host, library, sources):
+    good = make_image(sources / "good.png", seed=1)
+    empty = make_file(sources / "empty.png", b"")
+    truncated_body = make_image(sources / "cut body.jpg", (200, 150), seed=2)
+    truncated_body.write_bytes(truncated_body.read_bytes()[:700])  # header intact
+    truncated_header = make_file(sources / "cut header.jpg",
+                                 make_image(sources / "tmp.jpg", seed=3).read_bytes()[:20])
+    (sources / "tmp.jpg").unlink()
+    fifo = sources / "a pipe.png"
+    os.mkfifo(fifo)
+    sock_path = sources / "sock.png"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(sock_path))
+    try:
+        result = call(host, library["libraryId"], "file.import", {"sourcePaths": [
+            str(good), str(empty), str(truncated_body), str(truncated_header), str(fifo),
+            str(sock_path), str(sources / "missing.png"), "relative/path.png",
+            str(Path(library["path"]) / "library.sqlite")]})
+    finally:
+        server.close()
+    items = by_source(result)
+    assert items["good.png"]["status"] == "imported"
+    assert items["empty.png"]["errorCode"] == "UNSUPPORTED_FORMAT"
+    assert "empty" in items["empty.png"]["error"]
+    # A truncated JPEG is still the user's file: imported, with dimensions when the header
+    # survived and without them when it did not.
+    body = call(host, library["libraryId"], "asset.get",
+                {"assetIds": [items["cut body.jpg"]["assetId"],
+                              items["cut header.jpg"]["assetId"]]})["items"]
+    assert (body[0]["width"], body[0]["height"]) == (200, 150)
+    assert (body[1]["width"], body[1]["height"], body[1]["kind"]) == (None, None, "image")
+    assert items["a pipe.png"]["errorCode"] == "UNSUPPORTED_FORMAT"
+    assert items["sock.png"]["errorCode"] == "UNSUPPORTED_FORMAT"
+    assert items["missing.png"]["errorCode"] == "PATH_NOT_FOUND"
+    assert items["path.png"]["errorCode"] == "PATH_INVALID"
+    assert items["library.sqlite"]["errorCode"] == "PATH_FORBIDDEN"
+    assert (result["imported"], result["failed"]) == (3, 6)
+    assert all(i["status"] == "failed" for i in result["items"] if i["errorCode"])
+    assert not list((Path(library["path"]) / ".staging").iterdir())
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_an_unreadable_file_fails_alone(host, library_id, sources):
+    locked = make_image(sources / "locked.png", seed=4)
+    locked.chmod(0)
+    ok = make_image(sources / "ok.png", seed=5)
+    result = call(host, library_id, "file.import", {"sourcePaths": [str(locked), str(ok)]})
+    items = by_source(result)
+    assert items["locked.png"]["errorCode"] == "UNSUPPORTED_FORMAT"
+    assert "permission" in items["locked.png"]["error"]
+    assert items["ok.png"]["status"] == "imported"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses /proc")
+def test_a_file_that_fails_while_reading_fails_alone(host, library_id, sources):
+    broken = sources / "broken.png"
+    broken.symlink_to("/proc/self/mem")  # a regular file whose reads fail (EIO), even as root
+    ok = make_image(sources / "ok.png", seed=5)
+    result = call(host, library_id, "file.import", {"sourcePaths": [str(broken), str(ok)]})
+    items = by_source(result)
+    assert items["broken.png"]["errorCode"] == "UNSUPPORTED_FORMAT"
+    assert "cannot be read" in items["broken.png"]["error"]
+    assert items["ok.png"]["status"] == "imported"
+
+
+def test_unicode_space_and_very_long_names(host, library_id, sources):
+    long_stem = "長い名前 " * 18  # 90 characters, 234 UTF-8 bytes: near the 255 limit
+    names = ["café au lait.png", "  spaced   out .png", "🎨 palette.png", f"{long_stem}.png"]
+    paths = [make_image(sources / n, seed=i) for i, n in enumerate(names)]
+    result = call(host, library_id, "file.import", {"sourcePaths": [str(p) for p in paths]})
+    assert result["imported"] == 4
+    found = call(host, library_id, "asset.search", {"sort": "name-asc"})
+    assert sorted(i["name"] for i in found["items"]) == sorted(
+        ["café au lait", "spaced   out", "🎨 palette", long_stem.strip()])
+    assert call(host, library_id, "asset.search", {"text": "CAFÉ"})["total"] == 1
+
+
+def test_a_source_inside_a_library_is_forbidden_and_walks_skip_libraries(host, library,
+                                                                          sources, tmp_path):
+    library_id = library["libraryId"]
+    make_images(sources, 2)
+    error_result = call(host, library_id, "file.import",
+                        {"sourcePaths": [str(Path(library["path"]) / "files")]})
+    assert error_result["items"][0]["errorCode"] == "PATH_FORBIDDEN"
+    assert error_result["imported"] == 0
+    # Importing the folder that holds the library imports the images, never the library.
+    outer = call(host, library_id, "file.import", {"sourcePaths": [str(tmp_path)]})
+    assert all("Test Library.serpent" not in i["sourcePath"] for i in outer["items"])
+    assert outer["imported"] == 2
+
+
+def test_import_into_a_folder_and_unknown_folder(host, library_id, sources):
+    folder = call(host, library_id, "folder.create", {"name": "Inbox"})
+    make_images(sources, 2)
+    call(host, library_id, "file.import",
+         {"sourcePaths": [str(sources)], "folderId": folder["id"]})
+    assert call(host, library_id, "asset.search", {"folderId": folder["id"]})["total"] == 2
+    error = call_error(host, library_id, "file.import",
+                       {"sourcePaths": [str(sources)], "folderId": "fld_0000000000"})
+    assert error.code == "NOT_FOUND" and error.details["field"] == "folderId"
+
+
+def test_progress_events_and_change_notifications(host, library_id, sources, events):
+    make_images(sources, 70)  # more than one batch
+    result = call(host, library_id, "file.import", {"sourcePaths": [str(sources)]})
+    assert result["imported"] == 70
+    progress = events.of(TaskProgress)
+    assert progress and progress[-1].done == progress[-1].total == 70
+    assert all(p.command == "file.import" for p in progress)
+    changes = [e for e in events.of(LibraryChanged) if e.command == "file.import"]
+    assert len(changes) >= 2  # committed in batches
+    assert sum(len(c.entity_ids) for c in changes) == 70
+    assert [c.change_sequence for c in changes] == sorted(c.change_sequence for c in changes)
+    assert host.change_sequence(library_id) == changes[-1].change_sequence
+    search = AssetSearchOut.model_validate(call(host, library_id, "asset.search",
+                                                {"limit": 500}))
+    assert search.total == 70
+
+
+def test_cancel_stops_an_import_and_keeps_what_was_committed(host, library, sources, events):
+    library_id = library["libraryId"]
+    make_images(sources, 400, size=(32, 32))
+    future = host.call(library_id, "file.import", {"sourcePaths": [str(sources)]})
+    events.wait_for(lambda e: isinstance(e, TaskProgress) and e.done >= 5)
+    future.cancel_remote()
+    result = future.result(TIMEOUT)
+    assert result["cancelled"] is True
+    assert 0 < result["imported"] < 400
+    skipped = [i for i in result["items"] if i["status"] == "skipped"]
+    assert skipped and all(i["errorCode"] == "CANCELLED" for i in skipped)
+    # Everything reported imported is whole and searchable; nothing is half-written.
+    total = call(host, library_id, "asset.search", {"limit": 1})["total"]
+    assert total == result["imported"]
+    assert len(stored_files(Path(library["path"]))) == total
+    assert not list((Path(library["path"]) / ".staging").iterdir())
+
+
+def test_reads_answer_while_a_long_import_runs(host, library_id, sources, events):
+    make_images(sources, 300, size=(32, 32))
+    future = host.call(library_id, "file.import", {"sourcePaths": [str(sources)]})
+    events.wait_for(lambda e: isinstance(e, TaskProgress) and e.done >= 3)
+    info = call(host, library_id, "library.info")  # answered by a reader thread meanwhile
+    assert info["name"] == "Test Library"
+    assert not future.done()
+    future.cancel_remote()
+    assert future.result(TIMEOUT)["cancelled"] is True
