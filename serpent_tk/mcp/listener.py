@@ -99,6 +99,23 @@ class DrainOnShutdown:
         await self.app(scope, wrapped, send)
 
 
+class _DemoteAbortedResponses(logging.Filter):
+    """A stream ended by a stop or a vanished client is expected, not an error."""
+
+    MESSAGE = "ASGI callable returned without completing response."
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.ERROR and record.getMessage() == self.MESSAGE:
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+        return True
+
+
+_uvicorn_log = logging.getLogger("uvicorn.error")
+if not any(isinstance(f, _DemoteAbortedResponses) for f in _uvicorn_log.filters):
+    _uvicorn_log.addFilter(_DemoteAbortedResponses())
+
+
 class _QuietServer(uvicorn.Server):
     """uvicorn without signal handling: the process owner decides what a signal means."""
 

@@ -64,7 +64,7 @@ class _Session:
     threshold: str = "debug"
 
 
-@dataclass
+@dataclass(eq=False)
 class _RequestWatch:
     queue: asyncio.Queue[LibraryChanged] = field(default_factory=asyncio.Queue)
 

@@ -78,7 +78,8 @@ class McpService:
         self.output_budget_kib = output_budget_kib
         self.endpoint_file = endpoint_file
         self._on_status = on_status
-        self._lock = threading.RLock()
+        self._control = threading.Lock()  # serializes start/stop (held while they run)
+        self._lock = threading.RLock()  # guards the fields below; never held while waiting
         self._listener: Listener | None = None
         self._notifier: Notifier | None = None
         self._unsubscribe: Callable[[], None] | None = None
@@ -99,9 +100,10 @@ class McpService:
         Never raises: a taken port or another failure ends in state "error" with a message
         naming the port (`status.port_in_use` says which kind).
         """
-        with self._lock:
-            if self._listener is not None:
-                return self._status
+        with self._control:
+            with self._lock:
+                if self._listener is not None:
+                    return self._status
             wanted = self.port if port is None else port
             try:
                 listener = Listener(wanted)
@@ -114,26 +116,31 @@ class McpService:
             app = build_app(gateway=self.gateway, credentials=self.credentials,
                             catalogue=self.catalogue, notifier=notifier, budget=self._budget,
                             port=listener.port, on_request=self._request_seen)
+            with self._lock:
+                self._listener, self._notifier = listener, notifier
+                self._activity = _Activity()
             try:
                 listener.start(app)
             except ListenerFailed as error:
+                with self._lock:
+                    self._listener = self._notifier = None
                 return self._post(McpStatus(state="error", port=listener.port,
                                             last_error=str(error)))
-            self._listener, self._notifier = listener, notifier
             self._unsubscribe = self.gateway.subscribe(notifier.publish)
-            self._activity = _Activity()
             self._write_endpoint(listener)
             log.info("MCP server listening on %s", listener.url)
             return self._post(McpStatus(state="running", port=listener.port, url=listener.url))
 
     def stop(self) -> McpStatus:
         """Stop listening (open streams end at once). Idempotent."""
-        with self._lock:
-            listener, self._listener = self._listener, None
+        with self._control:
+            with self._lock:
+                listener, self._listener = self._listener, None
+                self._notifier = None
+                last_request_at = self._activity.last_request_at
             unsubscribe, self._unsubscribe = self._unsubscribe, None
-            self._notifier = None
             if listener is None:
-                return self._status
+                return self.status
             if unsubscribe is not None:
                 unsubscribe()
             stopped = listener.stop()
@@ -145,8 +152,7 @@ class McpService:
             error = None if stopped else "The MCP server did not stop in time."
             log.info("MCP server on port %d stopped", listener.port)
             return self._post(McpStatus(state="stopped", port=listener.port,
-                                        last_request_at=self._activity.last_request_at,
-                                        last_error=error))
+                                        last_request_at=last_request_at, last_error=error))
 
     def restart(self, port: int | None = None) -> McpStatus:
         """Stop, then start again (e.g. after the port changed in Settings)."""

@@ -1,0 +1,164 @@
+"""The HTTP side: who may connect (Host, Origin, token, body size), no OAuth discovery, the port
+(in use, any free one), stopping with open streams, restarting."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+
+import httpx2
+import pytest
+
+from serpent_tk.automation.gateway import Gateway
+from serpent_tk.credentials import CredentialStore
+from serpent_tk.mcp.endpoint import endpoint_file, running_port
+from serpent_tk.mcp.listener import Listener, PortInUse
+from serpent_tk.mcp.server import MAX_REQUEST_BODY_BYTES
+from tests.mcp.conftest import ERAS, Server, connect, ok, run
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "raw-http-test", "version": "1"}}}
+ACCEPT = "application/json, text/event-stream"
+
+
+def post(server: Server, *, token: str | None, body: bytes | None = None,
+         headers: dict[str, str] | None = None, path: str = "/mcp") -> httpx2.Response:
+    sent = {"content-type": "application/json", "accept": ACCEPT, **(headers or {})}
+    if token is not None:
+        sent["authorization"] = f"Bearer {token}"
+    with httpx2.Client(timeout=10) as http:
+        return http.post(f"http://127.0.0.1:{server.port}{path}", headers=sent,
+                         content=body if body is not None else json.dumps(INITIALIZE).encode())
+
+
+def test_a_valid_token_opens_a_session(server: Server) -> None:
+    response = post(server, token=server.token())
+    assert response.status_code == 200
+    assert response.headers.get("mcp-session-id")
+
+
+@pytest.mark.parametrize("token", [None, "not-a-token", "Bearer"])
+def test_a_missing_or_unknown_token_gets_401_without_oauth_hints(server: Server,
+                                                                  token: str | None) -> None:
+    server.token()
+    response = post(server, token=token)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == "Bearer"
+    assert "resource_metadata" not in response.text
+    assert response.json()["error"] == "invalid_token"
+
+
+def test_a_foreign_host_gets_421(server: Server) -> None:
+    token = server.token()
+    for host in ("evil.example", f"evil.example:{server.port}", "127.0.0.1",
+                 f"127.0.0.1:{server.port + 1}"):
+        assert post(server, token=token, headers={"host": host}).status_code == 421, host
+    assert post(server, token=token, headers={"host": f"localhost:{server.port}"}
+                ).status_code == 200
+
+
+def test_a_foreign_origin_gets_403_even_with_a_token(server: Server) -> None:
+    token = server.token()
+    for origin in ("http://evil.example", "https://attacker.test:8443", "null",
+                   "http://127.0.0.1.evil.example"):
+        response = post(server, token=token, headers={"origin": origin})
+        assert response.status_code == 403, origin
+    assert post(server, token=token, headers={"origin": f"http://localhost:{server.port}"}
+                ).status_code == 200
+
+
+def test_an_oversized_body_gets_413(server: Server) -> None:
+    body = json.dumps({**INITIALIZE, "params": {**INITIALIZE["params"],
+                                                "padding": "x" * MAX_REQUEST_BODY_BYTES}})
+    response = post(server, token=server.token(), body=body.encode())
+    assert response.status_code == 413
+
+
+def test_no_oauth_discovery_routes_and_no_redirects(server: Server) -> None:
+    with httpx2.Client(timeout=10) as http:
+        base = f"http://127.0.0.1:{server.port}"
+        for path in ("/.well-known/oauth-protected-resource",
+                     "/.well-known/oauth-protected-resource/mcp",
+                     "/.well-known/oauth-authorization-server", "/.well-known/openid-configuration",
+                     "/register", "/authorize", "/token"):
+            response = http.get(base + path)
+            assert response.status_code == 404, path
+            assert "www-authenticate" not in response.headers
+    response = post(server, token=server.token())
+    assert response.status_code == 200  # POST /mcp is served, not redirected to /mcp/
+
+
+def test_a_taken_port_is_a_clear_error_naming_the_port(gateway: Gateway,
+                                                        credentials: CredentialStore) -> None:
+    with socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", 0))
+        blocker.listen()
+        taken = blocker.getsockname()[1]
+        with pytest.raises(PortInUse, match=str(taken)):
+            Listener(taken)
+        busy = Server(gateway, credentials, port=taken)
+        status = busy.service.start()
+        assert status.state == "error" and status.port_in_use
+        assert str(taken) in (status.last_error or "")
+        assert busy.statuses[-1] == status
+        assert busy.service.start(0).running  # the person picks another port: it works
+        busy.service.stop()
+
+
+def test_only_loopback_is_listened_on(server: Server) -> None:
+    assert server.url == f"http://127.0.0.1:{server.port}/mcp"
+    addresses = {info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None)}
+    for address in addresses - {"127.0.0.1", "::1", "127.0.1.1"}:
+        with pytest.raises(OSError), socket.create_connection((address, server.port), 1):
+            pass
+
+
+def test_stop_with_open_streams_then_restart_on_the_same_port(server: Server) -> None:
+    token = server.token()
+    port = server.port
+    assert running_port() == port  # published for the bridge and mcp-config
+
+    async def hold_streams_open_while_stopping() -> list[str]:
+        async with connect(server.url, token, "legacy") as client:
+            await ok(client, "serpent_library_list_open")
+            await asyncio.sleep(0.2)  # the GET stream is open now
+            stopped = await asyncio.to_thread(server.service.stop)
+            assert stopped.state == "stopped" and stopped.last_error is None, stopped
+            with pytest.raises(Exception):  # noqa: B017 - the server is gone
+                await client.list_tools()
+        return []
+
+    try:
+        run(hold_streams_open_while_stopping())
+    except BaseExceptionGroup as group:  # the client's own task group reports the lost server
+        assert group.subgroup(httpx2.ConnectError) or group.subgroup(Exception)
+    assert not endpoint_file().exists()
+    restarted = server.start(port)
+    assert restarted.port == port
+
+    async def works_again(mode: str) -> list[str]:
+        async with connect(server.url, token, mode) as client:
+            await ok(client, "serpent_library_list_open")
+            return sorted(t.name for t in (await client.list_tools()).tools)
+
+    assert run(works_again("legacy")) == run(works_again("auto"))
+    states = [s.state for s in server.statuses]
+    assert [a for a, b in zip(states, [None, *states], strict=False) if a != b] == [
+        "running", "stopped", "running"]
+
+
+@pytest.mark.parametrize("mode", ERAS)
+def test_status_reports_connected_clients(server: Server, mode: str) -> None:
+    token = server.token("Cursor")
+
+    async def use() -> None:
+        async with connect(server.url, token, mode) as client:
+            await ok(client, "serpent_library_list_open")
+
+    run(use())
+    status = server.service.status
+    assert status.running and "Cursor" in status.clients
+    assert status.last_request_at is not None
+    assert server.credentials.get("Cursor").last_used_at is not None  # type: ignore[union-attr]
