@@ -107,6 +107,12 @@ class ChallengeStore:
             del self._open[challenge_id]
             return challenge
 
+    def give_back(self, challenge: Challenge) -> None:
+        """Undo a redeem whose command never ran (the worker was restarting): retry works."""
+        with self._lock:
+            if challenge.expires_at > self._clock():
+                self._open[challenge.id] = challenge
+
     @staticmethod
     def check_targets(challenge: Challenge, targets: tuple[tuple[str, int], ...],
                       state_token: str | None = None) -> None:

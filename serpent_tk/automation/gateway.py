@@ -27,6 +27,7 @@ from library.errors import (
     LIBRARY_NOT_FOUND,
     LIBRARY_NOT_OPEN,
     LIBRARY_REQUIRED,
+    NOT_FOUND,
     PERMISSION_DENIED,
     LibraryError,
 )
@@ -37,7 +38,13 @@ from library.events import WorkerRestarted as HostWorkerRestarted
 from library.protocol import CallMeta
 from serpent_tk.automation import audit, envelope, policy
 from serpent_tk.automation.caller import MODES, SOURCES, Caller
-from serpent_tk.automation.challenge import Binding, ChallengeStore, normalized, target_versions
+from serpent_tk.automation.challenge import (
+    Binding,
+    ChallengeStore,
+    normalized,
+    target_versions,
+)
+from serpent_tk.automation.challenge import invalid as challenge_invalid
 from serpent_tk.automation.errors import (
     as_library_error,
     from_validation,
@@ -215,6 +222,7 @@ class Gateway:
             spec = self._lookup(call.name, call.caller)
             call.command = spec.name
             checked = self._validate(spec, raw_args)
+            call.library_id = checked.library_id  # targeted: errors name it from here on
             self._check_caller(call.caller)
             missing = policy.missing_capabilities(call.caller, spec.capabilities)
             if missing:
@@ -224,7 +232,6 @@ class Gateway:
                 if checked.library_id is None:
                     raise LibraryError(LIBRARY_REQUIRED, f"{spec.name} needs libraryId: pass "
                                        "one from serpent_library_list_open explicitly.")
-                call.library_id = checked.library_id
                 name = self._bind(checked.library_id).get("name", "")
             context = HookContext(spec=spec, caller=call.caller, library_id=call.library_id,
                                   arguments=checked.arguments, library_name=name)
@@ -363,8 +370,17 @@ class Gateway:
                 challenge.id, challenge.expires_at_iso, spec.name, _public_report(report),
                 call.library_id), None
         challenge = self.challenges.redeem(checked.challenge_id, binding)
-        report = yield self.host.call(call.library_id, spec.name, checked.arguments, meta,
-                                      plan=True)
+        try:
+            report = yield self.host.call(call.library_id, spec.name, checked.arguments, meta,
+                                          plan=True)
+        except LibraryError as error:
+            if error.retryable:  # nothing ran: the same confirmation may be tried again
+                self.challenges.give_back(challenge)
+                raise
+            if error.code == NOT_FOUND:  # a target is gone since the first call
+                raise challenge_invalid("what would be deleted has changed since the first "
+                                        "call") from None
+            raise
         self.challenges.check_targets(challenge, target_versions(report.get("targets", ())),
                                       report.get("stateToken"))
         arguments = dict(checked.arguments)

@@ -98,3 +98,14 @@ def test_the_plan_state_token_is_bound_too() -> None:
     store.check_targets(challenge, BINDING.targets, "st_1")
     with pytest.raises(LibraryError):
         store.check_targets(challenge, BINDING.targets, "st_2")
+
+
+def test_a_challenge_given_back_works_once_more_unless_expired() -> None:
+    clock = Clock()
+    store = ChallengeStore(ttl_s=300, clock=clock)
+    challenge = store.redeem(store.issue(BINDING).id, BINDING)
+    store.give_back(challenge)
+    store.redeem(challenge.id, BINDING)
+    clock.now += 301
+    store.give_back(challenge)
+    invalid(store, challenge.id, BINDING)
