@@ -9,9 +9,11 @@ import argparse
 import logging
 import signal
 import sys
+import threading
+from typing import Any
 
 from serpent_tk.logs import setup_logging
-from serpent_tk.paths import DEFAULT_LIBRARY_NAME, app_dirs
+from serpent_tk.paths import app_dirs
 from serpent_tk.settings import SettingsStore
 from serpent_tk.single_instance import AlreadyRunning, SingleInstance
 
@@ -26,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     dirs = app_dirs().ensure()
     setup_logging(dirs.log)
     from serpent_tk.ui.bus import UiBus
-    from serpent_tk.ui.desktop import DesktopContext, NoDisplayError, run_window
+    from serpent_tk.ui.desktop import NoDisplayError, run_window
     from serpent_tk.ui.events import ActivateWindow, CloseRequested
 
     bus = UiBus()
@@ -38,17 +40,111 @@ def run(args: argparse.Namespace) -> int:
         print(running, file=sys.stderr)
         return 0 if running.activated else 1
     try:
-        loaded = SettingsStore(dirs.settings_file).load()
+        store = SettingsStore(dirs.settings_file)
+        loaded = store.load()
         for notice in loaded.notices:
             log.warning("settings: %s", notice)
         log.info("Serpent starting (data dir %s)", dirs.data)
         signal.signal(signal.SIGTERM, lambda _signum, _frame: bus.post(CloseRequested()))
-        context = DesktopContext(bus=bus, library_name=DEFAULT_LIBRARY_NAME,
-                                 notices=loaded.notices)
-        return run_window(context)
+        return _run_desktop(dirs, store, loaded.settings, loaded.notices, bus, run_window)
     except NoDisplayError as error:
         print(error, file=sys.stderr)
         return 1
     finally:
         instance.release()
         log.info("Serpent stopped")
+
+
+def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[str],
+                 bus: Any, run_window: Any) -> int:
+    """settings → gateway (which owns the LibraryHost) → MCP service → window.
+    Shutdown in the opposite order: window, MCP service, gateway and its workers."""
+    from serpent_tk.automation.gateway import Gateway
+    from serpent_tk.credentials import CredentialStore
+    from serpent_tk.mcp.endpoint import endpoint_file
+    from serpent_tk.mcp.service import McpService
+    from serpent_tk.ui.main_window import WindowServices
+
+    gateway = Gateway(store)
+    credentials = CredentialStore(dirs.credentials_file)
+    service = McpService(gateway, credentials, port=settings.mcp.port,
+                         output_budget_kib=settings.mcp.output_budget_kib,
+                         endpoint_file=endpoint_file(dirs))
+    try:
+        if settings.mcp.enabled and settings.mcp.auto_start:
+            # starting binds a socket and spins up a thread: never delay the window for it
+            threading.Thread(target=service.start, name="mcp-autostart", daemon=True).start()
+        services = WindowServices(bus=bus, gateway=gateway, settings_store=store,
+                                  settings=settings, mcp=DesktopMcpControls(service, credentials),
+                                  credentials=credentials, notices=notices)
+        return int(run_window(services))
+    finally:
+        service.stop()
+        gateway.shutdown()
+
+
+class DesktopMcpControls:
+    """Adapts the MCP engineer's `McpService` and `client_configs` to the window's
+    `serpent_tk.ui.mcp_controls.McpControls` (the window never imports `serpent_tk.mcp`)."""
+
+    def __init__(self, service: Any, credentials: Any) -> None:
+        self.service = service
+        self.credentials = credentials
+
+    def status(self) -> Any:
+        from serpent_tk.ui.mcp_controls import McpStatus
+
+        s = self.service.status
+        return McpStatus(running=s.running, port=s.port, url=s.url,
+                         clients_connected=s.clients_connected,
+                         last_request_at=s.last_request_at, client_names=tuple(s.clients),
+                         error=s.last_error)
+
+    def start(self, port: int) -> Any:
+        from serpent_tk.ui.mcp_controls import McpControlError
+
+        self.service.port = port
+        status = self.service.start(port)
+        if not status.running:
+            raise McpControlError(status.last_error or "The MCP server did not start.",
+                                  port_in_use=port if status.port_in_use else None)
+        return self.status()
+
+    def stop(self) -> Any:
+        self.service.stop()
+        return self.status()
+
+    def free_port(self) -> int:
+        import socket
+
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            probe.bind(("127.0.0.1", 0))
+            return int(probe.getsockname()[1])
+
+    def clients(self) -> list[Any]:
+        from serpent_tk.mcp import client_configs
+        from serpent_tk.ui.mcp_controls import McpClient
+
+        return [McpClient(c.id, c.label, c.paste_hint,
+                          install_path=str(client_configs.install_targets(c.id)[0]))
+                for c in client_configs.CLIENTS.values()]
+
+    def config_snippet(self, client_id: str, credential: str) -> str:
+        from serpent_tk.mcp import client_configs
+        from serpent_tk.mcp.endpoint import current_port
+
+        return client_configs.snippet(client_id, port=current_port(),
+                                      token=self.credentials.token_for(credential))
+
+    def install(self, client_id: str, credential: str) -> str:
+        from serpent_tk.mcp import client_configs
+        from serpent_tk.mcp.endpoint import current_port
+        from serpent_tk.ui.mcp_controls import McpControlError
+
+        try:
+            done = client_configs.install(client_id, port=current_port(),
+                                          token=self.credentials.token_for(credential))
+        except (client_configs.ConfigError, OSError) as error:
+            raise McpControlError(str(error)) from None
+        label = client_configs.client(client_id).label
+        return " ".join(item.sentence() for item in done) + f" Restart {label} to load it."

@@ -1,7 +1,7 @@
 """Builds the Tk root and runs the event loop. Tk thread only (the process's main thread).
 
-The window itself is assembled from view modules; this module owns the root, the icon, the
-UiBus drain loop and the ordered shutdown.
+This module owns the root (DPI awareness before `Tk()`, the icon, tkdnd), the UiBus drain
+loop and the ordered close; the window itself is `main_window.MainWindow`.
 """
 
 from __future__ import annotations
@@ -9,17 +9,18 @@ from __future__ import annotations
 import logging
 import tkinter as tk
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from tkinter import ttk
 
 from serpent_tk import APP_NAME
 from serpent_tk.resources import icon_path
 from serpent_tk.ui.bus import UiBus
-from serpent_tk.ui.events import ActivateWindow, CloseRequested, Notice
+from serpent_tk.ui.events import ActivateWindow, CloseRequested, RunOnTk
+from serpent_tk.ui.importing import enable_drops
+from serpent_tk.ui.main_window import MainWindow, WindowServices
+from serpent_tk.ui.theme import enable_windows_dpi_awareness
 
 log = logging.getLogger(__name__)
 
-DRAIN_INTERVAL_MS = 20
+DRAIN_INTERVAL_MS = 15
 ICON_SIZES = (16, 32, 48, 64, 128, 256)
 
 
@@ -27,15 +28,8 @@ class NoDisplayError(RuntimeError):
     """Tk could not open a display (for example over SSH without X forwarding)."""
 
 
-@dataclass
-class DesktopContext:
-    bus: UiBus
-    library_name: str
-    notices: list[str] = field(default_factory=list)
-    on_close: Callable[[], None] | None = None
-
-
 def create_root() -> tk.Tk:
+    enable_windows_dpi_awareness()
     try:
         root = tk.Tk(className=APP_NAME)
     except tk.TclError as error:
@@ -66,47 +60,52 @@ def bring_to_front(root: tk.Tk) -> None:
     root.focus_force()
 
 
-def pump_bus(root: tk.Tk, bus: UiBus) -> None:
+def pump_bus(root: tk.Misc, bus: UiBus) -> None:
+    """Drain the bus every few milliseconds, on the Tk thread, within a time budget."""
+
     def tick() -> None:
-        bus.drain()
-        root.after(DRAIN_INTERVAL_MS, tick)
+        try:
+            bus.drain()
+        finally:
+            root.after(DRAIN_INTERVAL_MS, tick)
 
     root.after(DRAIN_INTERVAL_MS, tick)
 
 
-def build_window(root: tk.Tk, context: DesktopContext) -> None:
-    root.title(f"{context.library_name} — {APP_NAME}")
-    root.geometry("1100x720")
-    root.minsize(640, 420)
-    frame = ttk.Frame(root, padding=24)
-    frame.pack(fill="both", expand=True)
-    banner = ttk.Label(frame, text="", wraplength=900, foreground="#8a4b00")
-    banner.pack(anchor="w")
-    ttk.Label(frame, text=context.library_name, font=("TkDefaultFont", 16, "bold")).pack(
-        anchor="w", pady=(8, 4))
-    ttk.Label(frame, text="This library is empty.").pack(anchor="w")
+def attach(root: tk.Tk, services: WindowServices,
+           on_close: Callable[[], None] | None = None) -> tuple[MainWindow, Callable[[], None]]:
+    """Build the main window on `root` and wire the bus; returns it and its close function.
 
-    def show_notice(event: Notice) -> None:
-        banner.configure(text=event.text)
-
-    context.bus.subscribe(Notice, show_notice)
-    context.bus.subscribe(ActivateWindow, lambda _event: bring_to_front(root))
-    for text in context.notices:
-        context.bus.post(Notice(text))
-
-
-def run_window(context: DesktopContext) -> int:
-    root = create_root()
-    build_window(root, context)
-    pump_bus(root, context.bus)
+    Tests use this with their own root; `run_window` is the app's path.
+    """
+    bus = services.bus
+    bus.subscribe(RunOnTk, lambda event: event.fn(*event.args))
+    window = MainWindow(root, services)
+    pump_bus(root, bus)
+    closed = False
 
     def close() -> None:
-        if context.on_close is not None:
-            context.on_close()
+        nonlocal closed
+        if closed:
+            return
+        closed = True
+        window.close()
+        if on_close is not None:
+            on_close()
         root.destroy()
 
     root.protocol("WM_DELETE_WINDOW", close)
-    context.bus.subscribe(CloseRequested, lambda _event: close())
+    bus.subscribe(CloseRequested, lambda _event: close())
+    bus.subscribe(ActivateWindow, lambda _event: bring_to_front(root))
+    return window, close
+
+
+def run_window(services: WindowServices, on_close: Callable[[], None] | None = None) -> int:
+    """The desktop app: build the root and the window, open the first library, run."""
+    root = create_root()
+    services.drops = enable_drops(root)
+    window, _close = attach(root, services, on_close)
+    window.start()
     log.info("window ready")
     root.mainloop()
     return 0

@@ -7,6 +7,7 @@ waits in a nested loop, so toasts, live updates and the MCP status keep moving m
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import tkinter as tk
 from collections.abc import Callable
@@ -50,10 +51,9 @@ class Dialog(tk.Toplevel):
     def _grab(self) -> None:
         if self.closed:
             return
-        try:
+        # not viewable yet (slow window manager): the grab is cosmetic, the dialog still works
+        with contextlib.suppress(tk.TclError):
             self.grab_set()
-        except tk.TclError:   # not viewable yet (slow window manager): modality is cosmetic
-            pass
 
     def confirm(self) -> None:
         raise NotImplementedError
@@ -65,10 +65,8 @@ class Dialog(tk.Toplevel):
         if self.closed:
             return
         self.closed = True
-        try:
+        with contextlib.suppress(tk.TclError):
             self.grab_release()
-        except tk.TclError:
-            pass
         self.destroy()
 
 

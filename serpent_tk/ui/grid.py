@@ -220,11 +220,8 @@ class VirtualGrid(ttk.Frame):
         return self.row_h / 2
 
     def _on_wheel(self, event: tk.Event) -> None:
-        delta = event.delta
-        if abs(delta) >= 120:          # Windows: multiples of 120
-            steps = -delta / 120
-        else:                          # macOS: small deltas
-            steps = -delta / 2
+        delta = event.delta  # Windows: multiples of 120; macOS: small deltas
+        steps = -delta / 120 if abs(delta) >= 120 else -delta / 2
         self.scroll_by(steps * self._wheel_step())
 
     def _on_scrollbar(self, *args: str) -> None:

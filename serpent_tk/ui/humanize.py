@@ -23,15 +23,16 @@ def parse_time(value: Any) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def ago(moment: datetime | str | None, now: datetime | None = None) -> str:
-    """'just now', '2 min ago', '3 h ago', 'yesterday', '5 days ago', or a date."""
+def ago(moment: datetime | str | None, now: datetime | None = None,
+        seconds_precise: bool = False) -> str:
+    """'just now' (or '12 s ago'), '2 min ago', '3 h ago', 'yesterday', '5 days ago', a date."""
     when = parse_time(moment)
     if when is None:
         return ""
     now = now or datetime.now(UTC)
     seconds = (now - when).total_seconds()
     if seconds < 45:
-        return "just now"
+        return f"{max(0, int(seconds))} s ago" if seconds_precise else "just now"
     minutes = round(seconds / 60)
     if minutes < 60:
         return f"{minutes} min ago"

@@ -226,11 +226,16 @@ class DropZone:
         self.on_drop = on_drop
         self.label = label
         self._copy = COPY
-        canvas.drop_target_register(DND_FILES)  # type: ignore[attr-defined]
-        canvas.dnd_bind("<<DropEnter>>", self._enter)  # type: ignore[attr-defined]
-        canvas.dnd_bind("<<DropPosition>>", lambda e: self._copy)  # type: ignore[attr-defined]
-        canvas.dnd_bind("<<DropLeave>>", self._leave)  # type: ignore[attr-defined]
-        canvas.dnd_bind("<<Drop>>", self._drop)  # type: ignore[attr-defined]
+        self._files = DND_FILES
+        self.accept(canvas)
+
+    def accept(self, widget: tk.Misc) -> None:
+        """Also take drops on `widget` (something placed over the canvas)."""
+        widget.drop_target_register(self._files)  # type: ignore[attr-defined]
+        widget.dnd_bind("<<DropEnter>>", self._enter)  # type: ignore[attr-defined]
+        widget.dnd_bind("<<DropPosition>>", lambda e: self._copy)  # type: ignore[attr-defined]
+        widget.dnd_bind("<<DropLeave>>", self._leave)  # type: ignore[attr-defined]
+        widget.dnd_bind("<<Drop>>", self._drop)  # type: ignore[attr-defined]
 
     def _enter(self, event: Any) -> str:
         self.show_hint()
@@ -252,7 +257,11 @@ class DropZone:
 
     def _drop(self, event: Any) -> str:
         self.canvas.delete("drop-hint")
-        paths = [str(p) for p in self.canvas.tk.splitlist(event.data)]
+        self.drop(list(self.canvas.tk.splitlist(event.data)))
+        return self._copy
+
+    def drop(self, paths: list[str]) -> None:
+        """What a drop does (also called by tests: Xvfb has no file manager to drag from)."""
+        paths = [str(p) for p in paths if p]
         if paths:
             self.on_drop(paths)
-        return self._copy

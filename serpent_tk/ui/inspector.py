@@ -237,6 +237,10 @@ class Inspector(ttk.Frame):
         self.preview.itemconfigure(self._preview_text, text="" if photo else text)
         self._center_preview()
 
+    @property
+    def has_preview(self) -> bool:
+        return self._photo is not None
+
     def preview_pixels(self) -> int:
         """The size of picture the preview area wants."""
         width = max(self.preview.winfo_width(), self.theme.px(200))

@@ -30,7 +30,7 @@ class McpStatus:
     url: str | None = None                  # "http://127.0.0.1:47615/mcp"
     clients_connected: int = 0
     last_request_at: datetime | None = None
-    last_request_by: str | None = None      # audit label, e.g. "Claude Desktop via MCP"
+    client_names: tuple[str, ...] = ()      # credential names of the connected clients
     error: str | None = None                # why the last start failed, for people
 
 

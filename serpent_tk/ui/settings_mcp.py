@@ -258,10 +258,13 @@ class McpSettingsPage(ttk.Frame):
         self.status_label.configure(text=text)
         details = []
         if status.running:
-            details.append(humanize.count(status.clients_connected, "client") + " connected")
+            connected = humanize.count(status.clients_connected, "client") + " connected"
+            if status.client_names:
+                connected += f" ({', '.join(status.client_names)})"
+            details.append(connected)
             if status.last_request_at is not None:
-                who = f" by {status.last_request_by}" if status.last_request_by else ""
-                details.append(f"last request {humanize.ago(status.last_request_at)}{who}")
+                details.append("last request "
+                               + humanize.ago(status.last_request_at, seconds_precise=True))
             else:
                 details.append("no requests yet")
         elif not self.enabled_var.get():

@@ -155,10 +155,7 @@ class Theme:
 
         self.requested = name
         mode: Literal["light", "dark"]
-        if name == "system":
-            mode = "dark" if system_prefers_dark() else "light"
-        else:
-            mode = name
+        mode = ("dark" if system_prefers_dark() else "light") if name == "system" else name
         try:
             sv_ttk.set_theme(mode, self.root)
         except (tk.TclError, TypeError) as error:  # a non-standard root: plain ttk still works

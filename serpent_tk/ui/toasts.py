@@ -7,6 +7,7 @@ same `key` replace each other, so a busy agent yields one updating toast, not fi
 
 from __future__ import annotations
 
+import contextlib
 import tkinter as tk
 from dataclasses import dataclass
 from typing import Literal
@@ -126,17 +127,13 @@ class ToastStack:
 
     def _dismiss(self, toast: _Toast) -> None:
         if toast.timer is not None:
-            try:
+            with contextlib.suppress(tk.TclError):
                 self.window.after_cancel(toast.timer)
-            except tk.TclError:
-                pass
             toast.timer = None
         if toast in self._toasts:
             self._toasts.remove(toast)
-        try:
+        with contextlib.suppress(tk.TclError):
             toast.frame.destroy()
-        except tk.TclError:
-            pass
         self._restack()
 
     def _restack(self) -> None:

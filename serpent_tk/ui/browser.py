@@ -1,0 +1,247 @@
+"""The browser: what the grid shows (scope, search, sort), what the inspector shows, and
+keeping both current when the library changes — whoever changed it.
+
+Tk thread only. Gateway events arrive through the UiBus. Changes are coalesced: a burst of
+events (eight agents writing at once) costs one refresh of the visible page, the sidebar
+and the inspector per `REFRESH_MS`, so the window stays responsive and is never more than a
+fraction of a second behind.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from serpent_tk.ui import humanize
+from serpent_tk.ui.asset_pages import AssetPages
+from serpent_tk.ui.commands import Commands, Reply
+from serpent_tk.ui.grid import VirtualGrid
+from serpent_tk.ui.inspector import Inspector
+from serpent_tk.ui.sidebar import ALL, Scope, Sidebar
+from serpent_tk.ui.thumbnails import Thumbnails
+
+log = logging.getLogger(__name__)
+
+REFRESH_MS = 150            # gather change events this long before refreshing
+SIDEBAR_MIN_GAP_MS = 400    # the sidebar (counts, tags, folders) at most this often
+SIDEBAR_KINDS = {"tag", "folder", "collection", "asset", "history", "library", "trash"}
+
+
+class Browser:
+    def __init__(self, commands: Commands, pages: AssetPages, thumbnails: Thumbnails,
+                 grid: VirtualGrid, sidebar: Sidebar, inspector: Inspector) -> None:
+        self.commands = commands
+        self.pages = pages
+        self.thumbnails = thumbnails
+        self.grid = grid
+        self.sidebar = sidebar
+        self.inspector = inspector
+        self.library_id: str | None = None
+        self.scope: Scope = ALL
+        self.text = ""
+        self.sort = "added-desc"
+        self.on_counts: Callable[[int, int], None] = lambda total, selected: None
+        self.on_state: Callable[[], None] = lambda: None   # empty/filled/loading changed
+        self.known_tags: list[str] = []
+        self._pending_kinds: set[str] = set()
+        self._pending_ids: set[str] = set()
+        self._refresh_timer: str | None = None
+        self._sidebar_timer: str | None = None
+        self._sidebar_dirty = False
+        self._inspected_version: dict[str, int] = {}
+        self._asset_request = 0
+
+        pages.on_changed = self._pages_changed
+        thumbnails.on_ready = grid.thumbnail_ready
+        thumbnails.on_retry_due = grid.refresh
+        grid.on_selection_changed = self._selection_changed
+        sidebar.on_scope = self.set_scope
+
+    # what is shown -----------------------------------------------------------------------
+    def show_library(self, library_id: str | None) -> None:
+        self.library_id = library_id
+        self.thumbnails.set_library(library_id)
+        self.inspector.show_nothing()
+        self.scope = ALL
+        self.sidebar.current = ALL
+        self._sections()
+        self.sidebar.select("all")
+        self._query()
+        self.refresh_sidebar()
+
+    def set_scope(self, scope: Scope) -> None:
+        self.scope = scope
+        self._query()
+
+    def set_text(self, text: str) -> None:
+        text = text.strip()
+        if text != self.text:
+            self.text = text
+            self._query()
+
+    def set_sort(self, sort: str) -> None:
+        if sort != self.sort:
+            self.sort = sort
+            self._query()
+
+    def query(self) -> dict[str, Any]:
+        query: dict[str, Any] = {**self.scope.query, "sort": self.sort}
+        if self.text:
+            query["text"] = self.text
+        return query
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.text) or self.scope.kind != "all"
+
+    def _query(self) -> None:
+        self.pages.set_query(self.library_id, self.query())
+        self.grid.reset()
+        self.on_state()
+
+    def _pages_changed(self) -> None:
+        self.grid.refresh()
+        self.on_counts(self.pages.count(), len(self.grid.selection))
+        self.on_state()
+
+    # sidebar -----------------------------------------------------------------------------
+    def _sections(self) -> None:
+        sections = ["library"]
+        if self.commands.available("folder.list"):
+            sections.append("folders")
+        if self.commands.available("tag.list"):
+            sections.append("tags")
+        if self.commands.available("collection.list"):
+            sections += ["collections", "smart"]
+        self.sidebar.set_sections(sections)
+
+    def refresh_sidebar(self) -> None:
+        library_id = self.library_id
+        if library_id is None:
+            return
+        args = {"libraryId": library_id}
+
+        def info(reply: Reply) -> None:
+            if reply.ok and library_id == self.library_id:
+                self.sidebar.show_counts(int(reply.result.get("assetCount", 0)),
+                                         int(reply.result.get("trashedCount", 0)))
+
+        self.commands.call("library.info", args, info)
+        if self.commands.available("folder.list"):
+            self.commands.call("folder.list", args, lambda r: self._listed(
+                library_id, r, self.sidebar.show_folders))
+        if self.commands.available("tag.list"):
+            self.commands.call("tag.list", {**args, "limit": 500, "sort": "name"},
+                               lambda r: self._listed(library_id, r, self._tags))
+        if self.commands.available("collection.list"):
+            self.commands.call("collection.list", args, lambda r: self._listed(
+                library_id, r, self.sidebar.show_collections))
+
+    def _listed(self, library_id: str, reply: Reply,
+                show: Callable[[list[dict[str, Any]]], None]) -> None:
+        if reply.ok and library_id == self.library_id:
+            show(list(reply.result.get("items", [])))
+
+    def _tags(self, tags: list[dict[str, Any]]) -> None:
+        self.known_tags = [t["name"] for t in tags]
+        self.inspector.tags.known_tags = self.known_tags
+        self.sidebar.show_tags(tags)
+
+    # inspector ---------------------------------------------------------------------------
+    def _selection_changed(self, keys: list[str]) -> None:
+        self.on_counts(self.pages.count(), len(keys))
+        self.inspect(keys)
+
+    def inspect(self, keys: list[str] | None = None) -> None:
+        keys = self.grid.selected_keys() if keys is None else keys
+        trashed = self.scope.is_trash
+        if not keys:
+            self.inspector.show_nothing()
+            return
+        if len(keys) > 1:
+            self.inspector.show_many(self.pages.items_for(keys) or
+                                     [{"id": k} for k in keys], trashed)
+            return
+        asset_id = keys[0]
+        self._asset_request += 1
+        request = self._asset_request
+        library_id = self.library_id
+        if library_id is None:
+            return
+
+        def got(reply: Reply) -> None:
+            if request != self._asset_request or library_id != self.library_id:
+                return
+            items = reply.result.get("items", []) if reply.ok else []
+            if not items:
+                if reply.ok:      # deleted meanwhile
+                    self.grid.selection.discard([asset_id])
+                    self.inspector.show_nothing()
+                return
+            asset = items[0]
+            changed = self._inspected_version.get(asset_id) != asset.get("version")
+            self._inspected_version = {asset_id: asset.get("version", 0)}
+            self.inspector.show_asset(asset, trashed)
+            if changed or not self.inspector.has_preview:
+                self.thumbnails.preview(asset_id, self.inspector.preview_pixels(),
+                                        lambda photo: self._preview(asset_id, photo))
+
+        self.commands.call("asset.get", {"libraryId": library_id, "assetIds": [asset_id]}, got)
+
+    def _preview(self, asset_id: str, photo: Any) -> None:
+        if self.inspector.asset is not None and self.inspector.asset["id"] == asset_id:
+            self.inspector.show_preview(photo, "" if photo else "No preview")
+
+    # live updates ------------------------------------------------------------------------
+    def library_changed(self, event: Any) -> None:
+        """A gateway `LibraryChanged` (any source)."""
+        if event.library_id != self.library_id:
+            return
+        self._pending_kinds.update(event.kinds)
+        self._pending_ids.update(event.entity_ids)
+        if self._refresh_timer is None:
+            self._refresh_timer = self.grid.after(REFRESH_MS, self._apply_changes)
+
+    def _apply_changes(self) -> None:
+        self._refresh_timer = None
+        kinds, ids = self._pending_kinds, self._pending_ids
+        self._pending_kinds, self._pending_ids = set(), set()
+        self.thumbnails.forget_failures()
+        self.pages.invalidate()
+        selected = self.grid.selected_keys()
+        if selected and (not ids or ids & set(selected)):
+            self.inspect(selected)
+        if kinds & SIDEBAR_KINDS:
+            self._sidebar_dirty = True
+            if self._sidebar_timer is None:
+                self._sidebar_gap_over()
+
+    def _sidebar_gap_over(self) -> None:
+        """Refresh the sidebar if something changed, then wait a little before the next."""
+        self._sidebar_timer = None
+        if self._sidebar_dirty:
+            self._sidebar_dirty = False
+            self.refresh_sidebar()
+            self._sidebar_timer = self.grid.after(SIDEBAR_MIN_GAP_MS, self._sidebar_gap_over)
+
+    def reload_asset(self, asset_id: str) -> None:
+        """After a version conflict: show the newest version."""
+        if asset_id in self.grid.selected_keys():
+            self._inspected_version.pop(asset_id, None)
+            self.inspect()
+
+    def select(self, asset_ids: list[str]) -> None:
+        """Select these assets (e.g. an agent asked to show them) once they are loaded."""
+        self.grid.select_keys(asset_ids, focus=asset_ids[0] if asset_ids else None)
+        index = self.pages.index_of(asset_ids[0]) if asset_ids else None
+        if index is not None:
+            self.grid.ensure_visible(index)
+
+    def summary(self) -> str:
+        total = self.pages.count()
+        text = humanize.count(total, "asset")
+        selected = len(self.grid.selection)
+        if selected:
+            text += f" · {selected:,} selected"
+        return text

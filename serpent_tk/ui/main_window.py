@@ -1,0 +1,395 @@
+"""The main window: builds the views and connects them. Wiring only. Tk thread only.
+
+Toolbar (library switcher, search, import, undo/redo, zoom, settings) · sidebar | grid |
+inspector · status bar, plus toasts, the empty-state panel and drag and drop. Gateway
+events reach the views through the UiBus.
+"""
+
+from __future__ import annotations
+
+import logging
+import tkinter as tk
+from dataclasses import dataclass, field
+from tkinter import ttk
+from typing import Any
+
+from serpent_tk import APP_NAME
+from serpent_tk.automation.events import (
+    LibraryChanged,
+    LibraryLifecycle,
+    ShowInDesktop,
+    TaskProgress,
+    Toast,
+    ToolsChanged,
+)
+from serpent_tk.credentials import CredentialStore
+from serpent_tk.settings import Settings, SettingsStore
+from serpent_tk.ui.agent_activity import AgentActivity
+from serpent_tk.ui.asset_actions import AssetActions
+from serpent_tk.ui.asset_pages import AssetPages
+from serpent_tk.ui.browser import Browser
+from serpent_tk.ui.bus import UiBus
+from serpent_tk.ui.commands import Commands
+from serpent_tk.ui.empty_state import EmptyState
+from serpent_tk.ui.events import Notice, ShowToast
+from serpent_tk.ui.grid import VirtualGrid
+from serpent_tk.ui.importing import DropZone, Importer
+from serpent_tk.ui.inspector import Inspector
+from serpent_tk.ui.library_session import LibrarySession
+from serpent_tk.ui.library_switcher import LibrarySwitcher
+from serpent_tk.ui.mcp_controls import McpControls
+from serpent_tk.ui.search_bar import SearchBar
+from serpent_tk.ui.settings_window import SettingsWindow
+from serpent_tk.ui.shortcuts import bind_shortcuts
+from serpent_tk.ui.sidebar import Sidebar
+from serpent_tk.ui.status_bar import StatusBar
+from serpent_tk.ui.theme import Theme
+from serpent_tk.ui.thumbnails import Thumbnails
+from serpent_tk.ui.toasts import ToastStack
+
+log = logging.getLogger(__name__)
+
+ZOOM_STEPS = (96, 120, 144, 160, 192, 224, 256, 320)
+
+
+@dataclass
+class WindowServices:
+    """What the composition root hands the window."""
+
+    bus: UiBus
+    gateway: Any                      # serpent_tk.automation.gateway.Gateway
+    settings_store: SettingsStore
+    settings: Settings
+    mcp: McpControls | None = None
+    credentials: CredentialStore | None = None
+    notices: list[str] = field(default_factory=list)
+    drops: bool = False               # tkdnd loaded: accept files from the file manager
+
+
+class MainWindow:
+    def __init__(self, root: tk.Tk, services: WindowServices) -> None:
+        self.root = root
+        self.services = services
+        settings = services.settings
+        self.theme = theme = Theme(root, settings.ui.theme)
+        self.commands = commands = Commands(services.gateway, services.bus)
+        self.toasts = ToastStack(root, theme)
+        self.session = LibrarySession(commands, settings)
+        self.settings_window: SettingsWindow | None = None
+        px = theme.px
+
+        self.toolbar = ttk.Frame(root, padding=(px(10), px(8)))
+        self.toolbar.pack(side="top", fill="x")
+        ttk.Separator(root).pack(side="top", fill="x")
+        self.status = StatusBar(root, theme, services.mcp, lambda: self.open_settings("mcp"))
+        self.status.pack(side="bottom", fill="x")
+        ttk.Separator(root).pack(side="bottom", fill="x")
+
+        self.paned = ttk.PanedWindow(root, orient="horizontal")
+        self.paned.pack(side="top", fill="both", expand=True)
+        self.sidebar = Sidebar(self.paned, theme)
+        self.pages = AssetPages(commands)
+        self.thumbnails = Thumbnails(root, commands, services.bus)
+        self.grid = VirtualGrid(self.paned, theme, self.pages, self.thumbnails,
+                                cell_points=settings.ui.thumbnail_size * 0.75)
+        self.actions = AssetActions(commands, theme, root, lambda: self.session.current,
+                                    self.toast)
+        self.inspector = Inspector(self.paned, theme, self.actions)
+        self.paned.add(self.sidebar, weight=0)
+        self.paned.add(self.grid, weight=1)
+        self.paned.add(self.inspector, weight=0)
+        self.browser = Browser(commands, self.pages, self.thumbnails, self.grid, self.sidebar,
+                               self.inspector)
+        self.activity = AgentActivity(self.toast)
+        self.importer = Importer(root, theme, commands, self.status.progress_area, self.toast)
+        self.empty = EmptyState(self.grid.canvas, theme, on_import=self.ask_import,
+                                on_connect=lambda: self.open_settings("mcp"),
+                                on_clear_search=lambda: self.search.clear(),
+                                on_reopen=self.session.reopen)
+        self.drop_zone: DropZone | None = None
+        if services.drops:
+            self.drop_zone = DropZone(self.grid.canvas, theme, self.import_paths,
+                                      lambda: f"Drop to add to {self._library_name()}")
+            for widget in self.empty.widgets():
+                self.drop_zone.accept(widget)
+        self._build_toolbar()
+        self._connect()
+        self._restore_geometry()
+        self.show_state()
+
+    # construction ------------------------------------------------------------------------
+    def _build_toolbar(self) -> None:
+        px, bar = self.theme.px, self.toolbar
+        self.switcher = LibrarySwitcher(bar, self.theme, self.session)
+        self.switcher.on_error = lambda text: self.toast(text, "warning")
+        self.switcher.pack(side="left")
+        self.search = SearchBar(bar, self.theme, self.browser.set_text)
+        self.search.pack(side="left", fill="x", expand=True, padx=(px(12), px(12)))
+        self.sort = ttk.Combobox(bar, state="readonly", width=14, values=[
+            "Newest first", "Oldest first", "Name A–Z", "Name Z–A", "Best rated", "Largest",
+            "Recently changed"])
+        self._sorts = ["added-desc", "added-asc", "name-asc", "name-desc", "rating-desc",
+                       "size-desc", "modified-desc"]
+        self.sort.current(0)
+        self.sort.bind("<<ComboboxSelected>>", lambda e: self.browser.set_sort(
+            self._sorts[self.sort.current()]))
+        self.sort.pack(side="left")
+        self.import_button = ttk.Menubutton(bar, text="Import", style="Accent.TButton")
+        menu = tk.Menu(self.import_button, tearoff=False)
+        menu.add_command(label="Files…", command=self.ask_import)
+        menu.add_command(label="A folder…", command=lambda: self.importer.ask_folder(
+            self.session.library_id, self._folder_target()))
+        self.import_button["menu"] = menu
+        self.import_button.pack(side="left", padx=(px(8), 0))
+        self.undo_button = ttk.Button(bar, text="↶", width=3, command=self.actions.undo)
+        self.undo_button.pack(side="left", padx=(px(8), 0))
+        self.redo_button = ttk.Button(bar, text="↷", width=3, command=self.actions.redo)
+        self.redo_button.pack(side="left", padx=(px(2), 0))
+        self.settings_button = ttk.Button(bar, text="⚙", width=3,
+                                          command=lambda: self.open_settings("mcp"))
+        self.settings_button.pack(side="right")
+        self.zoom = ttk.Scale(bar, from_=0, to=len(ZOOM_STEPS) - 1, length=px(90),
+                              command=lambda v: self._zoom_to(round(float(v))))
+        self.zoom.set(self._zoom_index(self.services.settings.ui.thumbnail_size))
+        self.zoom.pack(side="right", padx=(0, px(10)))
+
+    def _connect(self) -> None:
+        bus, root = self.services.bus, self.root
+        self.session.on_opened = self._library_opened
+        self.session.on_closed = self._library_closed
+        self.session.on_problem = lambda text: self.toast(text, "error")
+        self.browser.on_counts = lambda total, selected: self.status.show_counts(
+            self.browser.summary())
+        self.browser.on_state = self.show_state
+        self.grid.on_open = self.actions.open_assets
+        self.grid.on_context_menu = self._context_menu
+        self.grid.on_drag = self._drag
+        self.actions.on_conflict = self.browser.reload_asset
+        self.importer.on_finished = lambda run: None
+        bus.subscribe(ShowToast, lambda e: self.toasts.show(e.text, e.level, title=e.title))
+        bus.subscribe(Notice, lambda e: self.toasts.show(e.text, "warning"))
+        bus.subscribe(Toast, self._gateway_toast)
+        bus.subscribe(LibraryChanged, self._library_changed)
+        bus.subscribe(LibraryLifecycle, self._lifecycle)
+        bus.subscribe(TaskProgress, self.importer.progress)
+        bus.subscribe(ShowInDesktop, self._show_in_desktop)
+        bus.subscribe(ToolsChanged, lambda e: self.browser._sections())
+        self._unsubscribe = self.services.gateway.subscribe(bus.post)
+        self.services.gateway.window_attached = True
+        bind_shortcuts(root, {
+            "trash": lambda: self._selection_action(self.actions.trash, self.actions.restore),
+            "undo": self.actions.undo, "redo": self.actions.redo,
+            "search": self.search.focus, "import": self.ask_import,
+            "settings": lambda: self.open_settings("mcp"), "refresh": self.refresh,
+            "zoom_in": lambda: self._zoom_step(1), "zoom_out": lambda: self._zoom_step(-1),
+        })
+        for notice in self.services.notices:
+            self.toasts.show(notice, "warning")
+
+    def start(self) -> None:
+        """Open the first library (asynchronously: the window is already drawn)."""
+        self.session.start()
+
+    # library -----------------------------------------------------------------------------
+    def _library_name(self) -> str:
+        return self.session.current["name"] if self.session.current else "the library"
+
+    def _library_opened(self, ref: dict[str, Any]) -> None:
+        self.root.title(f"{ref['name']} — {APP_NAME}")
+        self.switcher.show(ref["name"])
+        if self.browser.library_id != ref["libraryId"]:
+            self.search.clear(notify=False)
+            self.browser.text = ""
+            self.browser.show_library(ref["libraryId"])
+        self.show_state()
+
+    def _library_closed(self, reason: str) -> None:
+        self.browser.show_library(None)
+        self.empty.show("closed", reason)
+
+    def _lifecycle(self, event: LibraryLifecycle) -> None:
+        if event.action == "renamed":
+            self.session.renamed(event.library_id, event.name)
+        elif event.action in ("closed", "deleted"):
+            self.session.closed(event.library_id, f"{event.actor_label} {event.action} it."
+                                if event.actor_label else "")
+
+    def _library_changed(self, event: LibraryChanged) -> None:
+        self.browser.library_changed(event)
+        if event.library_id == self.session.library_id:
+            self.activity.library_changed(event)
+
+    def _gateway_toast(self, event: Toast) -> None:
+        title = None if event.actor_label in ("", "You") else event.actor_label
+        self.toasts.show(event.text, event.level, title=title)
+
+    def _show_in_desktop(self, event: ShowInDesktop) -> None:
+        from serpent_tk.ui.desktop import bring_to_front
+
+        bring_to_front(self.root)
+        if event.asset_ids and event.library_id == self.session.library_id:
+            self.browser.select(list(event.asset_ids))
+
+    def refresh(self) -> None:
+        self.pages.invalidate()
+        self.browser.refresh_sidebar()
+
+    # state -------------------------------------------------------------------------------
+    def show_state(self) -> None:
+        if self.session.current is None:
+            kind = "loading" if self.empty.kind in ("", "loading") else self.empty.kind
+            self.empty.show(kind if kind != "closed" else "closed")
+            return
+        if not self.pages.known:
+            self.empty.show("")
+            return
+        if self.pages.count():
+            self.empty.show("")
+        elif self.browser.scope.is_trash and not self.browser.text:
+            self.empty.show("trash")
+        elif self.browser.filtered:
+            detail = f"Nothing matches “{self.browser.text}”." if self.browser.text else \
+                f"Nothing in {self.browser.scope.label} yet."
+            self.empty.show("no-match", detail)
+        else:
+            self.empty.show("empty")
+        self.status.show_counts(self.browser.summary())
+
+    # importing ---------------------------------------------------------------------------
+    def _folder_target(self) -> str | None:
+        scope = self.browser.scope
+        return scope.target if scope.kind == "folder" else None
+
+    def ask_import(self) -> None:
+        self.importer.ask_files(self.session.library_id, self._folder_target())
+
+    def import_paths(self, paths: list[str]) -> None:
+        library_id = self.session.library_id
+        if library_id is None:
+            self.toast("Wait until the library is open, then drop again.", "warning")
+            return
+        scope = self.browser.scope
+        tags = [scope.target] if scope.kind == "tag" and scope.target else []
+        self.importer.start(library_id, paths, self._folder_target(), tags)
+
+    # selection helpers -------------------------------------------------------------------
+    def _selection_action(self, normal: Any, in_trash: Any) -> None:
+        keys = self.grid.selected_keys()
+        if keys:
+            (in_trash if self.browser.scope.is_trash else normal)(keys)
+
+    def _context_menu(self, keys: list[str], x: int, y: int) -> None:
+        if not keys:
+            return
+        menu = tk.Menu(self.root, tearoff=False)
+        if self.browser.scope.is_trash:
+            menu.add_command(label="Restore", command=lambda: self.actions.restore(keys))
+            menu.add_command(label="Delete permanently…",
+                             command=lambda: self.actions.delete_permanently(keys))
+        else:
+            menu.add_command(label="Open", command=lambda: self.actions.open_assets(keys))
+            menu.add_separator()
+            menu.add_command(label="Move to Trash", command=lambda: self.actions.trash(keys))
+        menu.tk_popup(x, y)
+
+    def _drag(self, keys: list[str], phase: str, x: int, y: int) -> None:
+        """Assets dragged from the grid onto the sidebar: a folder files them, a tag tags
+        them, the Trash trashes them."""
+        scope = self.sidebar.scope_at(x, y)
+        if phase == "motion":
+            self.grid.canvas.configure(cursor="hand2" if scope else "")
+            return
+        self.grid.canvas.configure(cursor="")
+        if scope is None or not keys:
+            return
+        if scope.kind == "folder":
+            self.actions.move_to_folder(keys, scope.target, f"“{scope.label}”")
+        elif scope.kind == "unfiled":
+            self.actions.move_to_folder(keys, None, "Unfiled")
+        elif scope.kind == "tag" and scope.target:
+            self.actions.add_tag(keys, scope.target)
+        elif scope.kind == "trash":
+            self.actions.trash(keys)
+
+    # settings, zoom, toasts --------------------------------------------------------------
+    def open_settings(self, page: str = "mcp") -> None:
+        window = self.settings_window
+        if window is None or not window.winfo_exists():
+            s = self.services
+            window = self.settings_window = SettingsWindow(
+                self.root, self.theme, self.commands, s.settings_store, s.settings, s.mcp,
+                s.credentials, on_theme=self.theme.apply,
+                on_thumbnail_size=self._set_thumbnail_size)
+        window.show_page(page)
+
+    def _zoom_index(self, size: int) -> int:
+        return min(range(len(ZOOM_STEPS)), key=lambda i: abs(ZOOM_STEPS[i] - size))
+
+    def _zoom_step(self, delta: int) -> None:
+        index = self._zoom_index(self.services.settings.ui.thumbnail_size) + delta
+        index = max(0, min(len(ZOOM_STEPS) - 1, index))
+        self.zoom.set(index)
+        self._zoom_to(index)
+
+    def _zoom_to(self, index: int) -> None:
+        size = ZOOM_STEPS[index]
+        if size != self.services.settings.ui.thumbnail_size:
+            self._set_thumbnail_size(size)
+            store = self.services.settings_store
+            self.commands.background(lambda: store.update(
+                lambda s: setattr(s.ui, "thumbnail_size", size)))
+
+    def _set_thumbnail_size(self, size: int) -> None:
+        self.services.settings.ui.thumbnail_size = size
+        self.grid.set_cell_size(size * 0.75)
+
+    def toast(self, text: str, level: str = "info", *, key: str | None = None,
+              title: str | None = None) -> None:
+        self.toasts.show(text, level, key=key, title=title)  # type: ignore[arg-type]
+
+    # geometry and shutdown ---------------------------------------------------------------
+    def _restore_geometry(self) -> None:
+        ui = self.services.settings.ui
+        px = self.theme.px
+        self.root.minsize(px(640), px(420))
+        self.root.geometry(ui.window_geometry or f"{px(1100)}x{px(700)}")
+        self.sidebar.configure(width=ui.sidebar_width)
+        self.inspector.configure(width=ui.inspector_width)
+        self.root.after_idle(self._place_sashes)
+
+    def _place_sashes(self) -> None:
+        ui = self.services.settings.ui
+        width = self.paned.winfo_width()
+        if width <= 1:
+            self.root.after(50, self._place_sashes)
+            return
+        try:
+            self.paned.sashpos(0, ui.sidebar_width)
+            self.paned.sashpos(1, max(ui.sidebar_width + 200, width - ui.inspector_width))
+        except tk.TclError:
+            pass
+
+    def close(self) -> None:
+        """Tk thread: remember the window layout, detach from the gateway."""
+        self.services.gateway.window_attached = False
+        self._unsubscribe()
+        geometry = self.root.geometry()
+        try:
+            sidebar = self.paned.sashpos(0)
+            inspector = self.paned.winfo_width() - self.paned.sashpos(1)
+        except tk.TclError:
+            sidebar, inspector = None, None
+
+        def remember(settings: Settings) -> None:
+            settings.ui.window_geometry = geometry
+            if sidebar and 120 <= sidebar <= 800:
+                settings.ui.sidebar_width = sidebar
+            if inspector and 160 <= inspector <= 900:
+                settings.ui.inspector_width = inspector
+
+        try:
+            self.services.settings_store.update(remember)
+        except Exception as error:  # never keep the window open because of this
+            log.warning("window layout not saved: %s", error)
+        self.thumbnails.shutdown()
+        self.commands.shutdown()
