@@ -179,7 +179,7 @@ def parse_user_path(text: str, *, flavor: Flavor | None = None,
         raise ValueError(f"unknown path flavor {flavor!r}")
     if not isinstance(text, str):
         raise _invalid("A path must be text.", "not_text", field)
-    cleaned = _unquote(text)
+    cleaned = _unquote(text, chosen)
     if not cleaned:
         raise _invalid("The path is empty.", "empty", field)
     if "\x00" in cleaned:
@@ -210,10 +210,13 @@ def windows_long_path(path: str | PurePath) -> str:
     return text
 
 
-def _unquote(text: str) -> str:
-    cleaned = text.strip()
+def _unquote(text: str, flavor: Flavor) -> str:
+    """Drop what pasting adds: line breaks, tabs, surrounding quotes; on Windows also spaces
+    (no Windows name ends with one). POSIX names may end with a space, so those stay."""
+    junk = None if flavor == "windows" else "\r\n\t"
+    cleaned = text.strip(junk)
     if len(cleaned) >= 2 and cleaned[0] == cleaned[-1] and cleaned[0] in "\"'":
-        cleaned = cleaned[1:-1].strip()
+        cleaned = cleaned[1:-1].strip(junk)
     return cleaned
 
 
@@ -221,6 +224,8 @@ def _from_file_url(text: str, flavor: Flavor, field: str | None) -> str:
     parts = urlsplit(text)
     host = parts.netloc
     path = unquote(parts.path)
+    if not path.startswith("/"):
+        raise _invalid("A file address must name a full path (file:///...).", "bad_url", field)
     if flavor == "posix":
         if host not in ("", "localhost"):
             raise _invalid(f'The file address points to another computer ("{host}").',
@@ -228,9 +233,10 @@ def _from_file_url(text: str, flavor: Flavor, field: str | None) -> str:
         return path
     if host not in ("", "localhost"):
         return "\\\\" + host + path.replace("/", "\\")
-    if re.match(r"^/[A-Za-z]:", path):
-        path = path[1:]
-    return path
+    if not re.match(r"^/[A-Za-z]:", path):
+        raise _invalid("A file address must start with a drive letter (file:///C:/...).",
+                       "bad_url", field)
+    return path[1:]
 
 
 def _parse_windows(text: str, require_absolute: bool, field: str | None) -> PureWindowsPath:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from library.errors import PATH_INVALID, LibraryError
 from library.pathrules import (
     MAX_NAME_BYTES,
+    Flavor,
     casefold_collides,
     is_reserved_windows_name,
     is_within,
@@ -214,6 +215,7 @@ WINDOWS_BAD = [
     (r"\\?\Volume{26a21bda-a627-11d7-9931-806e6f6e6963}\x", "device_path"),
     (r"\\?\GLOBALROOT\Device\x", "device_path"),
     (r"\\?\C:\a\..\b", "dot_name"),
+    ("file:///no/drive", "bad_url"),
     (r"C:\Users\CON\x.png", "reserved_name"),
     (r"C:\Users\nul.txt", "reserved_name"),
     (r"C:\Users\com1", "reserved_name"),
@@ -291,6 +293,8 @@ POSIX_GOOD = [
     ("/tmp/CON", "/tmp/CON"),                              # Windows rules do not apply here
     ("file:///home/ana/a%20b.png", "/home/ana/a b.png"),
     ("file://localhost/srv/x", "/srv/x"),
+    ("/home/ana/trailing space ", "/home/ana/trailing space "),  # a legal POSIX name
+    ("/home/ana/pasted.png\n", "/home/ana/pasted.png"),
 ]
 
 POSIX_BAD = [
@@ -303,6 +307,8 @@ POSIX_BAD = [
     ("/tmp/" + "a" * 256, "too_long"),
     ("/" + "/".join(["a" * 200] * 25), "too_long"),
     ("file://otherhost/x", "remote_url"),
+    ("file:relative/x", "bad_url"),
+    (" /leading/space", "not_absolute"),
 ]
 
 
@@ -436,3 +442,18 @@ def test_link_kind_of_a_real_symlink(tmp_path: Path) -> None:
     (tmp_path / "link").symlink_to(tmp_path / "target")
     assert link_kind(os.lstat(tmp_path / "link")) == "symlink"
     assert link_kind(os.lstat(tmp_path / "target")) is None
+
+
+@given(st.text(max_size=300), st.sampled_from(["windows", "posix"]), st.booleans())
+def test_any_text_parses_or_gets_path_invalid_never_a_crash(text: str, flavor: Flavor,
+                                                            absolute: bool) -> None:
+    try:
+        parsed = parse_user_path(text, flavor=flavor, require_absolute=absolute)
+    except LibraryError as error:
+        assert error.code == PATH_INVALID and error.message
+        return
+    text = str(parsed)
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        return  # a path wrapped in quotes is taken as Explorer's "Copy as path": they go
+    again = parse_user_path(text, flavor=flavor, require_absolute=absolute)
+    assert str(again) == text, "a parsed path parses to itself"
