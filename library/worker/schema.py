@@ -156,7 +156,8 @@ CREATE TABLE history_items (
     entity_id TEXT NOT NULL,
     before_state TEXT,
     after_state TEXT NOT NULL,
-    expected_version INTEGER,
+    before_version INTEGER,
+    after_version INTEGER,
     PRIMARY KEY (entry_id, kind, entity_id)
 ) WITHOUT ROWID;
 """

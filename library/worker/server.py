@@ -2,8 +2,10 @@
 
 Runs in the worker process. The pipe reader thread decodes every message at once, so a
 `Cancel` takes effect while a long import runs. Read commands and plans go to reader
-threads with their own WAL connections (they never wait behind an import); writes run one
-at a time on the main thread, which owns the writer connection. Errors become
+threads with their own WAL connections (they never wait behind an import); `derive`
+commands (thumbnails: slow image work that writes only derived files) get threads of their
+own, so a burst of them never delays a search; writes run one at a time on the main thread,
+which owns the writer connection. Errors become
 `ErrorInfo` here: `LibraryError` as is, pydantic `ValidationError` as `INVALID_ARGUMENT`
 naming the field, sqlite and OS errors through `database.translate*`, anything else as
 `INTERNAL` with an incident id that is in the log.
@@ -46,6 +48,7 @@ from library.worker.transaction import WriteTx, stored_result
 
 log = logging.getLogger("library.worker")
 READER_THREADS = 2
+DERIVE_THREADS = 2
 VANISHED_POLL_SECONDS = 2.0
 _STOP = object()
 
@@ -65,6 +68,7 @@ class WorkerServer:
         self.sequence = library.change_sequence
         self._writes: queue.Queue[Any] = queue.Queue()
         self._reads: queue.Queue[Any] = queue.Queue()
+        self._derives: queue.Queue[Any] = queue.Queue()
         self._scopes: dict[int, RequestScope] = {}
         self._scopes_lock = threading.Lock()
         self._stopping = threading.Event()
@@ -76,8 +80,12 @@ class WorkerServer:
 
         Returns whether the library was left in a clean state.
         """
-        readers = [threading.Thread(target=self._read_loop, name=f"reader-{n}", daemon=True)
+        readers = [threading.Thread(target=self._read_loop, args=(self._reads,),
+                                    name=f"reader-{n}", daemon=True)
                    for n in range(READER_THREADS)]
+        readers += [threading.Thread(target=self._read_loop, args=(self._derives,),
+                                     name=f"derive-{n}", daemon=True)
+                    for n in range(DERIVE_THREADS)]
         for thread in readers:
             thread.start()
         pipe = threading.Thread(target=self._pipe_loop, name="pipe", daemon=True)
@@ -86,8 +94,10 @@ class WorkerServer:
             self._write_loop()
         finally:
             self._stopping.set()
-            for _ in readers:
+            for _ in range(READER_THREADS):
                 self._reads.put(_STOP)
+            for _ in range(DERIVE_THREADS):
+                self._derives.put(_STOP)
             for thread in readers:
                 thread.join(5)
         return self._clean
@@ -124,7 +134,9 @@ class WorkerServer:
         scope = RequestScope(request.id, request.command, request.meta)
         with self._scopes_lock:
             self._scopes[request.id] = scope
-        if spec.mode == "read" or request.plan:
+        if spec.mode == "derive" and not request.plan:
+            self._derives.put((request, spec, scope))
+        elif spec.mode in ("read", "derive") or request.plan:
             self._reads.put((request, spec, scope))
         else:
             self._writes.put((request, spec, scope))
@@ -145,12 +157,12 @@ class WorkerServer:
             if self._stopping.is_set():
                 return
 
-    def _read_loop(self) -> None:
+    def _read_loop(self, work: queue.Queue[Any]) -> None:
         conn = connect(self.library.layout.database, reader=True)
         assetrows.register_functions(conn)
         try:
             while True:
-                item = self._reads.get()
+                item = work.get()
                 if item is _STOP:
                     return
                 request, spec, scope = item
@@ -185,6 +197,8 @@ class WorkerServer:
             if spec.plan is None:
                 raise LibraryError(INVALID_ARGUMENT, f"{spec.name} has no plan.", field="plan")
             return _dump(spec.plan(ctx, args))
+        if spec.mode == "derive":  # image work: no read transaction held while it runs
+            return _dump(spec.handler(ctx, args))
         conn.execute("BEGIN")  # one snapshot for the whole read (page + total agree)
         try:
             return _dump(spec.handler(ctx, args))

@@ -71,6 +71,7 @@ class WriteTx:
         self._entity_ids: list[str] = []
         self._seen_ids: set[str] = set()
         self._before: dict[tuple[str, str], dict[str, Any] | None] = {}
+        self._before_versions: dict[tuple[str, str], int | None] = {}
         self._after_commit: list[Callable[[], None]] = []
 
     # -- what the command declares ------------------------------------------------------
@@ -85,8 +86,10 @@ class WriteTx:
     def track(self, kind: str, ids: Iterable[str]) -> None:
         """Snapshot entities *before* changing them, so undo can put them back."""
         ids = [i for i in ids if (kind, i) not in self._before]
+        versions = entitystate.versions(self.conn, kind, ids)
         for entity_id, state in entitystate.snapshot_many(self.conn, kind, ids).items():
             self._before[(kind, entity_id)] = state
+            self._before_versions[(kind, entity_id)] = versions.get(entity_id)
         self.touch(kind, ids)
 
     def created(self, kind: str, ids: Iterable[str]) -> None:
@@ -169,7 +172,9 @@ class WriteTx:
                 if before == after.get(entity_id):
                     continue  # unchanged: nothing to put back
                 rows.append((kind, entity_id, None if before is None else json.dumps(before),
-                             json.dumps(after.get(entity_id)), versions.get(entity_id)))
+                             json.dumps(after.get(entity_id)),
+                             self._before_versions.get((kind, entity_id)),
+                             versions.get(entity_id)))
         if not rows:
             return
         if self.history_entry is None:
@@ -185,7 +190,7 @@ class WriteTx:
                          (self.summary, seq, self.history_entry))
         conn.executemany(
             "INSERT OR REPLACE INTO history_items (entry_id, kind, entity_id, before_state, "
-            "after_state, expected_version) VALUES (?, ?, ?, ?, ?, ?)",
+            "after_state, before_version, after_version) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(self.history_entry, *row) for row in rows])
 
     def _notify(self) -> None:

@@ -12,6 +12,9 @@ module plus one line here. Modes:
 - `task`:  `handler(ctx: TaskContext, args) -> Model | dict`, on the writer thread; opens
            its own transactions (`ctx.transaction()`) and may report progress and stop
            early when cancelled.
+- `derive`: like `read` (a `ReadContext`, no SQLite writes), on threads of their own and
+           without a read transaction around it: slow work that writes only derived files
+           (thumbnails), so it never holds up reads.
 
 `plan(ctx: ReadContext, args) -> RiskReport`, when given, answers `plan=True` requests:
 a read-only risk report with a `stateToken`.
@@ -26,7 +29,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-Mode = Literal["read", "write", "task"]
+Mode = Literal["read", "write", "task", "derive"]
 
 MODULES = (
     "library.worker.commands.library_info",

@@ -2,9 +2,13 @@
 
 Runs in the worker process (list on a reader thread, undo/redo on the writer). The journal
 (`transaction.WriteTx`) keeps, per step, the before and after state of every entity the step
-changed and the version each was left at. Undo takes only the newest done step, redo only
-the oldest undone one; either refuses with HISTORY_CONFLICT when any entity moved on since
-(its version differs, or it is gone), and with HISTORY_EMPTY when there is nothing to take.
+changed, with the entity's version before and after. Undo takes only the newest done step
+and requires each entity to still be at its after-version; redo takes only the oldest
+undone step and requires the before-version. Otherwise HISTORY_CONFLICT (something moved
+on, or the entity is gone); HISTORY_EMPTY when there is nothing to take. Applying a state
+gives the entity a new version, so that state's old version label is replaced by the new
+one in every journal item of that entity: older steps stay undoable after newer ones were
+undone.
 Undo and redo are writes themselves: they bump the change sequence and notify, but are not
 journaled as steps of their own. A new step clears the redo side.
 """
@@ -58,11 +62,29 @@ def redo(tx: WriteTx, args: Empty) -> HistoryStepOut:
     return _step(tx, row, undoing=False)
 
 
+def _relabel(conn: sqlite3.Connection, entry_id: int, kind: str, item: sqlite3.Row,
+             new_version: int | None, *, undoing: bool) -> None:
+    """The entity is back in the state labelled by the old version: use the new one instead."""
+    column = "before_version" if undoing else "after_version"
+    old = item[column]
+    if old is None:  # a created (or deleted) entity: only this step knows that label
+        conn.execute(f"UPDATE history_items SET {column} = ? WHERE entry_id = ? AND kind = ? "
+                     f"AND entity_id = ?", (new_version, entry_id, kind, item["entity_id"]))
+        return
+    conn.execute("UPDATE history_items SET "
+                 "before_version = CASE WHEN before_version = ? THEN ? ELSE before_version END, "
+                 "after_version = CASE WHEN after_version = ? THEN ? ELSE after_version END "
+                 "WHERE kind = ? AND entity_id = ?",
+                 (old, new_version, old, new_version, kind, item["entity_id"]))
+
+
 def _step(tx: WriteTx, entry: sqlite3.Row, *, undoing: bool) -> HistoryStepOut:
     tx.journal = False
     conn = tx.conn
-    items = conn.execute("SELECT kind, entity_id, before_state, after_state, expected_version "
-                         "FROM history_items WHERE entry_id = ?", (entry["id"],)).fetchall()
+    items = conn.execute("SELECT kind, entity_id, before_state, after_state, before_version, "
+                         "after_version FROM history_items WHERE entry_id = ?",
+                         (entry["id"],)).fetchall()
+    expected_column = "after_version" if undoing else "before_version"
     by_kind: dict[str, list[sqlite3.Row]] = {}
     for item in items:
         by_kind.setdefault(item["kind"], []).append(item)
@@ -71,7 +93,7 @@ def _step(tx: WriteTx, entry: sqlite3.Row, *, undoing: bool) -> HistoryStepOut:
         ids = [i["entity_id"] for i in kind_items]
         current = entitystate.versions(conn, kind, ids)
         moved_on += [i["entity_id"] for i in kind_items
-                     if i["expected_version"] != current.get(i["entity_id"])]
+                     if i[expected_column] != current.get(i["entity_id"])]
     if moved_on:
         verb = "undone" if undoing else "redone"
         raise LibraryError(HISTORY_CONFLICT, f"“{entry['summary']}” cannot be {verb}: "
@@ -87,10 +109,9 @@ def _step(tx: WriteTx, entry: sqlite3.Row, *, undoing: bool) -> HistoryStepOut:
             entitystate.apply(tx, kind, item["entity_id"], target, other)
         tx.touch(kind, [i["entity_id"] for i in by_kind[kind]])
         new_versions = entitystate.versions(conn, kind, [i["entity_id"] for i in by_kind[kind]])
-        conn.executemany("UPDATE history_items SET expected_version = ? WHERE entry_id = ? AND "
-                         "kind = ? AND entity_id = ?",
-                         [(new_versions.get(i["entity_id"]), entry["id"], kind, i["entity_id"])
-                          for i in by_kind[kind]])
+        for item in by_kind[kind]:
+            _relabel(conn, entry["id"], kind, item, new_versions.get(item["entity_id"]),
+                     undoing=undoing)
     if "asset" in by_kind:
         assetrows.drop_unused_tags(conn)
         tx.touch("tag")

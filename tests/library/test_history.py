@@ -1,0 +1,162 @@
+"""Undo/redo across sources, conflicts, and what permanent deletes leave alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from library.events import LibraryChanged
+from library.protocol import CallMeta
+from library.schemas import HistoryListOut, HistoryStepOut
+from tests.library.factories import call, call_error, make_images
+
+AGENT = CallMeta(source="mcp", credential="claude", label="Claude via MCP")
+PERSON = CallMeta(source="ui", label="You")
+
+
+@pytest.fixture
+def assets(host, library_id, sources):
+    make_images(sources, 3)
+    result = call(host, library_id, "file.import", {"sourcePaths": [str(sources)]}, AGENT)
+    return [item["assetId"] for item in result["items"]]
+
+
+def get(host, library_id, asset_id):
+    return call(host, library_id, "asset.get", {"assetIds": [asset_id]})["items"][0]
+
+
+def test_undo_and_redo_each_kind_of_write(host, library_id, assets, events):
+    a, b, _ = assets
+    call(host, library_id, "asset.update", {"assetId": a, "name": "New", "rating": 3}, AGENT)
+    call(host, library_id, "asset.tag", {"assetIds": [a, b], "tags": ["sky"]}, AGENT)
+    folder = call(host, library_id, "folder.create", {"name": "Box"}, AGENT)
+    call(host, library_id, "asset.move", {"assetIds": [a], "folderId": folder["id"]}, AGENT)
+    call(host, library_id, "library.rename", {"name": "Renamed"}, AGENT)
+
+    history = HistoryListOut.model_validate(call(host, library_id, "history.list"))
+    assert [e.command for e in history.items] == ["library.rename", "asset.move",
+                                                  "folder.create", "asset.tag",
+                                                  "asset.update", "file.import"]
+    assert history.can_undo and not history.can_redo
+    assert history.items[-1].summary == "Imported 3 files"
+    assert history.items[-1].actor.label == "Claude via MCP"
+
+    # The person undoes what the agent did, one step at a time from the top.
+    step = HistoryStepOut.model_validate(call(host, library_id, "history.undo", {}, PERSON))
+    assert step.entry.command == "library.rename" and step.entry.undone
+    assert call(host, library_id, "library.info")["name"] == "Test Library"
+    call(host, library_id, "history.undo", {}, PERSON)
+    assert get(host, library_id, a)["folderIds"] == []
+    call(host, library_id, "history.undo", {}, PERSON)
+    assert call(host, library_id, "folder.list")["items"] == []
+    call(host, library_id, "history.undo", {}, PERSON)
+    assert get(host, library_id, a)["tags"] == [] and get(host, library_id, b)["tags"] == []
+    assert call(host, library_id, "tag.list")["items"] == []
+    call(host, library_id, "history.undo", {}, PERSON)
+    assert (get(host, library_id, a)["name"], get(host, library_id, a)["rating"]) == \
+        ("image 0000", 0)
+
+    listed = call(host, library_id, "history.list")
+    assert listed["canRedo"] and [e["undone"] for e in listed["items"]][:5] == [True] * 5
+
+    # Redo brings them back in order, with the same ids.
+    for _ in range(5):
+        call(host, library_id, "history.redo", {}, PERSON)
+    after = get(host, library_id, a)
+    assert (after["name"], after["rating"], after["tags"], after["folderIds"]) == \
+        ("New", 3, ["sky"], [folder["id"]])
+    assert call(host, library_id, "library.info")["name"] == "Renamed"
+    assert call_error(host, library_id, "history.redo").code == "HISTORY_EMPTY"
+    undo_events = [e for e in events.of(LibraryChanged) if e.command == "history.undo"]
+    assert len(undo_events) == 5 and all("history" in e.kinds for e in undo_events)
+    assert undo_events[0].actor["label"] == "You"
+
+
+def test_undo_of_an_import_moves_the_assets_to_the_trash_and_redo_restores(host, library_id,
+                                                                         assets):
+    step = call(host, library_id, "history.undo")
+    assert step["entry"]["command"] == "file.import"
+    assert call(host, library_id, "asset.search")["total"] == 0
+    assert call(host, library_id, "trash.list")["total"] == 3
+    call(host, library_id, "history.redo")
+    assert call(host, library_id, "asset.search")["total"] == 3
+    assert call(host, library_id, "trash.list")["total"] == 0
+
+
+def test_trash_undo_restores(host, library_id, assets):
+    call(host, library_id, "asset.trash", {"assetIds": assets[:2]})
+    assert call(host, library_id, "trash.list")["total"] == 2
+    call(host, library_id, "history.undo")
+    assert call(host, library_id, "trash.list")["total"] == 0
+    assert all(not a["trashed"] for a in call(host, library_id, "asset.get",
+                                               {"assetIds": assets})["items"])
+
+
+def test_older_steps_stay_undoable_after_newer_ones_were_undone_and_redone(host, library_id,
+                                                                           assets):
+    a = assets[0]
+    call(host, library_id, "asset.update", {"assetId": a, "rating": 4})
+    call(host, library_id, "asset.tag", {"assetIds": [a], "tags": ["later"]})
+    call(host, library_id, "history.undo")
+    call(host, library_id, "history.redo")
+    call(host, library_id, "history.undo")
+    call(host, library_id, "history.undo")
+    assert (get(host, library_id, a)["rating"], get(host, library_id, a)["tags"]) == (0, [])
+    call(host, library_id, "history.redo")
+    call(host, library_id, "history.redo")
+    assert (get(host, library_id, a)["rating"], get(host, library_id, a)["tags"]) == \
+        (4, ["later"])
+
+
+def test_history_conflict_after_a_permanent_delete_and_history_survives_it(host, library_id,
+                                                                         assets):
+    a, b, c = assets
+    call(host, library_id, "asset.tag", {"assetIds": [a], "tags": ["keep"]})
+    call(host, library_id, "asset.tag", {"assetIds": [b], "tags": ["doomed"]})
+    plan = call(host, library_id, "asset.delete-permanently", {"assetIds": [b]}, plan=True)
+    call(host, library_id, "asset.delete-permanently",
+         {"assetIds": [b], "stateToken": plan["stateToken"]})
+    history = call(host, library_id, "history.list")["items"]
+    assert [e["command"] for e in history] == ["asset.tag", "asset.tag", "file.import"]
+    error = call_error(host, library_id, "history.undo")
+    assert error.code == "HISTORY_CONFLICT" and error.details["entityIds"] == [b]
+    assert call(host, library_id, "history.list")["items"][0]["undone"] is False
+
+
+def test_a_stale_step_is_refused_and_leaves_everything_as_is(host, library_id, assets):
+    a = assets[0]
+    call(host, library_id, "asset.tag", {"assetIds": [a], "tags": ["one"]})
+    call(host, library_id, "history.undo")
+    # A new step clears the redo side.
+    call(host, library_id, "asset.update", {"assetId": a, "rating": 1})
+    assert call_error(host, library_id, "history.redo").code == "HISTORY_EMPTY"
+    listed = call(host, library_id, "history.list")
+    assert not listed["canRedo"]
+    assert [e["command"] for e in listed["items"]] == ["asset.update", "file.import"]
+
+
+def test_undo_of_a_created_folder_that_got_used_conflicts(host, library_id, assets):
+    folder = call(host, library_id, "folder.create", {"name": "Used"})
+    call(host, library_id, "asset.move", {"assetIds": assets[:1], "folderId": folder["id"]})
+    call(host, library_id, "history.undo")  # the move
+    call(host, library_id, "asset.move", {"assetIds": assets[1:2], "folderId": folder["id"]})
+    call(host, library_id, "history.undo")  # the second move
+    call(host, library_id, "history.undo")  # now the folder is empty again: it goes
+    assert call(host, library_id, "folder.list")["items"] == []
+
+
+def test_nothing_to_undo(host, library_id):
+    error = call_error(host, library_id, "history.undo")
+    assert error.code == "HISTORY_EMPTY"
+    assert call(host, library_id, "history.list") == {
+        "items": [], "canUndo": False, "canRedo": False, "nextCursor": None,
+        "truncated": False}
+
+
+def test_a_retried_undo_with_the_same_key_undoes_once(host, library_id, assets):
+    call(host, library_id, "asset.tag", {"assetIds": assets[:1], "tags": ["t1"]})
+    call(host, library_id, "asset.tag", {"assetIds": assets[:1], "tags": ["t2"]})
+    keyed = CallMeta(source="ui", label="You", idempotency_key="undo-42")
+    first = call(host, library_id, "history.undo", {}, keyed)
+    second = call(host, library_id, "history.undo", {}, keyed)
+    assert first == second
+    assert get(host, library_id, assets[0])["tags"] == ["t1"]
