@@ -32,7 +32,22 @@ TIMEOUT = 60.0
 
 
 def run(coro: Awaitable[T]) -> T:
-    return asyncio.run(asyncio.wait_for(coro, TIMEOUT))  # type: ignore[arg-type]
+    """Run `coro`; an error inside the SDK client's task groups is raised as itself."""
+    try:
+        return asyncio.run(asyncio.wait_for(coro, TIMEOUT))  # type: ignore[arg-type]
+    except BaseExceptionGroup as group:
+        leaves = list(_leaves(group))
+        if len(leaves) == 1:
+            raise leaves[0] from group
+        raise
+
+
+def _leaves(group: BaseExceptionGroup) -> Iterator[BaseException]:
+    for error in group.exceptions:
+        if isinstance(error, BaseExceptionGroup):
+            yield from _leaves(error)
+        else:
+            yield error
 
 
 @pytest.fixture
@@ -131,6 +146,7 @@ async def error_code(client: Client, tool: str, args: dict[str, Any] | None = No
 
 
 async def create_library(client: Client, parent: Path, name: str = "Refs") -> str:
+    parent.mkdir(parents=True, exist_ok=True)
     result = await ok(client, "serpent_library_create",
                       {"selectedParentPath": str(parent), "name": name})
     return str(result["libraryId"])

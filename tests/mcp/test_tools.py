@@ -1,0 +1,256 @@
+"""The tool catalogue and tool calls over real HTTP, in both protocol eras: names and schemas
+from the registry, explicit libraryId, the envelope, unknown versus hidden plugin tools, the
+search-grid MCP App."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import re
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.server.apps import APP_MIME_TYPE
+from PIL import Image
+from pydantic import Field
+
+from library.protocol import CallMeta
+from library.schemas.common import AssetId, Model
+from serpent_tk.automation.registry import plugin_command
+from serpent_tk.mcp.search_app import SEARCH_APP_URI
+from serpent_tk.mcp.server import INSTRUCTIONS
+from tests.mcp.conftest import (
+    ERAS,
+    Server,
+    call,
+    connect,
+    create_library,
+    error_code,
+    make_images,
+    ok,
+    run,
+)
+
+NAME = re.compile(r"^[a-z0-9_]{1,64}$")
+
+
+def test_the_catalogue_follows_the_registry(server: Server, era: str) -> None:
+    registry = server.gateway.registry
+
+    async def listing() -> tuple[Any, Any]:
+        async with connect(server.url, server.token("Full", "full-access"), era) as client:
+            return (await client.list_tools()).tools, client
+
+    tools, _ = run(listing())
+    by_name = {t.name: t for t in tools}
+    expected = {s.tool_name for s in registry.tools("full-access")}
+    assert set(by_name) == expected
+    for name, tool in by_name.items():
+        spec = registry.get(name)
+        assert spec is not None and NAME.match(name)
+        assert name == "serpent_" + spec.name.replace(".", "_").replace("-", "_")
+        schema = tool.input_schema
+        assert schema["type"] == "object" and schema.get("additionalProperties") is False
+        assert "$ref" not in repr(schema)  # inlined: every client can read it
+        properties, required = schema["properties"], schema.get("required", [])
+        if spec.scope == "library":
+            assert "libraryId" in properties and "libraryId" in required
+        else:
+            assert "libraryId" not in properties
+        assert ("confirmChallenge" in properties) == spec.dangerous
+        assert ("idempotencyKey" in properties) == (spec.writes and spec.scope == "library")
+        assert "stateToken" not in properties
+        assert tool.output_schema is not None and "status" in tool.output_schema["properties"]
+        hints = tool.annotations
+        assert hints is not None
+        assert hints.read_only_hint == (spec.risk == "read")
+        assert hints.destructive_hint == spec.annotations.destructive
+        assert hints.idempotent_hint == spec.annotations.idempotent
+        assert tool.description and spec.summary in tool.description
+
+
+def test_the_server_tells_agents_how_to_use_it(server: Server) -> None:
+    async def instructions() -> str | None:
+        async with connect(server.url, server.token(), "legacy") as client:
+            return client.instructions
+
+    text = run(instructions())
+    assert text == INSTRUCTIONS
+    assert "serpent_library_list_open" in text and "libraryId" in text
+    assert "explicitly" in text
+
+
+def test_libraries_are_only_ever_targeted_explicitly(server: Server, era: str,
+                                                     tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with connect(server.url, server.token(), era) as client:
+            assert (await ok(client, "serpent_library_list_open"))["items"] == []
+            assert await error_code(client, "serpent_asset_search") == "LIBRARY_REQUIRED"
+            library = await create_library(client, tmp_path)
+            listed = await ok(client, "serpent_library_list_open")
+            assert [i["libraryId"] for i in listed["items"]] == [library]
+            # an open library is still never a default
+            assert await error_code(client, "serpent_asset_search") == "LIBRARY_REQUIRED"
+            assert await error_code(client, "serpent_asset_search",
+                                    {"libraryId": "lib_doesnotexist0"}) == "LIBRARY_NOT_FOUND"
+            envelope = await call(client, "serpent_asset_search", {"libraryId": library})
+            assert envelope["libraryId"] == library
+            assert isinstance(envelope["libraryChangeSequence"], int)
+            assert envelope["result"]["items"] == [] and envelope["result"]["total"] == 0
+
+    run(scenario())
+
+
+def test_import_from_explicit_paths_then_search(server: Server, era: str,
+                                                tmp_path: Path) -> None:
+    pictures = make_images(tmp_path / "pictures", 3, prefix="sky")
+
+    async def scenario() -> None:
+        async with connect(server.url, server.token(), era) as client:
+            library = await create_library(client, tmp_path / "libs")
+            imported = await ok(client, "serpent_file_import", {
+                "libraryId": library, "sourcePaths": [str(p) for p in pictures],
+                "tags": ["sky"], "idempotencyKey": "import-1"})
+            assert imported["imported"] == 3
+            found = await ok(client, "serpent_asset_search",
+                             {"libraryId": library, "tags": ["sky"]})
+            assert found["total"] == 3
+            assert {a["name"] for a in found["items"]} == {p.stem for p in pictures} or {
+                a["name"] for a in found["items"]} == {p.name for p in pictures}
+            sequence = await ok(client, "serpent_library_change_sequence",
+                                {"libraryId": library})
+            assert sequence["changeSequence"] >= 1
+            again = await ok(client, "serpent_file_import", {
+                "libraryId": library, "sourcePaths": [str(p) for p in pictures],
+                "tags": ["sky"], "idempotencyKey": "import-1"})
+            assert again == imported  # a retried key returns the first result
+
+    run(scenario())
+
+
+class EchoIn(Model):
+    asset_ids: list[AssetId] = Field(min_length=1)
+
+
+class EchoOut(Model):
+    echoed: int
+
+
+def _echo(library_id: str, args: dict[str, Any], meta: CallMeta) -> Future[dict[str, Any]]:
+    done: Future[dict[str, Any]] = Future()
+    done.set_result({"echoed": len(args["assetIds"])})
+    return done
+
+
+def test_plugin_tools_are_full_access_only_and_hidden_ones_look_unknown(
+        server: Server, era: str, tmp_path: Path) -> None:
+    server.gateway.registry.add_plugin_commands("echo", [plugin_command(
+        "echo", "count", input_model=EchoIn, output_model=EchoOut,
+        summary="Count the given assets.", returns="echoed: how many.",
+        example={"libraryId": "lib_01j9z3k4m5n6p7q8", "assetIds": ["ast_01j9z3k4m5n6p7q8"]},
+        handler=_echo)])
+    tool = "serpent_plugin_echo_count"
+
+    async def scenario() -> None:
+        async with connect(server.url, server.token("Full", "full-access"), era) as full, \
+                connect(server.url, server.token("Auto", "auto"), era) as auto:
+            library = await create_library(full, tmp_path)
+            args = {"libraryId": library, "assetIds": ["ast_01j9z3k4m5n6p7q8"]}
+            assert tool in {t.name for t in (await full.list_tools()).tools}
+            assert tool not in {t.name for t in (await auto.list_tools()).tools}
+            assert (await ok(full, tool, args)) == {"echoed": 1}
+            hidden = await auto.call_tool(tool, args)
+            unknown = await auto.call_tool("serpent_plugin_echo_nothing", args)
+            assert hidden.is_error and unknown.is_error
+            assert hidden.structured_content is not None
+            assert unknown.structured_content is not None
+            assert hidden.structured_content["error"]["code"] == "NOT_FOUND"
+            # identical apart from the name the caller typed
+            assert hidden.model_dump_json().replace(tool, "X") == \
+                unknown.model_dump_json().replace("serpent_plugin_echo_nothing", "X")
+
+    try:
+        run(scenario())
+    finally:
+        server.gateway.registry.remove_plugin("echo")
+
+
+def test_the_search_result_has_a_grid_app_and_a_text_fallback(server: Server, era: str,
+                                                              tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with connect(server.url, server.token(), era) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            meta = tools["serpent_asset_search"].meta or {}
+            assert meta["ui"]["resourceUri"] == SEARCH_APP_URI
+            resources = (await client.list_resources()).resources
+            app = next(r for r in resources if str(r.uri) == SEARCH_APP_URI)
+            assert app.mime_type == APP_MIME_TYPE
+            page = (await client.read_resource(SEARCH_APP_URI)).contents[0]
+            assert page.mime_type == APP_MIME_TYPE
+            html = getattr(page, "text", "")
+            assert html.startswith("<!doctype html>") and "ui/initialize" in html
+            assert "serpent_asset_thumbnail" in html
+            library = await create_library(client, tmp_path)
+            result = await client.call_tool("serpent_asset_search", {"libraryId": library})
+            texts = [c.text for c in result.content if c.type == "text"]
+            assert len(texts) == 1 and '"total":0' in texts[0]  # readable without the app
+
+    run(scenario())
+
+
+def test_thumbnails_arrive_as_images_that_fit_the_budget(server: Server, era: str,
+                                                         tmp_path: Path) -> None:
+    spec = server.gateway.registry.get("asset.thumbnail")
+    assert spec is not None
+    if not spec.available:
+        pytest.skip("asset.thumbnail is declared but its worker command has not landed yet")
+    picture = tmp_path / "big.png"
+    Image.effect_noise((1400, 1000), 90).convert("RGB").save(picture)
+    server.service.set_output_budget(64)
+
+    async def scenario() -> None:
+        async with connect(server.url, server.token(), era) as client:
+            library = await create_library(client, tmp_path / "libs")
+            imported = await ok(client, "serpent_file_import",
+                                {"libraryId": library, "sourcePaths": [str(picture)]})
+            asset = imported["items"][0]["assetId"]
+            for _ in range(100):  # previews are made in the background
+                result = await client.call_tool("serpent_asset_thumbnail",
+                                                {"libraryId": library, "assetId": asset,
+                                                 "size": 1024})
+                if not result.is_error:
+                    break
+                await asyncio.sleep(0.1)
+            images = [c for c in result.content if c.type == "image"]
+            assert len(images) == 1, result
+            raw = base64.b64decode(images[0].data)
+            assert len(result.model_dump_json()) <= 64 * 1024
+            with Image.open(io.BytesIO(raw)) as shown:
+                assert shown.size[0] > 0
+            assert result.structured_content is not None
+            assert "path" not in result.structured_content["result"]
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("mode", ERAS)
+def test_ui_notify_is_a_toast_only(server: Server, mode: str) -> None:
+    from serpent_tk.automation.events import Toast
+
+    toasts: list[Toast] = []
+    unsubscribe = server.gateway.subscribe(
+        lambda event: toasts.append(event) if isinstance(event, Toast) else None)
+
+    async def scenario() -> dict[str, Any]:
+        async with connect(server.url, server.token("Claude Desktop"), mode) as client:
+            return await ok(client, "serpent_ui_notify", {"text": "Tagged 3 photos."})
+
+    try:
+        assert run(scenario()) == {"shown": False}  # no window here; it never waits
+    finally:
+        unsubscribe()
+    assert [(t.text, t.actor_label) for t in toasts] == [
+        ("Tagged 3 photos.", "Claude Desktop via MCP")]
