@@ -25,16 +25,11 @@ from library.client import LibraryHost
 from library.errors import (
     CANCELLED,
     LIBRARY_NOT_FOUND,
-    LIBRARY_NOT_OPEN,
     LIBRARY_REQUIRED,
     NOT_FOUND,
     PERMISSION_DENIED,
     LibraryError,
 )
-from library.events import LibraryChanged as HostLibraryChanged
-from library.events import LibraryClosed as HostLibraryClosed
-from library.events import TaskProgress as HostTaskProgress
-from library.events import WorkerRestarted as HostWorkerRestarted
 from library.protocol import CallMeta
 from serpent_tk.automation import audit, envelope, policy
 from serpent_tk.automation.caller import MODES, SOURCES, Caller
@@ -54,14 +49,12 @@ from serpent_tk.automation.errors import (
     unknown_command,
 )
 from serpent_tk.automation.events import (
-    LibraryChanged,
-    LibraryLifecycle,
     ShowInDesktop,
-    TaskProgress,
     Toast,
     ToolsChanged,
 )
 from serpent_tk.automation.hooks import HookContext, Hooks
+from serpent_tk.automation.libraries import Libraries
 from serpent_tk.automation.registry import (
     CONFIRM_CHALLENGE,
     IDEMPOTENCY_KEY,
@@ -120,11 +113,11 @@ class Gateway:
         self.window_attached = False  # the window sets this while it shows toasts
         self._lock = threading.Lock()
         self._listeners: list[Listener] = []
-        self._known_ids: set[str] = set()  # every library id seen open in this session
         self.hooks = Hooks(self._publish)
         self._io = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gateway-io")
         self._unhook_registry = self.registry.on_change(lambda: self._publish(ToolsChanged()))
         self.host: LibraryHost = host_factory(self.on_library_event)
+        self.libraries = Libraries(self.host, settings)
 
     # ---- public API -------------------------------------------------------------------
 
@@ -158,7 +151,7 @@ class Gateway:
     def on_library_event(self, event: object) -> None:
         """Translate the host's events into gateway events. Runs on the host's reader thread."""
         try:
-            self._translate(event)
+            self.hooks.library_event(event)
         except Exception as error:
             internal(error, f"translating {type(event).__name__}")
 
@@ -232,7 +225,7 @@ class Gateway:
                 if checked.library_id is None:
                     raise LibraryError(LIBRARY_REQUIRED, f"{spec.name} needs libraryId: pass "
                                        "one from serpent_library_list_open explicitly.")
-                name = self._bind(checked.library_id).get("name", "")
+                name = self.libraries.bind(checked.library_id).get("name", "")
             context = HookContext(spec=spec, caller=call.caller, library_id=call.library_id,
                                   arguments=checked.arguments, library_name=name)
             self.hooks.before(context)
@@ -253,7 +246,7 @@ class Gateway:
                                               meta)
             result = self._check_result(spec, result)
             if spec.name == "library.rename":
-                yield self._io.submit(self._rename_recent, result)
+                yield self._io.submit(self.libraries.rename_recent, result)
             sequence = self._sequence(call.library_id) if spec.scope == "library" else None
             self.hooks.completed(replace(context, result=result, library_name=name), sequence)
             return envelope.ok(result, call.library_id if spec.scope == "library" else None,
@@ -313,21 +306,6 @@ class Gateway:
             raise LibraryError(PERMISSION_DENIED, "The caller is not recognised.")
         if caller.source == "mcp" and not caller.credential:
             raise LibraryError(PERMISSION_DENIED, "MCP calls need a credential.")
-
-    def _bind(self, library_id: str) -> dict[str, Any]:
-        """The open library `library_id` names; never a default, never the window's focus."""
-        for ref in self.host.list_open():
-            if ref.get("libraryId") == library_id:
-                with self._lock:
-                    self._known_ids.add(library_id)
-                return ref
-        with self._lock:
-            known = library_id in self._known_ids
-        if known:
-            raise LibraryError(LIBRARY_NOT_OPEN, "This library is closed: open it again with "
-                               "serpent_library_open.")
-        raise LibraryError(LIBRARY_NOT_FOUND, "There is no open library with this id; "
-                           "serpent_library_list_open lists them.")
 
     def _sequence(self, library_id: str | None) -> int | None:
         if library_id is None:
@@ -395,22 +373,22 @@ class Gateway:
                 meta: CallMeta) -> Generator[Future[Any], Any, dict[str, Any]]:
         args = checked.arguments
         if spec.name == "library.list-open":
-            return envelope.page([self._ref(r) for r in self.host.list_open()])
+            return envelope.page(self.libraries.list_open())
         if spec.name == "library.list-recent":
-            recent = yield self._io.submit(self._recent)
+            recent = yield self._io.submit(self.libraries.recent)
             return envelope.page(recent)
         if spec.name == "library.open":
             path = Path(args["path"]).expanduser()
             started = yield self._io.submit(self.host.open, path)
             ref = yield started
-            yield self._io.submit(self._remember, ref)
-            return self._ref(ref)
+            yield self._io.submit(self.libraries.remember, ref)
+            return self.libraries.public_ref(ref)
         if spec.name == "library.create":
             parent = Path(args["selectedParentPath"]).expanduser()
             started = yield self._io.submit(self.host.create, parent, args["name"], meta)
             ref = yield started
-            yield self._io.submit(self._remember, ref)
-            return self._ref(ref)
+            yield self._io.submit(self.libraries.remember, ref)
+            return self.libraries.public_ref(ref)
         if spec.name == "library.close":
             assert call.library_id is not None
             yield self.host.close(call.library_id)
@@ -428,41 +406,6 @@ class Gateway:
             return {"shown": self.window_attached}
         raise unknown_command(spec.name)  # declared for the gateway but not implemented
 
-    def _ref(self, ref: dict[str, Any]) -> dict[str, Any]:
-        library_id = ref.get("libraryId")
-        if isinstance(library_id, str):
-            with self._lock:
-                self._known_ids.add(library_id)
-        return {"libraryId": library_id, "name": ref.get("name", ""),
-                "path": str(ref.get("path", "")), "open": True}
-
-    def _remember(self, ref: dict[str, Any]) -> None:
-        """Put a library that was just opened or created at the top of the recent list."""
-        self.settings.update(lambda s: s.remember_library(Path(ref["path"]), ref["name"]))
-
-    def _rename_recent(self, ref: dict[str, Any]) -> None:
-        """Keep the recent list's name of a renamed library in step (its place stays)."""
-        where = _same_path(ref.get("path", ""))
-
-        def rename(settings: Any) -> None:
-            for recent in settings.recent_libraries:
-                if _same_path(recent.path) == where:
-                    recent.name = ref["name"]
-        self.settings.update(rename)
-
-    def _recent(self) -> list[dict[str, Any]]:
-        open_by_path = {_same_path(r.get("path", "")): r for r in self.host.list_open()}
-        items = []
-        for recent in self.settings.load().settings.recent_libraries:
-            path = Path(recent.path)
-            ref = open_by_path.get(_same_path(path))
-            items.append({
-                "name": recent.name, "path": str(path),
-                "lastOpened": recent.last_opened.isoformat(), "open": ref is not None,
-                "libraryId": ref.get("libraryId") if ref else None,
-                "exists": path.is_dir()})
-        return items
-
     # ---- events -------------------------------------------------------------------------
 
     def _publish(self, event: object) -> None:
@@ -473,35 +416,6 @@ class Gateway:
                 listener(event)
             except Exception as error:
                 internal(error, f"event listener for {type(event).__name__}")
-
-    def _translate(self, event: object) -> None:
-        if isinstance(event, HostLibraryChanged):
-            actor = event.actor or {}
-            self._publish(LibraryChanged(
-                library_id=event.library_id, change_sequence=event.change_sequence,
-                kinds=tuple(event.kinds), actor_label=str(actor.get("label", SYSTEM_LABEL)),
-                source=str(actor.get("source", "system")), command=event.command,
-                entity_ids=tuple(event.entity_ids)))
-        elif isinstance(event, HostTaskProgress):
-            self._publish(TaskProgress(
-                library_id=event.library_id, request_id=event.request_id,
-                command=event.command, done=event.done, total=event.total,
-                message=event.message))
-        elif isinstance(event, HostLibraryClosed) and event.reason != "closed":
-            # A close somebody asked for has its lifecycle event from the hooks already;
-            # this one happened to the library: its folder vanished or its worker failed.
-            self.hooks.analysis.discard_library(event.library_id)
-            self._publish(LibraryLifecycle(
-                library_id=event.library_id, name="", action="closed",
-                actor_label=SYSTEM_LABEL, source="system"))
-            text = ("A library was closed because its folder is gone (moved, or its drive "
-                    "was unplugged)." if event.reason == "vanished" else
-                    "A library was closed because it could not be started again.")
-            self._publish(Toast(text=text, level="warning", actor_label=SYSTEM_LABEL))
-        elif isinstance(event, HostWorkerRestarted):
-            self._publish(Toast(text="A library had a problem and was restarted; nothing "
-                                "that was saved is lost.", level="warning",
-                                actor_label=SYSTEM_LABEL))
 
 
 def _outcome(future: Future[Any]) -> tuple[Any, BaseException | None]:
@@ -522,11 +436,3 @@ def _public_report(report: dict[str, Any]) -> dict[str, Any]:
         public["targetsTruncated"] = True
     public.setdefault("irreversible", True)
     return public
-
-
-def _same_path(path: str | Path) -> str:
-    try:
-        return str(Path(path).expanduser().resolve())
-    except OSError:
-        return str(path)
-

@@ -2,7 +2,8 @@
 
 Thread-safe. A person's click and an agent's tool call end here alike: history receipt,
 analysis queued after every import, plugin will/did hooks (a will-hook may veto), lifecycle
-events and toasts for the window, library-changed events for MCP notifications. The caller's
+events and toasts for the window, library-changed events for MCP notifications (translated
+from the library host's events, whoever made the change). The caller's
 source is only a label here; the one source-dependent effect is that the window is told by
 toast about lifecycle actions it did not perform itself (CONTRACTS.md §4).
 """
@@ -17,12 +18,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from library.errors import PERMISSION_DENIED, LibraryError
+from library.events import LibraryChanged as HostLibraryChanged
+from library.events import LibraryClosed as HostLibraryClosed
+from library.events import TaskProgress as HostTaskProgress
+from library.events import WorkerRestarted as HostWorkerRestarted
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.errors import internal
 from serpent_tk.automation.events import (
     AnalysisQueued,
     HistoryRecorded,
+    LibraryChanged,
     LibraryLifecycle,
+    TaskProgress,
     Toast,
 )
 from serpent_tk.automation.registry import CommandSpec
@@ -30,6 +37,7 @@ from serpent_tk.automation.registry import CommandSpec
 log = logging.getLogger("serpent.automation.hooks")
 
 Publish = Callable[[object], None]
+SYSTEM_LABEL = "Serpent"
 
 
 @dataclass(frozen=True)
@@ -155,6 +163,36 @@ class Hooks:
                 hook(context)
             except Exception as error:
                 internal(error, f"did-hook of {owner} for {context.spec.name}")
+
+    def library_event(self, event: object) -> None:
+        """Turn an event of the library host into gateway events. Runs on its reader thread."""
+        if isinstance(event, HostLibraryChanged):
+            actor = event.actor or {}
+            self._publish(LibraryChanged(
+                library_id=event.library_id, change_sequence=event.change_sequence,
+                kinds=tuple(event.kinds), actor_label=str(actor.get("label", SYSTEM_LABEL)),
+                source=str(actor.get("source", "system")), command=event.command,
+                entity_ids=tuple(event.entity_ids)))
+        elif isinstance(event, HostTaskProgress):
+            self._publish(TaskProgress(
+                library_id=event.library_id, request_id=event.request_id,
+                command=event.command, done=event.done, total=event.total,
+                message=event.message))
+        elif isinstance(event, HostLibraryClosed) and event.reason != "closed":
+            # A close somebody asked for has its lifecycle event from `completed` already;
+            # this one happened to the library: its folder vanished or its worker failed.
+            self.analysis.discard_library(event.library_id)
+            self._publish(LibraryLifecycle(
+                library_id=event.library_id, name="", action="closed",
+                actor_label=SYSTEM_LABEL, source="system"))
+            text = ("A library was closed because its folder is gone (moved, or its drive "
+                    "was unplugged)." if event.reason == "vanished" else
+                    "A library was closed because it could not be started again.")
+            self._publish(Toast(text=text, level="warning", actor_label=SYSTEM_LABEL))
+        elif isinstance(event, HostWorkerRestarted):
+            self._publish(Toast(text="A library had a problem and was restarted; nothing "
+                                "that was saved is lost.", level="warning",
+                                actor_label=SYSTEM_LABEL))
 
     def _history_receipt(self, context: HookContext, change_sequence: int | None) -> None:
         spec = context.spec

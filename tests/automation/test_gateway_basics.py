@@ -241,3 +241,34 @@ def test_every_call_writes_one_audit_line_without_secrets(
     assert "command=history.undo" in lines[1] and lines[1].endswith("PERMISSION_DENIED")
     assert lines[2].endswith("outcome=NOT_FOUND")
     assert all("very-secret" not in line and "hunter2" not in line for line in lines)
+
+
+def test_a_worker_crash_is_survived_and_told(gateway: Gateway, library: str,
+                                             recorder: Recorder, tmp_path: Path) -> None:
+    import os
+    import signal
+    [asset] = import_images(gateway, library, tmp_path / "src", 1)
+    pid = gateway.host.worker_pid(library)
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    toast = recorder.wait_for(Toast, lambda t: t.level == "warning")
+    assert "restarted" in toast.text and toast.actor_label == "Serpent"
+    found = ok(gateway, "asset.get", {"libraryId": library, "assetIds": [asset]}, CLAUDE)
+    assert [item["id"] for item in found["items"]] == [asset]
+
+
+def test_a_cancelled_call_is_audited_and_the_gateway_stays_usable(
+        gateway: Gateway, library: str, tmp_path: Path,
+        caplog: pytest.LogCaptureFixture) -> None:
+    paths = make_images(tmp_path / "many", 40)
+    with caplog.at_level(logging.INFO, logger="serpent.audit"):
+        future = gateway.submit("file.import", {"libraryId": library,
+                                                "sourcePaths": [str(p) for p in paths]},
+                                CLAUDE)
+        cancelled = future.cancel()
+        ok(gateway, "library.info", {"libraryId": library}, CLAUDE)
+    if cancelled:  # it had not finished yet (the usual case)
+        lines = [r.getMessage() for r in caplog.records if "command=file.import" in
+                 r.getMessage()]
+        assert lines[0].endswith("outcome=CANCELLED")
+    assert ok(gateway, "history.list", {"libraryId": library})["items"] is not None

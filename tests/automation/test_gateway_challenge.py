@@ -184,3 +184,17 @@ def test_a_made_up_challenge_is_refused(gateway: Gateway, library: str,
         "libraryId": library, "assetIds": assets, "confirmChallenge": "ch_guessed"}, FULL)
     assert code(answer) == "CHALLENGE_INVALID"
     assert present(gateway, library, assets) == set(assets)
+
+
+def test_two_simultaneous_confirmations_run_once(gateway: Gateway, library: str,
+                                                 tmp_path: Path) -> None:
+    from tests.automation.conftest import TIMEOUT
+    assets = import_images(gateway, library, tmp_path / "src", 2)
+    answer = first_call(gateway, "asset.delete-permanently",
+                        {"libraryId": library, "assetIds": assets})
+    args = {"libraryId": library, "assetIds": assets,
+            "confirmChallenge": answer["challenge"]["id"]}
+    futures = [gateway.submit("asset.delete-permanently", args, CLAUDE) for _ in range(4)]
+    outcomes = sorted(f.result(TIMEOUT)["status"] for f in futures)
+    assert outcomes == ["error", "error", "error", "ok"]
+    assert ok(gateway, "library.info", {"libraryId": library})["assetCount"] == 0
