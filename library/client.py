@@ -54,7 +54,7 @@ log = logging.getLogger(__name__)
 worker_log = logging.getLogger("library.worker")
 
 STARTUP_TIMEOUT = 120.0  # recovery of a big library after a crash can take a while
-MAX_RESTARTS = 5
+MAX_RESTARTS = 5  # deaths within RESTART_WINDOW without serving a request in between
 RESTART_WINDOW = 60.0
 
 
@@ -318,6 +318,7 @@ class LibraryHost:
     def _dispatch(self, worker: _Worker, message: Any) -> None:
         if isinstance(message, Response):
             with self._lock:
+                worker.restarts.clear()  # it served again: not a crash loop
                 entry = worker.pending.pop(message.id, None)
                 worker.change_sequence = max(worker.change_sequence, message.change_sequence)
                 if message.ok and entry and entry[1].command == "library.rename":
