@@ -196,16 +196,19 @@ class Bridge:
             self._write(rpc_error(request_id, REFUSED, NO_TOKEN_MESSAGE))
             return
         try:
+            session = self._state.session_id
             try:
                 await self._exchange(message)
             except _SessionGone:
-                await self._renew_session()
+                await self._renew_session(session)
                 await self._exchange(message)
         except asyncio.CancelledError:
             raise
-        except httpx2.TransportError:
-            self._cached_url = None  # Serpent may run on another port now: look again
-            self._write(rpc_error(request_id, NOT_RUNNING, not_running_message(self._url())))
+        except httpx2.TransportError as error:
+            log.info("Serpent did not answer %s: %r", message.get("method"), error)
+            self._cached_url = None  # Serpent may run on another port later: look again then
+            self._write(rpc_error(request_id, NOT_RUNNING,
+                                  not_running_message(self._find_url())))
         except _SessionGone:
             self._write(rpc_error(request_id, NOT_RUNNING,
                                   "Serpent restarted and the session could not be renewed; "
@@ -262,23 +265,26 @@ class Bridge:
         if not self._token:
             return
         try:
+            session = self._state.session_id
             try:
                 await self._exchange(message)
             except _SessionGone:
-                await self._renew_session()
+                await self._renew_session(session)
                 await self._exchange(message)
         except (httpx2.TransportError, _SessionGone, _Refused) as error:
             log.warning("could not deliver %s: %s", message.get("method", "a response"),
                         type(error).__name__)
 
-    async def _renew_session(self) -> None:
-        """Serpent restarted: replay the client's initialize (answer not forwarded)."""
+    async def _renew_session(self, failed: str | None) -> None:
+        """Serpent restarted: replay the client's initialize (its answer is not forwarded).
+
+        `failed` is the session id that got 404; when another task already replaced it,
+        there is nothing left to do."""
         assert self._renew_lock is not None
         async with self._renew_lock:
-            old = self._state.session_id
             if self._state.initialize is None:
                 raise _SessionGone()
-            if old is None:  # another task already renewed it
+            if self._state.session_id != failed:
                 return
             self._state.session_id = None
             await self._exchange(self._state.initialize, forward=False)
@@ -304,8 +310,7 @@ class Bridge:
                     if response.status_code == 405:
                         return  # the server offers no stream
                     if response.status_code == 404:
-                        if session == self._state.session_id:
-                            await self._renew_session()
+                        await self._renew_session(session)
                         continue
                     if response.status_code >= 400:
                         raise httpx2.TransportError(f"HTTP {response.status_code}")

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, get_args
 
 import mcp_types as types
+from mcp.server.apps import client_supports_apps
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ToolsListChanged
 
@@ -56,11 +57,23 @@ def level_allows(threshold: str, level: str = EVENT_LEVEL) -> bool:
     return LEVELS.index(level) >= LEVELS.index(threshold)
 
 
+@dataclass(frozen=True)
+class SessionInfo:
+    """A connected handshake-era client, as Settings → MCP may show it."""
+
+    credential: str
+    client_name: str
+    client_version: str
+    protocol_version: str
+    apps: bool  # the client renders MCP Apps (advertised io.modelcontextprotocol/ui)
+
+
 @dataclass
 class _Session:
     session: Any  # mcp.server.session.ServerSession (per-request proxy; its channel is shared)
     credential_id: str
     credential_name: str
+    info: SessionInfo
     threshold: str = "debug"
 
 
@@ -126,6 +139,9 @@ class Notifier:
     def session_credentials(self) -> set[str]:
         return {entry.credential_name for entry in list(self._sessions.values())}
 
+    def sessions(self) -> list[SessionInfo]:
+        return [entry.info for entry in list(self._sessions.values())]
+
     def latest_change(self, library_id: str) -> LibraryChanged | None:
         return self._latest.get(library_id)
 
@@ -144,7 +160,14 @@ class Notifier:
 
     def _remember(self, session_id: str, ctx: ServerRequestContext[Any, Any],
                   credential_id: str, credential_name: str) -> None:
-        self._sessions[session_id] = _Session(ctx.session, credential_id, credential_name)
+        params = ctx.session.client_params
+        client_info = params.client_info if params is not None else None
+        info = SessionInfo(credential=credential_name,
+                           client_name=client_info.name if client_info else "",
+                           client_version=client_info.version if client_info else "",
+                           protocol_version=ctx.session.protocol_version,
+                           apps=client_supports_apps(ctx))
+        self._sessions[session_id] = _Session(ctx.session, credential_id, credential_name, info)
         # PRIVATE SDK API (2.3.0 has no public one): the connection's exit stack runs when the
         # session ends (DELETE, idle timeout, server stop), which is when we forget it.
         connection = getattr(ctx.session, "_connection", None)

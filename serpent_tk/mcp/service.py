@@ -24,7 +24,7 @@ from serpent_tk.credentials import Credential, CredentialStore
 from serpent_tk.mcp.budget import Budget
 from serpent_tk.mcp.catalogue import Catalogue
 from serpent_tk.mcp.listener import Listener, ListenerFailed, PortInUse
-from serpent_tk.mcp.notifier import Notifier
+from serpent_tk.mcp.notifier import Notifier, SessionInfo
 from serpent_tk.mcp.search_app import tool_meta
 from serpent_tk.mcp.server import build_app
 
@@ -158,6 +158,12 @@ class McpService:
         """Stop, then start again (e.g. after the port changed in Settings)."""
         self.stop()
         return self.start(port)
+
+    def sessions(self) -> list[SessionInfo]:
+        """The handshake-era clients connected right now (client name, version, Apps)."""
+        with self._lock:
+            notifier = self._notifier
+        return notifier.sessions() if notifier is not None else []
 
     def set_output_budget(self, kib: int) -> None:
         """Applies to the next tool call."""
