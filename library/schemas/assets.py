@@ -264,4 +264,8 @@ class AssetPreviewStatusIn(Model):
 
 
 class AssetPreviewStatusOut(Model):
-    items: dict[str, PreviewStatus]
+    items: dict[str, PreviewStatus] = Field(description="ready: a thumbnail exists; pending: "
+                                            "asset.thumbnail makes it on request; failed: the "
+                                            "file is missing or damaged; unsupported: not an "
+                                            "image Serpent can show.")
+    not_found: list[str] = Field(default_factory=list, description="Ids of no asset.")

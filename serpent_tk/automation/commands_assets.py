@@ -92,12 +92,12 @@ COMMANDS: list[CommandSpec] = [
         "asset.thumbnail", AssetThumbnailIn, AssetThumbnailOut, "read",
         "Look at an asset: returns a downscaled preview image so you can see what it shows.",
         "the image (as image content over MCP) with its width and height.",
-        {"libraryId": LIB, "assetId": A1, "size": 512}, available=False),
+        {"libraryId": LIB, "assetId": A1, "size": 512}),
     command(
         "asset.preview-status", AssetPreviewStatusIn, AssetPreviewStatusOut, "read",
         "Check whether previews (thumbnails) of assets are ready.",
         "items: a map of asset id to ready/pending/failed/unsupported.",
-        {"libraryId": LIB, "assetIds": [A1, A2]}, available=False),
+        {"libraryId": LIB, "assetIds": [A1, A2]}),
     command(
         "asset.trash", AssetTrashIn, AssetBatchOut, "recoverable",
         "Move assets to the library's trash. They can be restored with asset.restore (or "

@@ -40,6 +40,7 @@ MODULES = (
     "library.worker.commands.folders",
     "library.worker.commands.trash",
     "library.worker.commands.history",
+    "library.worker.commands.thumbnails",
 )
 
 

@@ -1,0 +1,110 @@
+"""`asset.thumbnail` and `asset.preview-status`: see an asset, and know whether you can.
+
+Runs in the worker process. `asset.thumbnail` is a `derive` command (its own threads: image
+work never delays a search) and writes only into `thumbs/` (see `thumbstore`). The result's
+longest side is the smallest size bucket (64, 128, 192, 256, 384, 512, 768, 1024, 1568) at
+or above `size`, or the image's own size when that is smaller; callers scale down further.
+A file with no picture to show (a PDF, a font, a damaged or gigantic image) answers
+UNSUPPORTED_FORMAT with `reason` not-an-image / damaged / too-large, never a made-up image:
+the window draws its own type badge, and an agent learns plainly that there is nothing to
+see. A record whose file is gone from the library answers NOT_FOUND with reason
+file-missing. Trashed assets still have thumbnails (the trash view shows them).
+
+`asset.preview-status` (a plain read) answers per asset: `ready` (a thumbnail exists),
+`pending` (not made yet: asset.thumbnail makes it on request), `failed` (the file is
+missing, or decoding it failed), `unsupported` (no decoder for this kind of file).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from library.errors import NOT_FOUND, UNSUPPORTED_FORMAT, LibraryError
+from library.schemas import (
+    AssetPreviewStatusIn,
+    AssetPreviewStatusOut,
+    AssetThumbnailIn,
+    AssetThumbnailOut,
+)
+from library.worker import imageformats
+from library.worker.assetrows import chunks, marks
+from library.worker.commands import command
+from library.worker.context import ReadContext
+from library.worker.layout import Layout
+from library.worker.thumbstore import NoThumbnail, ThumbStore
+
+_stores: dict[Path, ThumbStore] = {}
+_stores_lock = threading.Lock()
+
+
+def store_for(layout: Layout) -> ThumbStore:
+    """The one ThumbStore of this library in this worker."""
+    with _stores_lock:
+        store = _stores.get(layout.root)
+        if store is None:
+            store = _stores[layout.root] = ThumbStore(layout)
+        return store
+
+
+@command("asset.thumbnail", AssetThumbnailIn, mode="derive")
+def thumbnail(ctx: ReadContext, args: AssetThumbnailIn) -> AssetThumbnailOut:
+    row = ctx.conn.execute("SELECT sha256, ext, kind, width, height, missing FROM assets "
+                           "WHERE id = ?", (args.asset_id,)).fetchone()
+    if row is None:
+        raise LibraryError(NOT_FOUND, "That asset does not exist.", field="assetId",
+                           assetId=args.asset_id)
+    store = store_for(ctx.layout)
+    source = ctx.layout.file_for(row["sha256"], row["ext"])
+    try:
+        thumb = store.get(source, row["sha256"], row["ext"], args.size, row["width"],
+                          row["height"])
+    except FileNotFoundError:
+        raise LibraryError(NOT_FOUND, "The asset's file is missing from the library folder.",
+                           reason="file-missing", assetId=args.asset_id) from None
+    except NoThumbnail as problem:
+        raise LibraryError(UNSUPPORTED_FORMAT, problem.message, reason=problem.reason,
+                           assetId=args.asset_id, kind=row["kind"], ext=row["ext"]) from None
+    return AssetThumbnailOut(path=str(thumb.path), mime=thumb.mime, width=thumb.width,
+                             height=thumb.height)
+
+
+@command("asset.preview-status", AssetPreviewStatusIn, mode="read")
+def preview_status(ctx: ReadContext, args: AssetPreviewStatusIn) -> AssetPreviewStatusOut:
+    ids = list(dict.fromkeys(args.asset_ids))
+    rows = {}
+    for part in chunks(ids):
+        for row in ctx.conn.execute(f"SELECT id, sha256, ext, format, missing FROM assets "
+                                    f"WHERE id IN ({marks(len(part))})", part):
+            rows[row["id"]] = row
+    store = store_for(ctx.layout)
+    listings: dict[str, set[str]] = {}
+    items = {}
+    for asset_id in ids:
+        row = rows.get(asset_id)
+        if row is None:
+            continue
+        sha256 = row["sha256"]
+        if row["missing"]:
+            items[asset_id] = "failed"
+            continue
+        names = listings.get(sha256[:2])
+        if names is None:
+            names = listings[sha256[:2]] = store.listing(sha256[:2])
+        if store.has_any(sha256, names):
+            items[asset_id] = "ready"
+        elif f"{sha256}.failed" in names and store.failure(sha256) is not None:
+            items[asset_id] = "failed"
+        elif not ctx.layout.file_for(sha256, row["ext"]).is_file():
+            items[asset_id] = "failed"  # gone, and recovery has not flagged it yet
+        elif _decodable(row["format"], row["ext"]):
+            items[asset_id] = "pending"
+        else:
+            items[asset_id] = "unsupported"
+    return AssetPreviewStatusOut(items=items, not_found=[i for i in ids if i not in rows])
+
+
+def _decodable(fmt: str | None, ext: str) -> bool:
+    if fmt is not None:
+        return fmt not in imageformats.NEVER_OPENED
+    return bool(ext) and imageformats.decodable_ext(ext)
