@@ -67,17 +67,17 @@ def _serve(args: argparse.Namespace, dirs: object) -> int:
                 for sig in (signal.SIGINT, signal.SIGTERM)}
     service: McpService | None = None
     try:
-        opened = _open_default_library(gateway, Caller.cli(), dirs)
-        if opened is not None:
-            print(opened, file=sys.stderr)
         credentials = CredentialStore(dirs.credentials_file)  # type: ignore[attr-defined]
         service = McpService(gateway, credentials, port=settings.mcp.port,
                              output_budget_kib=settings.mcp.output_budget_kib,
                              endpoint_file=endpoint_file(dirs))  # type: ignore[arg-type]
-        status = service.start(args.port)
+        status = service.start(args.port)  # first: a taken port fails fast
         if not status.running:
             print(f"serpent-tk serve: {status.last_error}", file=sys.stderr)
             return 1
+        opened = _open_default_library(gateway, Caller.cli(), dirs)
+        if opened is not None:
+            print(opened, file=sys.stderr)
         print(f"MCP server listening on {status.url}", flush=True)
         if not credentials.list():
             print('No credentials yet: create one with `serpent-tk credential create '

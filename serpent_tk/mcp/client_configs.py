@@ -347,7 +347,8 @@ def install(client_id: str, *, port: int, token: str, bridge: BridgeLaunch | Non
             env: Mapping[str, str] | None = None, **where: Any) -> list[Installed]:
     """Add Serpent to the client's user-level config (every location it may read)."""
     entry = server_entry(client_id, port=port, token=token, bridge=bridge, env=env)
-    return [install_into(path, client_id, entry) for path in install_targets(client_id, **where)]
+    targets = install_targets(client_id, env=env, **where)
+    return [install_into(path, client_id, entry) for path in targets]
 
 
 def _has_comments(text: str) -> bool:

@@ -1,0 +1,234 @@
+"""Client configs: every snippet parsed and checked against the client's documented shape, the
+config file locations (Claude Desktop's MSIX one included), and installing into an existing
+file (other keys kept, comments tolerated, backup, atomic write)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tomllib
+from pathlib import Path, PureWindowsPath
+from typing import Any
+
+import pytest
+
+from serpent_tk.credentials import CredentialStore
+from serpent_tk.mcp import client_configs
+from serpent_tk.mcp.client_configs import (
+    CLIENTS,
+    ConfigError,
+    bridge_launch,
+    config_paths,
+    install,
+    merge_json,
+    merge_toml,
+    snippet,
+)
+from serpent_tk.paths import app_dirs
+from tests.conftest import serpent_command
+
+TOKEN = "tok_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG"
+PORT = 47615
+URL = f"http://127.0.0.1:{PORT}/mcp"
+BEARER = {"Authorization": f"Bearer {TOKEN}"}
+
+EXPECTED: dict[str, tuple[str, dict[str, Any]]] = {
+    "claude-code": ("mcpServers", {"type": "http", "url": URL, "headers": BEARER}),
+    "cursor": ("mcpServers", {"url": URL, "headers": BEARER}),
+    "vscode": ("servers", {"type": "http", "url": URL, "headers": BEARER}),
+    "windsurf": ("mcpServers", {"serverUrl": URL, "headers": BEARER}),
+    "gemini": ("mcpServers", {"httpUrl": URL, "headers": BEARER}),
+    "cline": ("mcpServers", {"type": "streamableHttp", "url": URL, "headers": BEARER,
+                             "disabled": False}),
+    "zed": ("context_servers", {"url": URL, "headers": BEARER}),
+    "codex": ("mcp_servers", {"url": URL, "http_headers": BEARER}),
+}
+
+
+def parse(client_id: str, text: str) -> dict[str, Any]:
+    if CLIENTS[client_id].format == "toml":
+        return tomllib.loads(text)
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@pytest.mark.parametrize("client_id", sorted(EXPECTED))
+def test_http_snippets_have_each_clients_exact_shape(client_id: str) -> None:
+    top, entry = EXPECTED[client_id]
+    text = snippet(client_id, port=PORT, token=TOKEN)
+    assert parse(client_id, text) == {top: {"serpent": entry}}
+    assert "localhost" not in text
+
+
+def test_the_claude_desktop_snippet_runs_the_bridge_from_this_install(
+        isolated_user_data: Path) -> None:
+    data = json.loads(snippet("claude-desktop", port=PORT, token=TOKEN))
+    entry = data["mcpServers"]["serpent"]
+    assert set(entry) == {"command", "args", "env"}  # stdio only: no url
+    assert Path(entry["command"]).exists()  # this checkout's venv python
+    assert entry["args"] == ["-m", "serpent_tk", "mcp-bridge"]
+    assert entry["env"]["SERPENT_MCP_TOKEN"] == TOKEN
+    assert entry["env"]["SERPENT_USER_DATA_PATH"] == str(isolated_user_data)
+
+
+def test_a_packaged_build_uses_the_bridge_executable_next_to_the_app() -> None:
+    windows = bridge_launch(frozen=True, executable=r"C:\Program Files\Serpent\Serpent.exe",
+                            platform="win32")
+    assert PureWindowsPath(windows.command) == PureWindowsPath(
+        r"C:\Program Files\Serpent\serpent-tk-bridge.exe")
+    assert windows.args == []
+    mac = bridge_launch(frozen=True, executable="/Applications/Serpent.app/Contents/MacOS/Serpent",
+                        platform="darwin")
+    assert mac.command == "/Applications/Serpent.app/Contents/MacOS/serpent-tk-bridge"
+
+
+def test_config_locations_per_client_and_os(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = {"APPDATA": r"C:\Users\ana\AppData\Roaming", "LOCALAPPDATA": r"C:\Users\ana\AppData\Local"}
+    win = [str(p).replace("/", "\\") for p in
+           config_paths("claude-desktop", home=home, env=env, platform="win32")]
+    assert win[0].endswith(r"AppData\Local\Packages\Claude_pzs8sxrjxfjjc\LocalCache\Roaming"
+                           r"\Claude\claude_desktop_config.json")
+    assert win[1].endswith(r"AppData\Roaming\Claude\claude_desktop_config.json")
+    assert config_paths("claude-desktop", home=home, env={}, platform="darwin") == [
+        home / "Library" / "Application Support" / "Claude" / "claude_desktop_config.json"]
+    assert config_paths("cursor", home=home, env={}, platform="linux") == [
+        home / ".cursor" / "mcp.json"]
+    assert config_paths("windsurf", home=home, env={}, platform="linux") == [
+        home / ".codeium" / "windsurf" / "mcp_config.json"]
+    assert config_paths("codex", home=home, env={}, platform="linux") == [
+        home / ".codex" / "config.toml"]
+    assert config_paths("gemini", home=home, env={}, platform="linux") == [
+        home / ".gemini" / "settings.json"]
+    assert config_paths("claude-code", home=home, env={}, platform="linux") == [
+        home / ".claude.json"]
+    assert config_paths("vscode", home=home, env={}, platform="linux") == [
+        home / ".config" / "Code" / "User" / "mcp.json"]
+    assert config_paths("zed", home=home, env={}, platform="linux") == [
+        home / ".config" / "zed" / "settings.json"]
+    cline = config_paths("cline", home=home, env={}, platform="linux")
+    assert cline[0].name == "cline_mcp_settings.json" and "saoudrizwan.claude-dev" in str(
+        cline[0])
+
+
+def test_install_keeps_other_keys_and_a_backup(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    target = home / ".cursor" / "mcp.json"
+    target.parent.mkdir(parents=True)
+    original = {"mcpServers": {"github": {"url": "https://example.test/mcp"}},
+                "theme": "dark"}
+    target.write_text(json.dumps(original))
+    done = install("cursor", port=PORT, token=TOKEN, home=home, env={}, platform="linux")
+    assert [d.path for d in done] == [target]
+    merged = json.loads(target.read_text())
+    assert merged["theme"] == "dark"
+    assert merged["mcpServers"]["github"] == original["mcpServers"]["github"]
+    assert merged["mcpServers"]["serpent"] == EXPECTED["cursor"][1]
+    assert done[0].backup is not None and json.loads(done[0].backup.read_text()) == original
+    assert "was added to" in done[0].sentence()
+    again = install("cursor", port=PORT + 1, token=TOKEN, home=home, env={}, platform="linux")
+    assert json.loads(again[0].path.read_text())["mcpServers"]["serpent"]["url"].endswith(
+        f":{PORT + 1}/mcp")  # re-installing replaces, never duplicates
+
+
+def test_install_into_claude_desktop_writes_every_location_it_may_read(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    local, roaming = tmp_path / "Local", tmp_path / "Roaming"
+    msix = local / "Packages" / "Claude_pzs8sxrjxfjjc" / "LocalCache" / "Roaming" / "Claude"
+    classic = roaming / "Claude"
+    msix.mkdir(parents=True)
+    classic.mkdir(parents=True)
+    done = install("claude-desktop", port=PORT, token=TOKEN, home=home, platform="win32",
+                   env={"APPDATA": str(roaming), "LOCALAPPDATA": str(local)})
+    assert {d.path.parent for d in done} == {msix, classic}
+    for written in done:
+        entry = json.loads(written.path.read_text())["mcpServers"]["serpent"]
+        assert entry["env"]["SERPENT_MCP_TOKEN"] == TOKEN
+
+
+def test_json_with_comments_and_trailing_commas_is_understood() -> None:
+    existing = """{
+      // Zed settings
+      "theme": "One Dark", /* keep me */
+      "url_like": "http://x//y",
+      "context_servers": {"other": {"url": "http://127.0.0.1:1/mcp",},},
+    }"""
+    merged = json.loads(merge_json(existing, "context_servers", {"url": URL}))
+    assert merged["theme"] == "One Dark" and merged["url_like"] == "http://x//y"
+    assert set(merged["context_servers"]) == {"other", "serpent"}
+
+
+def test_a_damaged_file_is_refused_and_left_alone(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not valid JSON"):
+        merge_json("{oops", "mcpServers", {})
+    with pytest.raises(ConfigError, match="not an object"):
+        merge_json('{"mcpServers": []}', "mcpServers", {})
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        merge_toml("[broken", "mcp_servers.serpent", {})
+    home = tmp_path / "home"
+    target = home / ".gemini" / "settings.json"
+    target.parent.mkdir(parents=True)
+    target.write_text("{oops")
+    with pytest.raises(ConfigError):
+        install("gemini", port=PORT, token=TOKEN, home=home, env={}, platform="linux")
+    assert target.read_text() == "{oops"
+
+
+def test_codex_toml_is_merged_as_written() -> None:
+    existing = ('model = "o3"  # mine\n\n[mcp_servers.other]\nurl = "x"\n\n'
+                '[mcp_servers.serpent]\nurl = "old"\n[mcp_servers.serpent.env]\nA = "1"\n')
+    merged = merge_toml(existing, "mcp_servers.serpent", EXPECTED["codex"][1])
+    assert 'model = "o3"  # mine' in merged
+    parsed = tomllib.loads(merged)
+    assert parsed["mcp_servers"]["other"] == {"url": "x"}
+    assert parsed["mcp_servers"]["serpent"] == EXPECTED["codex"][1]
+
+
+@pytest.mark.parametrize("client_id", sorted(CLIENTS))
+def test_mcp_config_prints_a_snippet_that_parses(client_id: str) -> None:
+    store = CredentialStore(app_dirs().ensure().credentials_file)
+    _, token = store.create("Mine", "read-only")
+    done = subprocess.run(serpent_command("mcp-config", "--client", client_id, "--credential",
+                                          "Mine"), capture_output=True, text=True, timeout=60,
+                          check=True)
+    data = parse(client_id, done.stdout)
+    top = CLIENTS[client_id].top_key
+    entry = data[top]["serpent"]
+    if client_id == "claude-desktop":
+        assert entry["env"]["SERPENT_MCP_TOKEN"] == token
+    else:
+        headers = entry.get("headers") or entry.get("http_headers")
+        assert headers == {"Authorization": f"Bearer {token}"}
+        url = entry.get("url") or entry.get("serverUrl") or entry.get("httpUrl")
+        assert url == "http://127.0.0.1:47615/mcp"  # the port in Settings
+    assert "Paste into" in done.stderr
+
+
+def test_mcp_config_without_a_credential_makes_one_named_after_the_client() -> None:
+    done = subprocess.run(serpent_command("mcp-config", "--client", "cursor"),
+                          capture_output=True, text=True, timeout=60, check=True)
+    store = CredentialStore(app_dirs().credentials_file)
+    assert [c.name for c in store.list()] == ["Cursor"]
+    token = store.token_for("Cursor")
+    assert json.loads(done.stdout)["mcpServers"]["serpent"]["headers"]["Authorization"] == \
+        f"Bearer {token}"
+
+
+def test_mcp_config_install_writes_the_clients_file(isolated_user_data: Path) -> None:
+    import os
+
+    done = subprocess.run(serpent_command("mcp-config", "--client", "windsurf", "--install"),
+                          capture_output=True, text=True, timeout=60, check=True)
+    target = Path(os.environ["HOME"]) / ".codeium" / "windsurf" / "mcp_config.json"
+    assert str(target) in done.stdout
+    entry = json.loads(target.read_text())["mcpServers"]["serpent"]
+    assert entry["serverUrl"] == "http://127.0.0.1:47615/mcp"
+
+
+def test_every_client_has_a_label_and_a_hint() -> None:
+    assert list(CLIENTS) == ["claude-desktop", "claude-code", "cursor", "vscode", "windsurf",
+                             "codex", "gemini", "cline", "zed"]
+    for info in CLIENTS.values():
+        assert info.label and info.paste_hint
+    with pytest.raises(ConfigError, match="Unknown client"):
+        client_configs.client("notepad")
