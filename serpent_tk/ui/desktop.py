@@ -72,6 +72,13 @@ def pump_bus(root: tk.Misc, bus: UiBus) -> None:
     root.after(DRAIN_INTERVAL_MS, tick)
 
 
+def cancel_timers(root: tk.Misc) -> None:
+    """Cancel every pending `after` of this interpreter, so none fires into destroyed widgets
+    (the Tcl event loop outlives the root when another root is made in the same thread)."""
+    for timer in root.tk.splitlist(root.tk.call("after", "info")):
+        root.tk.call("after", "cancel", timer)
+
+
 def attach(root: tk.Tk, services: WindowServices,
            on_close: Callable[[], None] | None = None) -> tuple[MainWindow, Callable[[], None]]:
     """Build the main window on `root` and wire the bus; returns it and its close function.
@@ -92,6 +99,7 @@ def attach(root: tk.Tk, services: WindowServices,
         window.close()
         if on_close is not None:
             on_close()
+        cancel_timers(root)
         root.destroy()
 
     root.protocol("WM_DELETE_WINDOW", close)

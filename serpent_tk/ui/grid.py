@@ -309,8 +309,10 @@ class VirtualGrid(ttk.Frame):
         height = self._content_height()
         if height <= self._height:
             self.scrollbar.set(0.0, 1.0)
+            self.scrollbar.grid_remove()     # nothing to scroll: no scrollbar
         else:
             self.scrollbar.set(self._top / height, (self._top + self._height) / height)
+            self.scrollbar.grid()
 
     def _place(self, cell: _Cell) -> None:
         x, y = self._origin(cell.index)

@@ -63,15 +63,17 @@ class Inspector(ttk.Frame):
         self.body.pack(fill="both", expand=True, pady=(px(8), 0))
         body = self.body
 
+        self.name_block = ttk.Frame(body)
+        self.name_block.pack(fill="x")
         self.name_var = tk.StringVar()
-        self._label(body, "Name")
-        self.name_entry = ttk.Entry(body, textvariable=self.name_var)
+        self._label(self.name_block, "Name")
+        self.name_entry = ttk.Entry(self.name_block, textvariable=self.name_var)
         self.name_entry.pack(fill="x")
         self.name_entry.bind("<Return>", lambda e: self._commit_name())
         self.name_entry.bind("<FocusOut>", lambda e: self._commit_name())
         self.name_entry.bind("<Escape>", lambda e: self._revert_name())
 
-        self._label(body, "Rating")
+        self.rating_label = self._label(body, "Rating")
         self.rating = RatingStars(body, theme)
         self.rating.pack(anchor="w")
         self.rating.on_change = self._rate
@@ -119,7 +121,7 @@ class Inspector(ttk.Frame):
         self.audit.pack(fill="x", pady=(px(10), 0))
 
         self.buttons = ttk.Frame(body)
-        self.buttons.pack(fill="x", side="bottom", pady=(px(12), 0))
+        self.buttons.pack(fill="x", pady=(px(14), 0))
         self.open_button = ttk.Button(self.buttons, text="Open", command=self._open)
         self.trash_button = ttk.Button(self.buttons, text="Move to Trash",
                                        command=lambda: self.actions.trash(self._ids()))
@@ -140,9 +142,10 @@ class Inspector(ttk.Frame):
         self.show_nothing()
 
     # layout helpers ----------------------------------------------------------------------
-    def _label(self, parent: tk.Misc, text: str) -> None:
-        ttk.Label(parent, text=text, style="Caption.TLabel").pack(
-            anchor="w", pady=(self.theme.px(8), self.theme.px(2)))
+    def _label(self, parent: tk.Misc, text: str) -> ttk.Label:
+        label = ttk.Label(parent, text=text, style="Caption.TLabel")
+        label.pack(anchor="w", pady=(self.theme.px(8), self.theme.px(2)))
+        return label
 
     def _on_resize(self, event: tk.Event) -> None:
         wrap = max(self.theme.px(120), event.width - self.theme.px(28))
@@ -200,6 +203,7 @@ class Inspector(ttk.Frame):
             self.notes.edit_reset()
         if not (same and focus is self.url_entry):
             self.url_var.set(asset.get("sourceUrl") or "")
+        self.name_block.pack(fill="x", before=self.rating_label)
         self.single.pack(fill="x", before=self.buttons)
         width, height = asset.get("width"), asset.get("height")
         self._info_rows["Dimensions"].configure(
@@ -228,6 +232,7 @@ class Inspector(ttk.Frame):
         ratings = {int(i.get("rating") or 0) for i in items}
         self.rating.set(ratings.pop() if len(ratings) == 1 else 0, mixed=len(ratings) > 1)
         self.single.pack_forget()
+        self.name_block.pack_forget()
         self._show_buttons(trashed)
         self.show_preview(None, humanize.count(len(items), "asset"))
 

@@ -73,7 +73,7 @@ class MainWindow:
         settings = services.settings
         self.theme = theme = Theme(root, settings.ui.theme)
         self.commands = commands = Commands(services.gateway, services.bus)
-        self.toasts = ToastStack(root, theme)
+        self.toasts = ToastStack(root, theme, bottom=lambda: self.status.winfo_height())
         self.session = LibrarySession(commands, settings)
         self.settings_window: SettingsWindow | None = None
         px = theme.px

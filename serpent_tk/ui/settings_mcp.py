@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 STATUS_POLL_MS = 1000
 MODE_LABELS = {"read-only": "Read only", "auto": "Auto", "full-access": "Full Access"}
 MIN_PORT, MAX_PORT = 1024, 65535
+NEW_SUFFIX = " (new)"
 
 
 def check_port(text: str) -> tuple[int | None, str | None]:
@@ -59,6 +60,7 @@ class McpSettingsPage(ttk.Frame):
         self._poll: str | None = None
         self._clients: list[McpClient] = []
         self._revealed: str | None = None
+        self._names: list[str] = []
         self._build_service()
         self._build_connect()
         self._build_credentials()
@@ -100,10 +102,7 @@ class McpSettingsPage(ttk.Frame):
 
         status_row = ttk.Frame(card)
         status_row.grid(row=2, column=0, columnspan=4, sticky="we", pady=(px(10), 0))
-        self.status_dot = tk.Canvas(status_row, width=px(10), height=px(10),
-                                    highlightthickness=0, borderwidth=0,
-                                    background=self.theme.palette.surface)
-        self._dot = self.status_dot.create_oval(1, 1, px(10) - 1, px(10) - 1, width=0)
+        self.status_dot = ttk.Label(status_row, text="●")
         self.status_dot.pack(side="left", padx=(0, px(6)))
         self.status_label = ttk.Label(status_row, text="Stopped")
         self.status_label.pack(side="left")
@@ -131,9 +130,10 @@ class McpSettingsPage(ttk.Frame):
         self.port_problem.grid(row=5, column=0, columnspan=4, sticky="we")
         self.port_error = ttk.Label(self.port_problem, style="Danger.TLabel",
                                     wraplength=px(500), justify="left")
-        self.port_error.pack(side="left", anchor="w", pady=(px(6), 0))
-        self.free_port_button = ttk.Button(self.port_problem, text="Use a free port",
+        self.port_error.pack(anchor="w", pady=(px(8), 0))
+        self.free_port_button = ttk.Button(self.port_problem, text="Use a free port instead",
                                            command=self.use_free_port)
+        self.port_problem.grid_remove()
 
     def _build_connect(self) -> None:
         px = self.theme.px
@@ -254,7 +254,7 @@ class McpSettingsPage(ttk.Frame):
             colour, text = p.danger, "Not running"
         else:
             colour, text = p.text_muted, "Stopped"
-        self.status_dot.itemconfigure(self._dot, fill=colour)
+        self.status_dot.configure(foreground=colour)
         self.status_label.configure(text=text)
         details = []
         if status.running:
@@ -354,9 +354,12 @@ class McpSettingsPage(ttk.Frame):
 
     def _show_port_problem(self, message: str | None, port_in_use: int | None = None) -> None:
         self.port_error.configure(text=message or "")
+        if message:
+            self.port_problem.grid()
+        else:
+            self.port_problem.grid_remove()
         if port_in_use is not None:
-            self.free_port_button.pack(side="left", padx=(self.theme.px(8), 0),
-                                       pady=(self.theme.px(6), 0))
+            self.free_port_button.pack(anchor="w", pady=(self.theme.px(6), 0))
         else:
             self.free_port_button.pack_forget()
 
@@ -409,28 +412,37 @@ class McpSettingsPage(ttk.Frame):
         self.copy_button.state(["!disabled"])
         self.install_button.configure(text=f"Install into {client.label}")
         self.install_button.state(["!disabled"] if client.install_path else ["disabled"])
-        hint = f"Paste it into {client.paste_hint}, then restart {client.label}."
+        hint = f"Paste it into: {client.paste_hint}"
         if client.install_path:
-            hint += f"\n“Install” adds Serpent to {client.install_path} (a backup is kept)."
+            hint += f"\n“Install” writes it into {client.install_path} (a backup is kept)."
         self.paste_hint.configure(text=hint)
-        names = self._credential_names()
-        if client.label in names:
-            self.credential_var.set(client.label)
-        elif self.credential_var.get() not in names:
-            self.credential_var.set(names[0] if names else "")
+        self._credential_choices()
 
     def _credential_names(self) -> list[str]:
-        return [str(v) for v in self.credential_box.cget("values")]
+        return list(self._names)
+
+    def _credential_choices(self) -> None:
+        """Existing credentials, plus "<client> (new)" when the client has none of its own;
+        the client's own credential is chosen by default (as `mcp-config` does)."""
+        client = self.client()
+        values = list(self._names)
+        if client is not None and client.label not in self._names:
+            values.append(client.label + NEW_SUFFIX)
+        self.credential_box.configure(values=values)
+        if client is not None and client.label in self._names:
+            self.credential_var.set(client.label)
+        elif self.credential_var.get() not in values:
+            self.credential_var.set(values[-1] if values else "")
 
     def _credential_for_copy(self, then: Callable[[str], None]) -> None:
-        """The chosen credential; if there is none yet, make one named after the client."""
-        client = self.client()
+        """The chosen credential; "<name> (new)" is created first (mode Auto)."""
         name = self.credential_var.get()
-        if name:
+        if name and not name.endswith(NEW_SUFFIX):
             then(name)
             return
+        client = self.client()
         assert client is not None
-        new_name = client.label
+        new_name = name.removesuffix(NEW_SUFFIX) if name else client.label
 
         def created(_result: object, error: BaseException | None) -> None:
             if error is not None:
@@ -461,8 +473,8 @@ class McpSettingsPage(ttk.Frame):
         self.clipboard_clear()
         self.clipboard_append(text)
         self.connect_result.configure(
-            text=f"Copied the {client.label} config to the clipboard. Paste it into "
-                 f"{client.paste_hint}, then restart {client.label}.")
+            text=f"Copied the {client.label} config to the clipboard. Paste it into: "
+                 f"{client.paste_hint}")
 
     def install(self) -> None:
         client = self.client()
@@ -503,11 +515,8 @@ class McpSettingsPage(ttk.Frame):
                 humanize.ago(credential.created_at),
                 humanize.ago(credential.last_used_at) if credential.last_used_at else "never"))
         names = [c.name for c in items]
-        self.credential_box.configure(values=names)
-        if self.credential_var.get() not in names:
-            client = self.client()
-            self.credential_var.set(client.label if client and client.label in names
-                                    else (names[0] if names else ""))
+        self._names = names
+        self._credential_choices()
         if current in names:
             self.tree.selection_set(current)
         if names:

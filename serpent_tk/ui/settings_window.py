@@ -15,6 +15,7 @@ from serpent_tk.settings import Settings, SettingsStore
 from serpent_tk.ui.commands import Commands
 from serpent_tk.ui.mcp_controls import McpControls
 from serpent_tk.ui.settings_general import GeneralSettingsPage
+from serpent_tk.ui.scrolling import ScrollableFrame
 from serpent_tk.ui.settings_mcp import McpSettingsPage
 from serpent_tk.ui.theme import Theme
 
@@ -34,29 +35,37 @@ class SettingsWindow(tk.Toplevel):
         self.notebook.pack(fill="both", expand=True, padx=theme.px(8), pady=theme.px(8))
         self.mcp: McpSettingsPage | None = None
         if controls is not None and credentials is not None:
-            self.mcp = McpSettingsPage(self.notebook, theme, commands, controls,
+            holder = ScrollableFrame(self.notebook, theme)
+            self.mcp = McpSettingsPage(holder.inner, theme, commands, controls,
                                        settings_store, settings, credentials)
-            self.notebook.add(self.mcp, text="MCP")
+            self.mcp.pack(fill="both", expand=True)
+            self.notebook.add(holder, text="MCP")
+            self._mcp_tab: tk.Misc = holder
         else:
             missing = ttk.Frame(self.notebook, padding=theme.px(16))
             ttk.Label(missing, text="The MCP service is not part of this build.").pack(
                 anchor="w")
             self.notebook.add(missing, text="MCP")
-        self.general = GeneralSettingsPage(self.notebook, theme, commands, settings_store,
+        general = ScrollableFrame(self.notebook, theme)
+        self.general = GeneralSettingsPage(general.inner, theme, commands, settings_store,
                                            settings, on_theme, on_thumbnail_size)
-        self.notebook.add(self.general, text="General")
+        self.general.pack(fill="both", expand=True)
+        self.notebook.add(general, text="General")
+        self._general_tab: tk.Misc = general
         self.bind("<Escape>", lambda e: self.destroy())
         self.update_idletasks()
-        width = max(self.winfo_reqwidth(), theme.px(560))
-        height = min(self.winfo_reqheight(), self.winfo_screenheight() - theme.px(60))
+        wanted = self.mcp or self.general
+        width = max(wanted.winfo_reqwidth() + theme.px(40), theme.px(560))
+        height = min(wanted.winfo_reqheight() + theme.px(70),
+                     self.winfo_screenheight() - theme.px(80))
         self.geometry(f"{width}x{height}")
         self.minsize(theme.px(480), theme.px(360))
 
     def show_page(self, page: str) -> None:
-        target = self.mcp if page == "mcp" and self.mcp is not None else self.general
-        if page == "mcp" and self.mcp is None:
-            target = self.notebook.nametowidget(self.notebook.tabs()[0])
-        self.notebook.select(target)
+        if page == "mcp":
+            self.notebook.select(0)
+        else:
+            self.notebook.select(self._general_tab)
         self.deiconify()
         self.lift()
         self.focus_set()

@@ -56,7 +56,15 @@ class Sidebar(ttk.Frame):
         self.tree.column("#0", stretch=True, minwidth=theme.px(80))
         self.tree.column("count", width=theme.px(44), anchor="e", stretch=False)
         scrollbar = ttk.Scrollbar(self, orient="vertical", command=self.tree.yview)
-        self.tree.configure(yscrollcommand=scrollbar.set)
+
+        def scrolled(first: str, last: str) -> None:
+            scrollbar.set(first, last)
+            if float(first) <= 0.0 and float(last) >= 1.0:
+                scrollbar.grid_remove()
+            else:
+                scrollbar.grid()
+
+        self.tree.configure(yscrollcommand=scrolled)
         self.tree.grid(row=0, column=0, sticky="nsew")
         scrollbar.grid(row=0, column=1, sticky="ns")
         self.rowconfigure(0, weight=1)

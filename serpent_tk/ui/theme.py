@@ -139,6 +139,10 @@ class Theme:
         self.palette = LIGHT
         self._listeners: list[callable] = []  # type: ignore[valid-type]
         self._points_to_px = root.winfo_fpixels("1p")
+        # sv-ttk answers every <<ThemeChanged>> (sent after *any* style change) with
+        # tk_setPalette, which stamps the plain text colour onto every existing ttk label and
+        # so hides the colours of our label styles. Bound on "all", this runs after it.
+        root.bind_class("all", "<<ThemeChanged>>", self._after_palette, add="+")
         self.apply(name)
 
     # sizes -------------------------------------------------------------------------------
@@ -166,6 +170,16 @@ class Theme:
         self._configure_styles()
         for listener in list(self._listeners):
             listener()
+
+    def _after_palette(self, event: tk.Event) -> None:
+        if str(event.widget) != ".":
+            return
+        stack: list[tk.Misc] = [self.root]
+        while stack:
+            widget = stack.pop()
+            stack.extend(widget.winfo_children())
+            if widget.winfo_class() == "TLabel" and str(widget.cget("style")):
+                widget.configure(foreground="")   # let the style's colour show again
 
     def on_change(self, listener) -> None:  # type: ignore[no-untyped-def]
         self._listeners.append(listener)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import tkinter as tk
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,9 +36,11 @@ class _Toast:
 class ToastStack:
     """The toasts of one window."""
 
-    def __init__(self, window: tk.Misc, theme: Theme) -> None:
+    def __init__(self, window: tk.Misc, theme: Theme,
+                 bottom: Callable[[], int] = lambda: 0) -> None:
         self.window = window
         self.theme = theme
+        self.bottom = bottom       # pixels kept free at the bottom (the status bar)
         self._toasts: list[_Toast] = []
 
     def show(self, text: str, level: Level = "info", *, title: str | None = None,
@@ -138,7 +141,7 @@ class ToastStack:
 
     def _restack(self) -> None:
         px = self.theme.px
-        y = -px(14)
+        y = -px(14) - self.bottom()
         for toast in reversed(self._toasts):
             toast.frame.place(relx=1.0, rely=1.0, x=-px(14), y=y, anchor="se", width=px(300))
             toast.frame.lift()

@@ -1,0 +1,179 @@
+"""Fixtures for the window tests: real Tk under Xvfb, the real gateway and library worker,
+the real MCP service, and the SDK's MCP client. Every GUI test destroys its root.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import socket
+import time
+import tkinter as tk
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from PIL import Image, ImageDraw, ImageGrab
+
+from serpent_tk.app import DesktopMcpControls
+from serpent_tk.automation.gateway import Gateway
+from serpent_tk.credentials import CredentialStore
+from serpent_tk.mcp.endpoint import endpoint_file
+from serpent_tk.mcp.service import McpService
+from serpent_tk.paths import app_dirs
+from serpent_tk.settings import SettingsStore
+from serpent_tk.ui.bus import UiBus
+from serpent_tk.ui.desktop import attach
+from serpent_tk.ui.importing import enable_drops
+from serpent_tk.ui.main_window import MainWindow, WindowServices
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+WAIT_S = 30.0
+
+pytestmark = pytest.mark.gui
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def make_images(folder: Path, count: int, prefix: str = "sketch") -> list[Path]:
+    """Distinct, colourful PNGs (so the screenshots show something and none is a duplicate)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for index in range(count):
+        hue = (index * 47) % 360
+        image = Image.new("RGB", (320 + (index % 3) * 80, 240), (30, 30, 30))
+        draw = ImageDraw.Draw(image)
+        for band in range(6):
+            shade = ((hue + band * 25) % 256, (90 + band * 30) % 256, (200 - band * 25) % 256)
+            draw.rectangle((band * 60, 0, band * 60 + 59, 240), fill=shade)
+        draw.ellipse((100, 60, 220, 180), fill=((index * 91) % 256, 220, (index * 53) % 256))
+        path = folder / f"{prefix}-{index:02d}.png"
+        image.save(path)
+        paths.append(path)
+    return paths
+
+
+@dataclass
+class App:
+    """A window attached to its own root, with its gateway and MCP service."""
+
+    root: tk.Tk
+    window: MainWindow
+    services: WindowServices
+    service: McpService
+    credentials: CredentialStore
+    close: Callable[[], None]
+
+    def pump(self, until: Callable[[], Any], what: str, timeout: float = WAIT_S) -> Any:
+        """Run the Tk loop until `until()` is truthy; fail naming `what` after `timeout`."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.root.update()
+            value = until()
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what}")
+            time.sleep(0.005)
+
+    def settle(self, seconds: float = 0.2) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            self.root.update()
+            time.sleep(0.005)
+
+    def open_default(self) -> str:
+        self.window.start()
+        self.pump(lambda: self.window.session.current, "the default library to open")
+        self.pump(lambda: self.window.pages.known, "the first page of assets")
+        return str(self.window.session.library_id)
+
+    def gateway_call(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        """A command run as the person, outside the window (to set things up)."""
+        from serpent_tk.automation.caller import Caller
+
+        future = self.services.gateway.submit(name, args, Caller.ui())
+        self.pump(future.done, name)
+        envelope: dict[str, Any] = future.result()
+        assert envelope["status"] == "ok", envelope
+        return envelope["result"]  # type: ignore[no-any-return]
+
+    def import_images(self, paths: list[Path]) -> None:
+        window = self.window
+        before = window.pages.count()
+        assert window.drop_zone is not None, "tkdnd did not load"
+        window.drop_zone.drop([str(p) for p in paths])
+        self.pump(lambda: window.pages.count() >= before + len(paths) and
+                  not window.importer.busy, "the imported files in the grid")
+
+    def screenshot(self, name: str, widget: tk.Misc | None = None) -> Path:
+        widget = widget or self.root
+        self.settle(0.3)
+        x, y = widget.winfo_rootx(), widget.winfo_rooty()
+        w, h = widget.winfo_width(), widget.winfo_height()
+        ARTIFACTS.mkdir(exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        ImageGrab.grab(bbox=(x, y, x + w, y + h), xdisplay=os.environ["DISPLAY"]).save(path)
+        return path
+
+
+@pytest.fixture
+def gateway() -> Iterator[Gateway]:
+    dirs = app_dirs().ensure()
+    gw = Gateway(SettingsStore(dirs.settings_file))
+    yield gw
+    gw.shutdown()
+
+
+@pytest.fixture
+def app(display: str, gateway: Gateway) -> Iterator[App]:
+    dirs = app_dirs().ensure()
+    store = SettingsStore(dirs.settings_file)
+    port = free_port()
+    store.update(lambda s: setattr(s.mcp, "port", port))
+    settings = store.load().settings
+    credentials = CredentialStore(dirs.credentials_file)
+    service = McpService(gateway, credentials, port=port, endpoint_file=endpoint_file(dirs))
+    root = tk.Tk(className="Serpent")
+    services = WindowServices(bus=UiBus(), gateway=gateway, settings_store=store,
+                              settings=settings, mcp=DesktopMcpControls(service, credentials),
+                              credentials=credentials, drops=enable_drops(root))
+    window, close = attach(root, services)
+    root.geometry("1400x860+0+0")
+    app = App(root, window, services, service, credentials, close)
+    try:
+        yield app
+    finally:
+        close()
+        service.stop()
+        del app, window, services
+        gc.collect()  # tkinter Variables must die on this (the Tk) thread
+
+
+# -- the SDK's MCP client, run on its own thread while the test pumps Tk ----------------------
+
+async def _call(url: str, token: str, tool: str, args: dict[str, Any],
+                mode: str) -> dict[str, Any]:
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"},
+                              timeout=httpx2.Timeout(30, read=120))
+    async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+        result = await client.call_tool(tool, args)
+        assert result.structured_content is not None, result
+        return dict(result.structured_content)
+
+
+def mcp_call(url: str, token: str, tool: str, args: dict[str, Any],
+             mode: str = "legacy") -> dict[str, Any]:
+    """One tool call by an AI client over real HTTP (blocking; run it off the Tk thread)."""
+    return asyncio.run(asyncio.wait_for(_call(url, token, tool, args, mode), 60))
