@@ -64,6 +64,14 @@ def bind_loopback(port: int, host: str = LOOPBACK) -> socket.socket:
     return sock
 
 
+def free_port(host: str = LOOPBACK) -> int:
+    """A port on `host` that is free right now (for "pick another port")."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
 class DrainOnShutdown:
     """After `begin_shutdown()`, `receive()` reports `http.disconnect`, so open streams end now.
 

@@ -46,6 +46,7 @@ class McpStatus:
     clients: tuple[str, ...] = ()  # credential names with a live session or a recent request
     sessions: int = 0  # live handshake-era sessions
     last_request_at: datetime | None = None
+    last_request_by: str | None = None  # audit label of the newest caller: "Cursor via MCP"
     last_error: str | None = None
     port_in_use: bool = False  # last_error is a taken port: offer to pick another one
 
@@ -62,6 +63,7 @@ class McpStatus:
 class _Activity:
     recent: dict[str, float] = field(default_factory=dict)  # credential name -> monotonic
     last_request_at: datetime | None = None
+    last_request_by: str | None = None
     last_posted: float = 0.0
 
 
@@ -138,6 +140,7 @@ class McpService:
                 listener, self._listener = self._listener, None
                 self._notifier = None
                 last_request_at = self._activity.last_request_at
+                last_request_by = self._activity.last_request_by
             unsubscribe, self._unsubscribe = self._unsubscribe, None
             if listener is None:
                 return self.status
@@ -152,7 +155,8 @@ class McpService:
             error = None if stopped else "The MCP server did not stop in time."
             log.info("MCP server on port %d stopped", listener.port)
             return self._post(McpStatus(state="stopped", port=listener.port,
-                                        last_request_at=last_request_at, last_error=error))
+                                        last_request_at=last_request_at,
+                                        last_request_by=last_request_by, last_error=error))
 
     def restart(self, port: int | None = None) -> McpStatus:
         """Stop, then start again (e.g. after the port changed in Settings)."""
@@ -202,12 +206,15 @@ class McpService:
                 now - activity.recent[credential.name] >= RECENT_CLIENT_S)
             activity.recent[credential.name] = now
             activity.last_request_at = datetime.now(UTC)
-            due = newcomer or now - activity.last_posted >= STATUS_THROTTLE_S
+            changed_caller = activity.last_request_by != credential.label
+            activity.last_request_by = credential.label
+            due = newcomer or changed_caller or now - activity.last_posted >= STATUS_THROTTLE_S
             if due:
                 activity.last_posted = now
                 status = replace(self._status, clients=self._clients(now),
                                  sessions=self._notifier.session_count if self._notifier else 0,
-                                 last_request_at=activity.last_request_at)
+                                 last_request_at=activity.last_request_at,
+                                 last_request_by=activity.last_request_by)
         if due:
             # The credential file may be locked by the CLI for a moment: never wait on the loop.
             threading.Thread(target=self._touch, args=(credential.name,), daemon=True,

@@ -254,3 +254,47 @@ def test_ui_notify_is_a_toast_only(server: Server, mode: str) -> None:
         unsubscribe()
     assert [(t.text, t.actor_label) for t in toasts] == [
         ("Tagged 3 photos.", "Claude Desktop via MCP")]
+
+
+def test_a_dangerous_tool_needs_the_challenge_back(server: Server, era: str,
+                                                   tmp_path: Path) -> None:
+    pictures = make_images(tmp_path / "pictures", 2)
+
+    async def scenario() -> None:
+        async with connect(server.url, server.token("Full", "full-access"), era) as client:
+            library = await create_library(client, tmp_path / "libs")
+            imported = await ok(client, "serpent_file_import", {
+                "libraryId": library, "sourcePaths": [str(p) for p in pictures]})
+            ids = [item["assetId"] for item in imported["items"]]
+            args = {"libraryId": library, "assetIds": ids}
+            first = await call(client, "serpent_asset_delete_permanently", args)
+            assert first["status"] == "confirmation_required", first
+            assert first["riskReport"]["irreversible"] is True
+            assert (await ok(client, "serpent_asset_search", {"libraryId": library}))[
+                "total"] == 2  # nothing changed yet
+            challenge = first["challenge"]["id"]
+            done = await call(client, "serpent_asset_delete_permanently",
+                              {**args, "confirmChallenge": challenge})
+            assert done["status"] == "ok", done
+            assert (await ok(client, "serpent_asset_search", {"libraryId": library}))[
+                "total"] == 0
+            assert await error_code(client, "serpent_asset_delete_permanently",
+                                    {**args, "confirmChallenge": challenge}) \
+                == "CHALLENGE_INVALID"  # a replay changes nothing
+
+    run(scenario())
+
+
+def test_bad_arguments_name_the_field(server: Server, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with connect(server.url, server.token(), "legacy") as client:
+            library = await create_library(client, tmp_path)
+            envelope = await call(client, "serpent_asset_search",
+                                  {"libraryId": library, "limit": 0})
+            assert envelope["error"]["code"] == "INVALID_ARGUMENT"
+            assert envelope["error"]["field"] == "limit"
+            assert await error_code(client, "serpent_asset_search",
+                                    {"libraryId": library, "colour": "red"}) \
+                == "INVALID_ARGUMENT"
+
+    run(scenario())
