@@ -221,11 +221,13 @@ class Gateway:
             if missing:
                 raise permission_denied(spec.name, call.caller.mode, missing)
             name = ""
+            bound_sequence: int | None = None
             if spec.scope == "library":
                 if checked.library_id is None:
                     raise LibraryError(LIBRARY_REQUIRED, f"{spec.name} needs libraryId: pass "
                                        "one from serpent_library_list_open explicitly.")
                 name = self.libraries.bind(checked.library_id).get("name", "")
+                bound_sequence = self._sequence(checked.library_id)
             context = HookContext(spec=spec, caller=call.caller, library_id=call.library_id,
                                   arguments=checked.arguments, library_name=name)
             self.hooks.before(context)
@@ -247,7 +249,10 @@ class Gateway:
             result = self._check_result(spec, result)
             if spec.name == "library.rename":
                 yield self._io.submit(self.libraries.rename_recent, result)
-            sequence = self._sequence(call.library_id) if spec.scope == "library" else None
+            sequence = None
+            if spec.scope == "library":  # a library closed by this call: its last sequence
+                sequence = self._sequence(call.library_id)
+                sequence = bound_sequence if sequence is None else sequence
             self.hooks.completed(replace(context, result=result, library_name=name), sequence)
             return envelope.ok(result, call.library_id if spec.scope == "library" else None,
                                sequence)

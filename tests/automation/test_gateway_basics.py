@@ -60,7 +60,11 @@ def test_unknown_library_and_closed_library(gateway: Gateway, library: str) -> N
     answer = call(gateway, "library.info", {"libraryId": "lib_nope0000000000"}, CLAUDE)
     assert code(answer) == "LIBRARY_NOT_FOUND"
     assert answer["error"]["libraryId"] == "lib_nope0000000000"
-    assert ok(gateway, "library.close", {"libraryId": library}, UI) == {"closed": True}
+    sequence = ok(gateway, "library.change-sequence", {"libraryId": library})
+    closed = call(gateway, "library.close", {"libraryId": library}, UI)
+    assert closed == {"status": "ok", "libraryId": library,
+                      "libraryChangeSequence": sequence["changeSequence"],
+                      "result": {"closed": True}}
     answer = call(gateway, "library.info", {"libraryId": library}, CLAUDE)
     assert code(answer) == "LIBRARY_NOT_OPEN" and answer["error"]["libraryId"] == library
     assert ok(gateway, "library.list-open")["items"] == []
