@@ -212,11 +212,11 @@ class Gateway:
 
     def _steps(self, call: _Call, raw_args: Any) -> Steps:
         try:
+            self._check_caller(call.caller)
             spec = self._lookup(call.name, call.caller)
             call.command = spec.name
             checked = self._validate(spec, raw_args)
             call.library_id = checked.library_id  # targeted: errors name it from here on
-            self._check_caller(call.caller)
             missing = policy.missing_capabilities(call.caller, spec.capabilities)
             if missing:
                 raise permission_denied(spec.name, call.caller.mode, missing)
@@ -343,9 +343,10 @@ class Gateway:
         binding = Binding(caller_key=call.caller.key, command=spec.name,
                           arguments=normalized(checked.full), library_id=call.library_id,
                           targets=())
+        plan_meta = meta.model_copy(update={"idempotency_key": None})  # a plan is no write
         if checked.challenge_id is None:
-            report = yield self.host.call(call.library_id, spec.name, checked.arguments, meta,
-                                          plan=True)
+            report = yield self.host.call(call.library_id, spec.name, checked.arguments,
+                                          plan_meta, plan=True)
             challenge = self.challenges.issue(replace(
                 binding, targets=target_versions(report.get("targets", ())),
                 state_token=report.get("stateToken")))
@@ -354,8 +355,8 @@ class Gateway:
                 call.library_id), None
         challenge = self.challenges.redeem(checked.challenge_id, binding)
         try:
-            report = yield self.host.call(call.library_id, spec.name, checked.arguments, meta,
-                                          plan=True)
+            report = yield self.host.call(call.library_id, spec.name, checked.arguments,
+                                          plan_meta, plan=True)
         except LibraryError as error:
             if error.retryable:  # nothing ran: the same confirmation may be tried again
                 self.challenges.give_back(challenge)

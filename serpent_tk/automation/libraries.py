@@ -7,13 +7,18 @@ and the disk: the gateway runs them on its I/O threads, never on a caller's thre
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
 from typing import Any
 
+import portalocker
+
 from library.client import LibraryHost
 from library.errors import LIBRARY_NOT_FOUND, LIBRARY_NOT_OPEN, LibraryError
 from serpent_tk.settings import Settings, SettingsStore
+
+log = logging.getLogger("serpent.automation.libraries")
 
 
 class Libraries:
@@ -49,8 +54,15 @@ class Libraries:
         return [self.public_ref(r) for r in self.host.list_open()]
 
     def remember(self, ref: dict[str, Any]) -> None:
-        """Put a library that was just opened or created at the top of the recent list."""
-        self.settings.update(lambda s: s.remember_library(Path(ref["path"]), ref["name"]))
+        """Put a library that was just opened or created at the top of the recent list.
+
+        The library is open whatever happens here: a settings file that cannot be written
+        costs only the recent list entry (logged), never the command.
+        """
+        try:
+            self.settings.update(lambda s: s.remember_library(Path(ref["path"]), ref["name"]))
+        except (OSError, portalocker.LockException) as error:
+            log.warning("could not update the recent libraries: %s", error)
 
     def rename_recent(self, ref: dict[str, Any]) -> None:
         """Keep the recent list's name of a renamed library in step (its place stays)."""
@@ -60,7 +72,10 @@ class Libraries:
             for recent in settings.recent_libraries:
                 if same_path(recent.path) == where:
                     recent.name = ref["name"]
-        self.settings.update(rename)
+        try:
+            self.settings.update(rename)
+        except (OSError, portalocker.LockException) as error:
+            log.warning("could not update the recent libraries: %s", error)
 
     def recent(self) -> list[dict[str, Any]]:
         """The recent list, newest first, with whether each is open (and its id) or gone."""
