@@ -32,8 +32,10 @@ def unknown_command(name: str) -> LibraryError:
 
 
 def invalid_argument(field: str, message: str) -> LibraryError:
+    """`field` is the camelCase path of the bad argument ("" when the arguments as a whole
+    are wrong, e.g. nothing to change)."""
     return LibraryError(INVALID_ARGUMENT, f"{field}: {message}" if field else message,
-                        field=field)
+                        field=field or None)
 
 
 def from_validation(error: ValidationError, prefix: tuple[str | int, ...] = ()) -> LibraryError:
@@ -41,7 +43,7 @@ def from_validation(error: ValidationError, prefix: tuple[str | int, ...] = ()) 
     first = error.errors(include_url=False, include_input=False)[0]
     location = [*prefix, *first.get("loc", ())]
     field = ".".join(str(part) for part in location)
-    message = first.get("msg", "invalid value")
+    message = first.get("msg", "invalid value").removeprefix("Value error, ")
     kind = first.get("type", "")
     if kind == "extra_forbidden":
         message = "not an argument of this command"

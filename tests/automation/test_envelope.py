@@ -92,3 +92,12 @@ def test_internal_logs_the_incident_and_hides_the_traceback(
     assert logged and logged[0].exc_info is not None
     answer = envelope.error(failure)
     assert answer["error"]["incidentId"] == incident
+
+
+def test_a_whole_model_error_has_no_field() -> None:
+    with pytest.raises(ValidationError) as caught:
+        AssetUpdateIn.model_validate({"assetId": "ast_0123456789"})
+    failure = from_validation(caught.value)
+    assert failure.message == "give at least one of name, notes, rating, sourceUrl"
+    assert envelope.error(failure)["error"] == {"code": "INVALID_ARGUMENT",
+                                                "message": failure.message}
