@@ -276,3 +276,18 @@ def test_a_cancelled_call_is_audited_and_the_gateway_stays_usable(
                  r.getMessage()]
         assert lines[0].endswith("outcome=CANCELLED")
     assert ok(gateway, "history.list", {"libraryId": library})["items"] is not None
+
+
+def test_submit_never_blocks_the_calling_thread(gateway: Gateway, library: str) -> None:
+    """With the settings file locked by someone else, list-recent cannot finish; submit
+    still returns at once, and other calls go on meanwhile."""
+    import portalocker
+
+    from tests.automation.conftest import TIMEOUT
+    lock_path = gateway.settings.path.with_name(gateway.settings.path.name + ".lock")
+    with portalocker.Lock(lock_path, mode="a", timeout=5):
+        waiting = gateway.submit("library.list-recent", {}, READER)
+        assert not waiting.done()
+        assert ok(gateway, "library.list-open", {}, READER)["items"][0]["libraryId"] == library
+        assert not waiting.done()
+    assert waiting.result(TIMEOUT)["status"] == "ok"
