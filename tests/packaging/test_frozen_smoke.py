@@ -252,7 +252,9 @@ def test_serve_imports_through_http_and_through_the_bridge_then_stops_cleanly(
     assert asyncio.run(over_bridge()) == 2
 
     process: subprocess.Popen[str] = served["process"]
-    assert frozen_processes(app_folder), "serve and its library worker run from the build"
+    running = frozen_processes(app_folder)
+    assert process.pid in running
+    assert len(running) >= 2, "library workers are spawned from the built executable"
     process.send_signal(signal.SIGINT)
     assert process.wait(30) in (0, 130)
     wait_for(lambda: not frozen_processes(app_folder), 15,
