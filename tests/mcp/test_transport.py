@@ -132,8 +132,8 @@ def test_stop_with_open_streams_then_restart_on_the_same_port(server: Server) ->
 
     try:
         run(hold_streams_open_while_stopping())
-    except BaseExceptionGroup as group:  # the client's own task group reports the lost server
-        assert group.subgroup(httpx2.ConnectError) or group.subgroup(Exception)
+    except httpx2.ConnectError:  # leaving the client: its DELETE finds the server gone
+        pass
     assert not endpoint_file().exists()
     restarted = server.start(port)
     assert restarted.port == port
