@@ -55,8 +55,14 @@ class TagMergeIn(Model):
 
 
 class TagChangeOut(Model):
-    affected_assets: int
-    tags: list[str]
+    """What a tag command did; it never silently does nothing."""
+
+    affected_assets: int = Field(description="Assets (trash included) whose tags changed.")
+    tags: list[str] = Field(description="The tags acted on, as they were spelled.")
+    target: str | None = Field(default=None, description="rename/merge: the resulting tag.")
+    target_created: bool = Field(default=False, description="merge: the target was new.")
+    not_found: list[str] = Field(default_factory=list,
+                                 description="Requested tags that do not exist.")
 
 
 class TagCooccurrenceIn(Model):
@@ -71,4 +77,5 @@ class TagCount(Model):
 
 class TagCooccurrenceOut(Model):
     tag: str
-    items: list[TagCount]
+    count: int = Field(default=0, description="Assets (not in the trash) carrying the tag.")
+    items: list[TagCount] = Field(description="Other tags on those assets, most shared first.")

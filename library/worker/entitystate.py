@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from library.errors import HISTORY_CONFLICT, LibraryError
-from library.worker import assetrows
+from library.worker import assetrows, collectionstate, tagstate
 from library.worker.assetrows import chunks, marks
 
 if TYPE_CHECKING:
@@ -134,6 +134,9 @@ KINDS: dict[str, Kind] = {
     "asset": Kind(_asset_snapshot, _asset_versions, _asset_apply),
     "folder": Kind(_folder_snapshot, _folder_versions, _folder_apply),
     "library": Kind(_library_snapshot, _library_versions, _library_apply),
+    "tag": Kind(tagstate.snapshot, tagstate.versions, tagstate.apply),
+    "collection": Kind(collectionstate.snapshot, collectionstate.versions,
+                       collectionstate.apply),
 }
 
 

@@ -87,7 +87,7 @@ COMMANDS: list[CommandSpec] = [
         "Also show assets in another folder, keeping their other folders (no file is copied).",
         "one item per asset with status and new version.",
         {"libraryId": LIB, "assetIds": [A1, A2], "folderId": "fld_01j9z3k4m5n6p7q8"},
-        idempotent=True, available=False),
+        idempotent=True),
     command(
         "asset.thumbnail", AssetThumbnailIn, AssetThumbnailOut, "read",
         "Look at an asset: returns a downscaled preview image so you can see what it shows.",

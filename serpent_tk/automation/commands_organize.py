@@ -66,19 +66,18 @@ FOLDERS: list[CommandSpec] = [
         "folder.rename", FolderRenameIn, Folder, "normal",
         "Rename a folder (its assets and subfolders stay in it).",
         "the folder with its new version.",
-        {"libraryId": LIB, "folderId": F1, "name": "Environments"}, idempotent=True,
-        available=False),
+        {"libraryId": LIB, "folderId": F1, "name": "Environments"}, idempotent=True),
     command(
         "folder.move", FolderMoveIn, Folder, "normal",
         "Move a folder under another folder (parentId null: to the top level).",
         "the folder with its new parent and version.",
-        {"libraryId": LIB, "folderId": F1, "parentId": F2}, idempotent=True, available=False),
+        {"libraryId": LIB, "folderId": F1, "parentId": F2}, idempotent=True),
     command(
         "folder.delete-empty", FolderDeleteEmptyIn, FolderDeleteEmptyOut, "recoverable",
         "Delete folders that hold no assets and no subfolders. If any target is not empty, "
         "nothing is deleted (NOT_EMPTY). Can be undone.",
         "deleted: the folder ids.",
-        {"libraryId": LIB, "folderIds": [F1, F2]}, available=False),
+        {"libraryId": LIB, "folderIds": [F1, F2]}),
 ]
 
 LINKED_FOLDERS: list[CommandSpec] = [
@@ -125,28 +124,28 @@ TAGS: list[CommandSpec] = [
         "Rename a tag on every asset. Renaming onto an existing tag is refused "
         "(ALREADY_EXISTS): use tag.merge.",
         "affectedAssets and the tags involved.",
-        {"libraryId": LIB, "tag": "skyy", "newName": "sky"}, available=False),
+        {"libraryId": LIB, "tag": "skyy", "newName": "sky"}),
     command(
         "tag.delete", TagDeleteIn, TagChangeOut, "recoverable",
         "Remove a tag from every asset and delete it. Can be undone.",
         "affectedAssets and the tags involved.",
-        {"libraryId": LIB, "tag": "temp"}, available=False),
+        {"libraryId": LIB, "tag": "temp"}),
     command(
         "tag.delete-batch", TagDeleteBatchIn, TagChangeOut, "recoverable",
         "Delete several tags at once from every asset. Can be undone.",
         "affectedAssets and the tags involved.",
-        {"libraryId": LIB, "tags": ["temp", "todo"]}, available=False),
+        {"libraryId": LIB, "tags": ["temp", "todo"]}),
     command(
         "tag.merge", TagMergeIn, TagChangeOut, "recoverable",
         "Merge tags: every asset with a source tag gets the target tag, then the sources are "
         "deleted. Use it to clean up spelling variants.",
         "affectedAssets and the tags involved.",
-        {"libraryId": LIB, "sources": ["skies", "Sky"], "target": "sky"}, available=False),
+        {"libraryId": LIB, "sources": ["skies", "Sky"], "target": "sky"}),
     command(
         "tag.cooccurrence", TagCooccurrenceIn, TagCooccurrenceOut, "read",
         "Find the tags most often used together with a tag (to suggest related tags).",
         "the tag and items with name and count.",
-        {"libraryId": LIB, "tag": "sky", "limit": 10}, available=False),
+        {"libraryId": LIB, "tag": "sky", "limit": 10}),
 ]
 
 COLLECTIONS: list[CommandSpec] = [
@@ -154,39 +153,38 @@ COLLECTIONS: list[CommandSpec] = [
         "collection.list", Empty, CollectionListOut, "read",
         "List collections (hand-picked and smart ones) in sidebar order.",
         "items with id, name, smart, rules, assetCount, position and version.",
-        {"libraryId": LIB}, available=False),
+        {"libraryId": LIB}),
     command(
         "collection.create", CollectionCreateIn, Collection, "normal",
         "Create a collection: hand-picked (no rules) or smart (rules pick the assets).",
         "the new collection.",
-        {"libraryId": LIB, "name": "Skies", "rules": SKY_RULES}, available=False),
+        {"libraryId": LIB, "name": "Skies", "rules": SKY_RULES}),
     command(
         "collection.update", CollectionUpdateIn, Collection, "normal",
         "Rename a collection or change a smart collection's rules.",
         "the collection with its new version.",
-        {"libraryId": LIB, "collectionId": C1, "name": "Best skies"}, idempotent=True,
-        available=False),
+        {"libraryId": LIB, "collectionId": C1, "name": "Best skies"}, idempotent=True),
     command(
         "collection.reorder", CollectionReorderIn, CollectionListOut, "normal",
         "Set the sidebar order of collections (ids in the new order).",
         "items: the collections in their new order.",
-        {"libraryId": LIB, "collectionIds": [C2, C1]}, idempotent=True, available=False),
+        {"libraryId": LIB, "collectionIds": [C2, C1]}, idempotent=True),
     command(
         "collection.delete", CollectionDeleteIn, CollectionDeleteOut, "recoverable",
         "Delete a collection (its assets stay in the library). Can be undone.",
         "deleted: the collection id.",
-        {"libraryId": LIB, "collectionId": C1}, available=False),
+        {"libraryId": LIB, "collectionId": C1}),
     command(
         "collection.members", CollectionMembersIn, Collection, "normal",
         "Add assets to or remove them from a hand-picked collection.",
         "the collection with its new assetCount and version.",
         {"libraryId": LIB, "collectionId": C1, "add": ["ast_01j9z3k4m5n6p7q8"]},
-        idempotent=True, available=False),
+        idempotent=True),
     command(
         "collection.run-rules", CollectionRunRulesIn, AssetSearchOut, "read",
         "List the assets a smart collection's rules (or ad-hoc rules) match right now.",
         "items, total, nextCursor, truncated.",
-        {"libraryId": LIB, "rules": SKY_RULES, "limit": 50}, available=False),
+        {"libraryId": LIB, "rules": SKY_RULES, "limit": 50}),
 ]
 
 COMMANDS: list[CommandSpec] = [*FOLDERS, *LINKED_FOLDERS, *TAGS, *COLLECTIONS]

@@ -30,3 +30,102 @@ def test_thumbnail_and_preview_status(gateway: Gateway, library: str, tmp_path: 
         "libraryId": library, "sourcePaths": [str(text)]})["items"]]
     answer = call(gateway, "asset.thumbnail", {"libraryId": library, "assetId": doc}, READER)
     assert code(answer) == "UNSUPPORTED_FORMAT" and answer["error"]["libraryId"] == library
+
+
+def test_tag_clean_up_by_an_agent_undone_by_the_person(gateway: Gateway, library: str,
+                                                       tmp_path: Path) -> None:
+    assets = import_images(gateway, library, tmp_path / "src", 3)
+    ok(gateway, "asset.tag", {"libraryId": library, "assetIds": assets[:2],
+                              "tags": ["skyy", "blue"]}, CLAUDE)
+    ok(gateway, "asset.tag", {"libraryId": library, "assetIds": assets[2:],
+                              "tags": ["Sky", "temp", "todo"]}, CLAUDE)
+    related = ok(gateway, "tag.cooccurrence", {"libraryId": library, "tag": "skyy"}, READER)
+    assert related == {"tag": "skyy", "count": 2, "items": [{"name": "blue", "count": 2}]}
+    answer = call(gateway, "tag.rename", {"libraryId": library, "tag": "skyy",
+                                          "newName": "sky"}, CLAUDE)
+    assert code(answer) == "ALREADY_EXISTS" and "tag.merge" in answer["error"]["message"]
+    merged = ok(gateway, "tag.merge", {"libraryId": library, "sources": ["skyy"],
+                                       "target": "sky"}, CLAUDE)
+    assert (merged["affectedAssets"], merged["target"]) == (2, "Sky")
+    renamed = ok(gateway, "tag.rename", {"libraryId": library, "tag": "blue",
+                                         "newName": "Blue"}, CLAUDE)
+    assert renamed["affectedAssets"] == 2
+    deleted = ok(gateway, "tag.delete", {"libraryId": library, "tag": "temp"}, CLAUDE)
+    assert deleted["tags"] == ["temp"]
+    batch = ok(gateway, "tag.delete-batch", {"libraryId": library, "tags": ["todo", "x"]},
+               CLAUDE)
+    assert batch["notFound"] == ["x"]
+    assert code(call(gateway, "tag.delete", {"libraryId": library, "tag": "Sky"},
+                     READER)) == "PERMISSION_DENIED"
+    for _ in range(4):
+        ok(gateway, "history.undo", {"libraryId": library})  # the person, at the window
+    tags = ok(gateway, "tag.list", {"libraryId": library}, READER)
+    assert {t["name"] for t in tags["items"]} == {"blue", "Sky", "skyy", "temp", "todo"}
+
+
+def test_folders_and_copies(gateway: Gateway, library: str, tmp_path: Path) -> None:
+    assets = import_images(gateway, library, tmp_path / "src", 2)
+    refs = ok(gateway, "folder.create", {"libraryId": library, "name": "Refs"}, CLAUDE)
+    skies = ok(gateway, "folder.create", {"libraryId": library, "name": "Skies"}, CLAUDE)
+    empty = ok(gateway, "folder.create", {"libraryId": library, "name": "Empty"}, CLAUDE)
+    renamed = ok(gateway, "folder.rename", {"libraryId": library, "folderId": skies["id"],
+                                            "name": "Sky", "expectedVersion": 1}, CLAUDE)
+    assert renamed["version"] == 2
+    moved = ok(gateway, "folder.move", {"libraryId": library, "folderId": skies["id"],
+                                        "parentId": refs["id"]}, CLAUDE)
+    assert moved["parentId"] == refs["id"]
+    answer = call(gateway, "folder.move", {"libraryId": library, "folderId": refs["id"],
+                                           "parentId": skies["id"]}, CLAUDE)
+    assert code(answer) == "INVALID_ARGUMENT"
+    copied = ok(gateway, "asset.copy", {"libraryId": library, "assetIds": assets,
+                                        "folderId": skies["id"]}, CLAUDE)
+    ok(gateway, "asset.copy", {"libraryId": library, "assetIds": assets[:1],
+                               "folderId": refs["id"]}, CLAUDE)
+    assert copied["changed"] == 2
+    answer = call(gateway, "folder.delete-empty", {"libraryId": library,
+                                                   "folderIds": [empty["id"], skies["id"]]},
+                  CLAUDE)
+    assert code(answer) == "NOT_EMPTY"
+    assert "'Sky'" in answer["error"]["message"]  # the offender is named
+    deleted = ok(gateway, "folder.delete-empty", {"libraryId": library,
+                                                  "folderIds": [empty["id"]]}, CLAUDE)
+    assert deleted == {"deleted": [empty["id"]]}
+
+
+def test_collections(gateway: Gateway, library: str, tmp_path: Path) -> None:
+    assets = import_images(gateway, library, tmp_path / "src", 3)
+    ok(gateway, "asset.tag", {"libraryId": library, "assetIds": assets[:1], "tags": ["sky"]},
+       CLAUDE)
+    rules = {"match": "all", "rules": [{"field": "tag", "op": "is", "value": "sky"}]}
+    smart = ok(gateway, "collection.create", {"libraryId": library, "name": "Skies",
+                                              "rules": rules}, CLAUDE)
+    picks = ok(gateway, "collection.create", {"libraryId": library, "name": "Picks"}, CLAUDE)
+    assert smart["assetCount"] == 1 and picks["assetCount"] == 0
+    added = ok(gateway, "collection.members", {"libraryId": library,
+                                               "collectionId": picks["id"],
+                                               "add": assets[1:]}, CLAUDE)
+    assert added["assetCount"] == 2
+    found = ok(gateway, "asset.search", {"libraryId": library, "collectionId": picks["id"]},
+               READER)
+    assert found["total"] == 2
+    ran = ok(gateway, "collection.run-rules", {"libraryId": library,
+                                               "collectionId": smart["id"]}, READER)
+    assert [i["id"] for i in ran["items"]] == assets[:1]
+    updated = ok(gateway, "collection.update", {"libraryId": library,
+                                                "collectionId": smart["id"],
+                                                "name": "Blue skies"}, CLAUDE)
+    assert updated["version"] == 2
+    order = ok(gateway, "collection.reorder", {"libraryId": library,
+                                               "collectionIds": [picks["id"]]}, CLAUDE)
+    assert [c["name"] for c in order["items"]] == ["Picks", "Blue skies"]
+    listed = ok(gateway, "collection.list", {"libraryId": library}, READER)
+    assert [c["id"] for c in listed["items"]] == [picks["id"], smart["id"]]
+    ok(gateway, "collection.delete", {"libraryId": library, "collectionId": picks["id"]},
+       CLAUDE)
+    answer = call(gateway, "collection.members", {"libraryId": library,
+                                                  "collectionId": smart["id"],
+                                                  "add": assets[:1]}, CLAUDE)
+    assert code(answer) == "INVALID_ARGUMENT"
+    ok(gateway, "history.undo", {"libraryId": library})
+    listed = ok(gateway, "collection.list", {"libraryId": library}, READER)
+    assert [c["assetCount"] for c in listed["items"]] == [2, 1]

@@ -41,6 +41,10 @@ MODULES = (
     "library.worker.commands.trash",
     "library.worker.commands.history",
     "library.worker.commands.thumbnails",
+    "library.worker.commands.tag_admin",
+    "library.worker.commands.folder_admin",
+    "library.worker.commands.asset_copy",
+    "library.worker.commands.collections",
 )
 
 

@@ -3,7 +3,9 @@
 Runs in the worker process, on a reader thread (its own WAL snapshot per request). Every
 sort ends with the asset id as tie-breaker, so pages never repeat or skip an asset. The
 `cursor` is opaque (base64 of the last row's sort key, bound to the filters it came from);
-`offset` jumps to a position instead. `total` counts every match in the same snapshot.
+`offset` jumps to a position instead. `total` counts every match in the same snapshot: the
+unfiltered total comes from the trigger-kept `asset_counts`, a filtered one is counted once
+per filter and change sequence (`CountCache`), so paging through a grid counts only once.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ import base64
 import hashlib
 import json
 import sqlite3
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from library.errors import INVALID_ARGUMENT, NOT_FOUND, LibraryError
 from library.schemas import AssetGetIn, AssetGetOut, AssetSearchIn, AssetSearchOut
-from library.worker import assetrows
+from library.worker import assetrows, rules
 from library.worker.assetrows import SUMMARY_COLUMNS, marks
 from library.worker.commands import command
 from library.worker.context import ReadContext
@@ -38,6 +42,33 @@ _SORT_COLUMN = {"added-desc": "added_at", "added-asc": "added_at", "name-asc": "
 _PAGING_FIELDS = {"limit", "cursor", "offset"}
 
 
+class CountCache:
+    """Totals of recent filters, valid while the library's change sequence stays the same.
+
+    Thread-safe (reader threads share it)."""
+
+    def __init__(self, size: int = 128) -> None:
+        self._size = size
+        self._totals: OrderedDict[tuple, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> int | None:
+        with self._lock:
+            if key in self._totals:
+                self._totals.move_to_end(key)
+                return self._totals[key]
+            return None
+
+    def put(self, key: tuple, total: int) -> None:
+        with self._lock:
+            self._totals[key] = total
+            while len(self._totals) > self._size:
+                self._totals.popitem(last=False)
+
+
+_COUNTS = CountCache()
+
+
 @command("asset.search", AssetSearchIn, mode="read")
 def search(ctx: ReadContext, args: AssetSearchIn) -> dict[str, Any]:
     return search_page(ctx.conn, args)
@@ -49,16 +80,20 @@ def get(ctx: ReadContext, args: AssetGetIn) -> AssetGetOut:
     return AssetGetOut.model_validate({"items": items, "notFound": not_found})
 
 
-def search_page(conn: sqlite3.Connection, args: AssetSearchIn) -> dict[str, Any]:
-    """One page of matches as `AssetSearchOut` JSON."""
+def search_page(conn: sqlite3.Connection, args: AssetSearchIn,
+                condition: rules.Condition | None = None) -> dict[str, Any]:
+    """One page of matches as `AssetSearchOut` JSON (`condition`: smart rules, ANDed)."""
     if args.cursor is not None and args.offset is not None:
         raise LibraryError(INVALID_ARGUMENT, "Give either cursor or offset, not both.",
                            field="offset")
     where, params = _filters(conn, args)
     if where is None:  # a filter that cannot match (an unknown tag)
         return {"items": [], "total": 0, "nextCursor": None, "truncated": False}
+    if condition is not None:
+        where.append(condition.sql)
+        params += condition.params
     expression, direction = SORTS[args.sort]
-    key = _filter_key(args)
+    key = _filter_key(args) + (condition.key if condition is not None else "")
     page_where, page_params = list(where), list(params)
     if args.cursor is not None:
         value, last_id = _read_cursor(args.cursor, key)
@@ -71,11 +106,24 @@ def search_page(conn: sqlite3.Connection, args: AssetSearchIn) -> dict[str, Any]
     rows = conn.execute(sql, (*page_params, args.limit + 1, args.offset or 0)).fetchall()
     more = len(rows) > args.limit
     rows = rows[:args.limit]
-    total = conn.execute(f"SELECT count(*) FROM assets a WHERE {' AND '.join(where)}",
-                         params).fetchone()[0]
+    total = _total(conn, where, params)
     next_cursor = _make_cursor(rows[-1]["sort_value"], rows[-1]["id"], key) if more else None
     return {"items": assetrows.summaries(conn, rows), "total": total,
             "nextCursor": next_cursor, "truncated": False}
+
+
+def _total(conn: sqlite3.Connection, where: list[str], params: list) -> int:
+    if len(where) == 1:  # only the trash flag: kept by triggers
+        return conn.execute("SELECT n FROM asset_counts WHERE trashed = ?",
+                            params).fetchone()[0]
+    sequence = conn.execute("SELECT change_sequence FROM library_state").fetchone()[0]
+    key = (sequence, tuple(where), tuple(params))
+    total = _COUNTS.get(key)
+    if total is None:
+        total = conn.execute(f"SELECT count(*) FROM assets a WHERE {' AND '.join(where)}",
+                             params).fetchone()[0]
+        _COUNTS.put(key, total)
+    return total
 
 
 def _filters(conn: sqlite3.Connection, args: AssetSearchIn) -> tuple[list[str] | None, list]:
@@ -107,12 +155,19 @@ def _filters(conn: sqlite3.Connection, args: AssetSearchIn) -> tuple[list[str] |
     if args.untagged:
         where.append("NOT EXISTS (SELECT 1 FROM asset_tags at WHERE at.asset_id = a.id)")
     if args.collection_id is not None:
-        if not conn.execute("SELECT 1 FROM collections WHERE id = ?",
-                            (args.collection_id,)).fetchone():
+        collection = conn.execute("SELECT smart, rules FROM collections WHERE id = ?",
+                                  (args.collection_id,)).fetchone()
+        if collection is None:
             raise LibraryError(NOT_FOUND, "That collection does not exist.",
                                field="collectionId")
-        where.append("a.id IN (SELECT asset_id FROM collection_assets WHERE collection_id = ?)")
-        params.append(args.collection_id)
+        if collection["smart"]:  # a smart collection: its rules, evaluated now
+            smart = rules.compile_stored(collection["rules"])
+            where.append(smart.sql)
+            params += smart.params
+        else:
+            where.append("a.id IN (SELECT asset_id FROM collection_assets WHERE "
+                         "collection_id = ?)")
+            params.append(args.collection_id)
     if args.kind:
         where.append(f"a.kind IN ({marks(len(args.kind))})")
         params += list(args.kind)
