@@ -11,6 +11,7 @@ calls made meanwhile wait for it. A worker crash never raises into the caller's 
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import multiprocessing
 import threading
@@ -40,6 +41,7 @@ from library.protocol import (
     PROTOCOL_VERSION,
     CallMeta,
     Cancel,
+    ErrorInfo,
     Event,
     Hello,
     Request,
@@ -256,6 +258,7 @@ class LibraryHost:
                     _log_worker(message)
                 continue
             if ready:
+                process.join(5)
                 raise LibraryError(WORKER_UNAVAILABLE, "The library worker stopped while "
                                    f"starting (exit code {process.exitcode}).")
 
@@ -308,7 +311,7 @@ class LibraryHost:
             except (EOFError, OSError):
                 break
             try:
-                self._dispatch(worker, decode_from_worker(data))
+                self._dispatch(worker, _decode(data))
             except Exception:
                 log.exception("could not handle a message from library %s", worker.library_id)
         conn.close()
@@ -470,6 +473,23 @@ class LibraryHost:
                                 libraryId=library_id)
         return LibraryError(LIBRARY_NOT_FOUND, "No library with that id is known.",
                             libraryId=library_id)
+
+
+def _decode(data: bytes) -> Any:
+    """A worker message. Responses and events (the hot path, possibly large results) are
+    parsed with `json.loads` and built without re-validating what our own worker wrote."""
+    raw = json.loads(data)
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    if kind == "response":
+        error = raw.get("error")
+        return Response.model_construct(
+            type="response", id=raw["id"], ok=raw["ok"], result=raw.get("result"),
+            error=ErrorInfo.model_validate(error) if error else None,
+            change_sequence=raw["change_sequence"])
+    if kind == "event":
+        return Event.model_construct(type="event", name=raw["name"], data=raw.get("data") or {},
+                                     request_id=raw.get("request_id"))
+    return decode_from_worker(data)
 
 
 def _path_key(path: str | Path) -> str:

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from pydantic import Field
 
-from library.schemas.common import Actor, Limit, Model, Page
+from library.schemas.common import Actor, Cursor, Limit, Model, Page
 
 __all__ = ["HistoryEntry", "HistoryListIn", "HistoryListOut", "HistoryStepOut"]
 
@@ -22,7 +22,10 @@ class HistoryEntry(Model):
 
 
 class HistoryListIn(Model):
+    """The journal, newest step first."""
+
     limit: Limit = 50
+    cursor: Cursor | None = None
 
 
 class HistoryListOut(Page):

@@ -8,6 +8,7 @@ An unexpected crash in our own code exits with `protocol.CRASH_EXIT_CODE`.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
@@ -21,7 +22,6 @@ from library.protocol import (
     CRASH_EXIT_CODE,
     PROTOCOL_VERSION,
     ErrorInfo,
-    Event,
     Hello,
     StartupFailed,
     encode,
@@ -47,8 +47,21 @@ class Sender:
             except (OSError, EOFError, ValueError):
                 self.broken = True  # the main process is gone: nothing left to tell
 
+    def send_json(self, message: dict[str, Any]) -> None:
+        """Send a protocol message given as a plain dict (the fast path for big results).
+
+        Raises TypeError/ValueError if it is not JSON, before anything is sent."""
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        with self._lock:
+            if self.broken:
+                return
+            try:
+                self._conn.send_bytes(data)
+            except (OSError, EOFError, ValueError):
+                self.broken = True
+
     def event(self, name: str, data: dict[str, Any], request_id: int | None = None) -> None:
-        self.send(Event(name=name, data=json_safe(data), request_id=request_id))
+        self.send_json({"type": "event", "name": name, "data": data, "request_id": request_id})
 
 
 class PipeLogHandler(logging.Handler):

@@ -69,7 +69,24 @@ CREATE INDEX assets_by_name ON assets (trashed, name COLLATE NOCASE, id);
 CREATE INDEX assets_by_rating ON assets (trashed, rating, id);
 CREATE INDEX assets_by_size ON assets (trashed, size, id);
 CREATE INDEX assets_by_modified ON assets (trashed, modified_at, id);
-CREATE INDEX assets_by_ext ON assets (ext);
+CREATE INDEX assets_by_ext ON assets (trashed, ext);
+CREATE INDEX assets_by_kind ON assets (trashed, kind);
+
+-- How many assets are in and out of the trash, kept by triggers: the grid's unfiltered
+-- total without counting 100,000 index entries per page.
+CREATE TABLE asset_counts (trashed INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+INSERT INTO asset_counts (trashed, n) VALUES (0, 0), (1, 0);
+CREATE TRIGGER assets_counted_insert AFTER INSERT ON assets BEGIN
+    UPDATE asset_counts SET n = n + 1 WHERE trashed = NEW.trashed;
+END;
+CREATE TRIGGER assets_counted_delete AFTER DELETE ON assets BEGIN
+    UPDATE asset_counts SET n = n - 1 WHERE trashed = OLD.trashed;
+END;
+CREATE TRIGGER assets_counted_trash AFTER UPDATE OF trashed ON assets
+WHEN OLD.trashed IS NOT NEW.trashed BEGIN
+    UPDATE asset_counts SET n = n - 1 WHERE trashed = OLD.trashed;
+    UPDATE asset_counts SET n = n + 1 WHERE trashed = NEW.trashed;
+END;
 
 CREATE TABLE tags (
     id INTEGER PRIMARY KEY,

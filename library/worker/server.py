@@ -181,8 +181,9 @@ class WorkerServer:
                 raise LibraryError(LIBRARY_NOT_FOUND, "The library folder is gone (moved, "
                                    "deleted, or its drive was disconnected).", reason="vanished")
             result = runner(request, spec, scope)
-            self.sender.send(Response(id=request.id, ok=True, result=json_safe(result),
-                                      change_sequence=self.sequence))
+            self.sender.send_json({"type": "response", "id": request.id, "ok": True,
+                                   "result": result, "error": None,
+                                   "change_sequence": self.sequence})
         except Exception as error:  # every failure becomes an answer, never a dead worker
             self._reply_error(request.id, self._as_library_error(error, request))
         finally:

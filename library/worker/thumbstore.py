@@ -4,8 +4,9 @@ Runs in the worker process, on the `derive` threads (never the writer): it write
 derived files under `thumbs/`, never SQLite. A thumbnail is keyed by the asset's content
 hash and a size bucket, so renaming an asset never invalidates it and identical content
 shares it; an image no larger than the bucket gets one `full` thumbnail for every bucket.
-Generation is fast for big photos: JPEG is decoded at 1/2, 1/4 or 1/8 scale (`draft`), the
-rest shrunk with `reduce` before the final resample (`thumbnail(reducing_gap=...)`). EXIF
+Generation is fast for big photos: JPEG is decoded at 1/2, 1/4 or 1/8 scale (`draft`, never
+below the target size), other formats are shrunk with `reduce` before the final resample
+(`thumbnail(reducing_gap=...)`). EXIF
 orientation is applied; an image with real transparency is stored as PNG, others as JPEG.
 Files appear atomically (written in `thumbs/.tmp/`, then `os.replace`), and one lock per
 thumbnail makes concurrent requests for the same one wait for a single generation.
@@ -253,7 +254,7 @@ def _render_truncated(source: Path, box: int) -> tuple[Image.Image, bool]:
 
 def _scaled(image: Image.Image, box: int) -> tuple[Image.Image, bool]:
     target = (box, box)
-    image.draft(None, (int(box * REDUCING_GAP), int(box * REDUCING_GAP)))  # JPEG: scaled decode
+    image.draft(None, target)  # JPEG: decode at 1/2..1/8 scale (DCT scaling averages well)
     width, height = image.size
     if width * height > MAX_DECODE_PIXELS:
         raise NoThumbnail("too-large", f"The image is too large to preview ({width}x{height}).")

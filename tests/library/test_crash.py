@@ -22,6 +22,7 @@ from library.protocol import CallMeta
 from tests.library.factories import TIMEOUT, EventLog, call, make_images
 
 TRIALS = int(os.environ.get("SERPENT_CRASH_TRIALS", "12"))
+TRIAL_TIMEOUT = 120 + 8 * TRIALS  # pytest-timeout for the trial loops, scaled with TRIALS
 
 
 def kill_worker(host, library_id: str) -> int:
@@ -56,6 +57,17 @@ def check_library(root: Path) -> dict:
     assert all(missing == 0 for *_rest, missing in rows)
     assert not list((root / ".staging").iterdir())
     return {"assets": len(rows)}
+
+
+def all_tags(host, library_id: str) -> set[str]:
+    names, cursor = set(), None
+    while True:
+        page = call(host, library_id, "tag.list",
+                    {"limit": 500, **({"cursor": cursor} if cursor else {})})
+        names |= {t["name"] for t in page["items"]}
+        cursor = page["nextCursor"]
+        if cursor is None:
+            return names
 
 
 def orphan_count(root: Path) -> int:
@@ -95,6 +107,7 @@ def test_calls_made_while_the_worker_restarts_wait_for_it(host, library_id, even
     assert all(r == {"changeSequence": 0} for r in results)
 
 
+@pytest.mark.timeout(TRIAL_TIMEOUT)
 def test_random_kills_during_imports(host, library, events, tmp_path):
     library_id, root = library["libraryId"], Path(library["path"])
     rng = random.Random(1234)
@@ -129,6 +142,7 @@ def test_random_kills_during_imports(host, library, events, tmp_path):
                                      for r in events.of(WorkerRestarted))
 
 
+@pytest.mark.timeout(TRIAL_TIMEOUT)
 def test_random_kills_during_updates(host, library, events, sources):
     library_id, root = library["libraryId"], Path(library["path"])
     make_images(sources, 3)
@@ -172,10 +186,16 @@ def test_random_kills_during_updates(host, library, events, sources):
             call(host, library_id, "asset.tag", {"assetIds": [assets[n % 3]], "tags": [f"t{n}"]},
                  meta)
             acknowledged.append(n)
-        tags = {t["name"] for t in call(host, library_id, "tag.list", {"limit": 500})["items"]}
+        tags = all_tags(host, library_id)
         assert {f"t{n}" for n in acknowledged} <= tags  # no acknowledged write lost
-    history = call(host, library_id, "history.list", {"limit": 500})["items"]
-    summaries = [e["summary"] for e in history if e["command"] == "asset.tag"]
+    summaries, cursor = [], None
+    while True:
+        page = call(host, library_id, "history.list",
+                    {"limit": 500, **({"cursor": cursor} if cursor else {})})
+        summaries += [e["summary"] for e in page["items"] if e["command"] == "asset.tag"]
+        cursor = page["nextCursor"]
+        if cursor is None:
+            break
     for n in acknowledged:
         assert summaries.count(f"Tagged 1 asset with t{n}") == 1  # never applied twice
     assert len(acknowledged) > TRIALS

@@ -144,6 +144,18 @@ def test_undo_of_a_created_folder_that_got_used_conflicts(host, library_id, asse
     assert call(host, library_id, "folder.list")["items"] == []
 
 
+def test_history_list_pages_newest_first(host, library_id, assets):
+    for n in range(5):
+        call(host, library_id, "asset.update", {"assetId": assets[0], "rating": n % 5 + 1})
+    first = call(host, library_id, "history.list", {"limit": 4})
+    second = call(host, library_id, "history.list", {"limit": 4, "cursor": first["nextCursor"]})
+    ids = [e["id"] for e in first["items"] + second["items"]]
+    assert ids == sorted(ids, reverse=True) and len(ids) == 6
+    assert second["nextCursor"] is None
+    error = call_error(host, library_id, "history.list", {"cursor": "nope"})
+    assert error.code == "INVALID_ARGUMENT"
+
+
 def test_nothing_to_undo(host, library_id):
     error = call_error(host, library_id, "history.undo")
     assert error.code == "HISTORY_EMPTY"

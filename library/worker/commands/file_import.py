@@ -5,7 +5,8 @@ item gets its own result; one bad file never fails the others. Files are copied 
 in one pass into `.staging/`, moved to `files/<ab>/<sha256>.<ext>`, and recorded in batches:
 each batch is one transaction, committed only after its files are durable, so a crash or a
 cancel leaves committed assets whole and nothing half-written (an uncommitted file is an
-orphan that recovery reports). Content already in the library is reported as a duplicate
+orphan that recovery reports). Making a batch durable (one `syncfs` on Linux) runs on a
+helper thread while the next batch is copied, so the disk flush overlaps the copying. Content already in the library is reported as a duplicate
 with the asset that holds it. An unreadable image header (a truncated JPEG) still imports:
 the file is the user's, it just has no width/height. Empty files and things that are not
 regular files fail with UNSUPPORTED_FORMAT.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import errno
 import os
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,16 +74,19 @@ def import_files(ctx: TaskContext, args: FileImportIn) -> FileImportOut:
     items: list[ImportItem] = []
     candidates = _expand(args, ctx.layout.root, items)
     run = _ImportRun(ctx, args, items, total=len(candidates))
-    for index, candidate in enumerate(candidates):
-        if ctx.cancelled():
-            run.cancelled = True
-            items.extend(ImportItem(source_path=c.shown, status="skipped",
-                                    error_code="CANCELLED", error="The import was cancelled.")
-                         for c in candidates[index:index + MAX_LISTED])
-            break
-        run.one(candidate)
-        ctx.progress(index + 1, len(candidates), candidate.path.name)
-    run.flush()
+    try:
+        for index, candidate in enumerate(candidates):
+            if ctx.cancelled():
+                run.cancelled = True
+                items.extend(ImportItem(source_path=c.shown, status="skipped",
+                                        error_code="CANCELLED",
+                                        error="The import was cancelled.")
+                             for c in candidates[index:index + MAX_LISTED])
+                break
+            run.one(candidate)
+            ctx.progress(index + 1, len(candidates), candidate.path.name)
+    finally:
+        run.finish()  # whatever was copied completely is recorded, also after an error
     ctx.progress(run.done, len(candidates), "cancelled" if run.cancelled else "done",
                  force=True)
     return run.result()
@@ -99,6 +104,8 @@ class _ImportRun:
         self.batch_started = time.monotonic()
         self.in_batch: dict[str, str] = {}  # sha256 -> new asset id (duplicates in one run)
         self.history_entry: int | None = None
+        self.syncer = ThreadPoolExecutor(1, thread_name_prefix="import-sync")
+        self.syncing: tuple[list[Pending], Future[None]] | None = None
         self.key = ctx.scope.meta.idempotency_key
         self.cancelled = False
         self.done = 0
@@ -151,12 +158,28 @@ class _ImportRun:
         return row["id"], bool(self.key) and row["import_key"] == self.key
 
     def flush(self) -> None:
-        """Commit the batch: its files are durable first, then one transaction records them."""
+        """Start making the batch durable; commit the previous batch, whose flush is done."""
         self.batch_started = time.monotonic()
-        if not self.batch:
-            return
         batch, self.batch = self.batch, []
-        self.store.sync_directories()
+        previous = self.syncing
+        self.syncing = (batch, self.syncer.submit(self.store.make_durable)) if batch else None
+        if previous is not None:
+            previous[1].result()
+            self._commit(previous[0])
+
+    def finish(self) -> None:
+        try:
+            self.flush()
+            if self.syncing is not None:
+                batch, durable = self.syncing
+                self.syncing = None
+                durable.result()
+                self._commit(batch)
+        finally:
+            self.syncer.shutdown(wait=True)
+
+    def _commit(self, batch: list[Pending]) -> None:
+        """One transaction records a batch whose files are durable."""
         with self.ctx.transaction(history_entry=self.history_entry) as tx:
             rows = [(p.item.asset_id, p.name, p.original_name, p.ext, media.kind_of(p.ext),
                      media.mime_of(p.ext), p.facts.format, p.staged.size, p.facts.width,

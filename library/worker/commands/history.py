@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from library.errors import HISTORY_CONFLICT, HISTORY_EMPTY, LibraryError
+from library.errors import HISTORY_CONFLICT, HISTORY_EMPTY, INVALID_ARGUMENT, LibraryError
 from library.schemas import Empty, HistoryEntry, HistoryListIn, HistoryListOut, HistoryStepOut
 from library.worker import assetrows, entitystate
 from library.worker.commands import command
@@ -35,13 +35,24 @@ def _entry(row: sqlite3.Row) -> HistoryEntry:
 
 @command("history.list", HistoryListIn, mode="read")
 def list_history(ctx: ReadContext, args: HistoryListIn) -> HistoryListOut:
-    rows = ctx.conn.execute("SELECT * FROM history ORDER BY id DESC LIMIT ?",
-                            (args.limit,)).fetchall()
+    before = _read_cursor(args.cursor) if args.cursor else None
+    rows = ctx.conn.execute("SELECT * FROM history WHERE id < ? ORDER BY id DESC LIMIT ?",
+                            (before if before is not None else 2**62, args.limit + 1)).fetchall()
+    more = len(rows) > args.limit
+    rows = rows[:args.limit]
     can_undo, can_redo = ctx.conn.execute(
         "SELECT EXISTS (SELECT 1 FROM history WHERE state = 'done'), "
         "EXISTS (SELECT 1 FROM history WHERE state = 'undone')").fetchone()
     return HistoryListOut(items=[_entry(r) for r in rows], can_undo=bool(can_undo),
-                          can_redo=bool(can_redo))
+                          can_redo=bool(can_redo),
+                          next_cursor=f"h{rows[-1]['id']}" if more else None)
+
+
+def _read_cursor(cursor: str) -> int:
+    if not (cursor.startswith("h") and cursor[1:].isdigit()):
+        raise LibraryError(INVALID_ARGUMENT, "cursor: not a cursor from history.list",
+                           field="cursor")
+    return int(cursor[1:])
 
 
 @command("history.undo", Empty, mode="write")

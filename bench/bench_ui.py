@@ -1,0 +1,306 @@
+"""Benchmark: the desktop window with a 100,000-asset library.
+
+1. Launch: time from starting `serpent-tk` to a drawn window ("window ready") and to the
+   first page of the 100,000-asset library in the grid, against a bare Tk window started
+   the same way in the same run (ratio).
+2. Responsiveness: the Tk loop's worst stall while 8 MCP clients (real HTTP, the SDK's
+   client, in another process) write to assets on screen for 30 s. Target: no stall over
+   100 ms. The same heartbeat on the idle window is the baseline.
+
+Run: `.venv/bin/python bench/bench_ui.py [--assets 100000] [--seconds 30] [--clients 8]
+[--dir DIR]`. Needs a display (Xvfb is fine). The generated library is kept in DIR
+(default: bench/results/ui-library) and reused by later runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import struct
+import subprocess
+import sys
+import time
+import zlib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+BATCH = 1000
+
+
+# -- the library -------------------------------------------------------------------------------
+
+def tiny_png(number: int) -> bytes:
+    """A valid 4×4 PNG whose pixels encode `number` (so every file is distinct)."""
+    pixel = bytes([(number >> 16) & 255, (number >> 8) & 255, number & 255])
+    raw = b"".join(b"\x00" + pixel * 4 for _ in range(4))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+    header = struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw))
+            + chunk(b"IEND", b""))
+
+
+def ensure_library(base: Path, count: int) -> Path:
+    """User data dir whose default library holds `count` assets (made once, then reused)."""
+    from library.client import LibraryHost
+
+    user_data = base / f"userdata-{count}"
+    library = user_data / "data" / "Libraries" / "My Library.serpent"
+    os.environ["SERPENT_USER_DATA_PATH"] = str(user_data)
+    host = LibraryHost()
+    try:
+        if library.is_dir():
+            ref = host.open(library).result(600)
+            info = host.call(ref["libraryId"], "library.info", {}).result(600)
+            if info["assetCount"] >= count:
+                return user_data
+        else:
+            library.parent.mkdir(parents=True, exist_ok=True)
+            ref = host.create(library.parent, "My Library").result(600)
+        info = host.call(ref["libraryId"], "library.info", {}).result(600)
+        have = info["assetCount"]
+        files = base / "files"
+        print(f"making the {count:,}-asset library (once; it has {have:,})…", flush=True)
+        started = time.perf_counter()
+        for first in range(have, count, BATCH):
+            folder = files / f"{first // BATCH:04d}"
+            folder.mkdir(parents=True, exist_ok=True)
+            paths = []
+            for number in range(first, min(count, first + BATCH)):
+                path = folder / f"ref-{number:06d}.png"
+                path.write_bytes(tiny_png(number))
+                paths.append(str(path))
+            host.call(ref["libraryId"], "file.import", {"sourcePaths": paths}).result(3600)
+            if (first // BATCH) % 10 == 0:
+                print(f"  {first + len(paths):,} imported ({time.perf_counter() - started:.0f} s)",
+                      flush=True)
+    finally:
+        host.shutdown()
+    from serpent_tk.settings import SettingsStore
+    SettingsStore(user_data / "config" / "settings.json").update(
+        lambda s: (s.remember_library(library, "My Library"),
+                   setattr(s.mcp, "auto_start", False)))
+    return user_data
+
+
+# -- 1. launch ---------------------------------------------------------------------------------
+
+BARE_TK = ("import time, tkinter as tk; r = tk.Tk(); r.geometry('1100x700'); "
+           "tk.Label(r, text='bare').pack(); r.update(); print('drawn', flush=True); "
+           "r.destroy()")
+
+
+def time_bare_tk() -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", BARE_TK], check=True, capture_output=True,
+                   timeout=60)
+    return time.perf_counter() - started
+
+
+def time_serpent(user_data: Path) -> tuple[float, float, str]:
+    log = user_data / "logs" / "serpent.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    offset = log.stat().st_size if log.exists() else 0
+    env = {**os.environ, "SERPENT_USER_DATA_PATH": str(user_data)}
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "serpent_tk"], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    drawn = shown = None
+    line = ""
+    try:
+        deadline = started + 300
+        while shown is None and time.perf_counter() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError("serpent-tk exited early")
+            text = log.read_text(encoding="utf-8", errors="replace")[offset:] \
+                if log.exists() else ""
+            if drawn is None and "window ready" in text:
+                drawn = time.perf_counter() - started
+            if "grid shows library" in text:
+                shown = time.perf_counter() - started
+                line = text[text.index("grid shows library"):].splitlines()[0]
+            time.sleep(0.005)
+    finally:
+        process.terminate()
+        process.wait(60)
+    if drawn is None or shown is None:
+        raise RuntimeError("the window did not show the library in time")
+    return drawn, shown, line
+
+
+def bench_launch(user_data: Path, runs: int) -> None:
+    time_bare_tk()                                     # warm the disk cache
+    bare = [time_bare_tk() for _ in range(runs)]
+    drawn, shown = [], []
+    for _ in range(runs):
+        d, s, line = time_serpent(user_data)
+        drawn.append(d)
+        shown.append(s)
+    b, d, s = statistics.median(bare), statistics.median(drawn), statistics.median(shown)
+    print(f"\nlaunch (median of {runs}): bare Tk window {b * 1000:.0f} ms")
+    print(f"  Serpent window drawn       {d * 1000:.0f} ms   ratio {d / b:.2f}x")
+    print(f"  Serpent first page in grid {s * 1000:.0f} ms   ratio {s / b:.2f}x   ({line})")
+
+
+# -- 2. stalls under MCP writes ------------------------------------------------------------------
+
+async def _writer(url: str, token: str, library_id: str, ids: list[str], seconds: float,
+                  seed: int) -> tuple[int, int]:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    rng = random.Random(seed)
+    ok = failed = 0
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"},
+                              timeout=httpx2.Timeout(30, read=120))
+    async with http, Client(streamable_http_client(url, http_client=http),
+                            mode="legacy") as client:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            asset = rng.choice(ids)
+            if rng.random() < 0.5:
+                tool, args = "serpent_asset_update", {"assetId": asset,
+                                                      "rating": rng.randint(0, 5)}
+            else:
+                tool, args = "serpent_asset_tag", {"assetIds": [asset],
+                                                   "tags": [f"bench-{rng.randint(1, 20)}"]}
+            result = await client.call_tool(tool, {"libraryId": library_id, **args})
+            if result.is_error:
+                failed += 1
+            else:
+                ok += 1
+    return ok, failed
+
+
+async def _writers(spec: dict) -> list[tuple[int, int]]:
+    return await asyncio.gather(*[
+        _writer(spec["url"], spec["token"], spec["libraryId"], spec["ids"], spec["seconds"], n)
+        for n in range(spec["clients"])])
+
+
+def writer_process(spec_file: str) -> None:
+    spec = json.loads(Path(spec_file).read_text())
+    results = asyncio.run(_writers(spec))
+    print(json.dumps({"ok": sum(r[0] for r in results), "failed": sum(r[1] for r in results)}))
+
+
+def bench_stalls(user_data: Path, seconds: float, clients: int, base: Path) -> None:
+    import tkinter as tk
+
+    from serpent_tk.app import DesktopMcpControls
+    from serpent_tk.automation.gateway import Gateway
+    from serpent_tk.credentials import CredentialStore
+    from serpent_tk.mcp.service import McpService
+    from serpent_tk.paths import app_dirs
+    from serpent_tk.settings import SettingsStore
+    from serpent_tk.ui.bus import UiBus
+    from serpent_tk.ui.desktop import attach
+    from serpent_tk.ui.main_window import WindowServices
+
+    os.environ["SERPENT_USER_DATA_PATH"] = str(user_data)
+    dirs = app_dirs().ensure()
+    store = SettingsStore(dirs.settings_file)
+    settings = store.load().settings
+    gateway = Gateway(store)
+    credentials = CredentialStore(dirs.credentials_file)
+    service = McpService(gateway, credentials, port=0)
+    root = tk.Tk(className="Serpent")
+    services = WindowServices(bus=UiBus(), gateway=gateway, settings_store=store,
+                              settings=settings, mcp=DesktopMcpControls(credentials, service=service),
+                              credentials=credentials)
+    window, close = attach(root, services)
+    root.geometry("1400x860+0+0")
+    try:
+        window.start()
+        deadline = time.monotonic() + 300
+        while not (window.pages.known and window.pages.count()) and time.monotonic() < deadline:
+            root.update()
+            time.sleep(0.005)
+        status = service.start(0)
+        name = "bench"
+        if credentials.get(name) is None:
+            credentials.create(name, "auto")
+        ids = [window.pages.item(i)["id"] for i in range(min(200, window.pages.count()))]
+        window.grid.select_keys([ids[0]])
+
+        def heartbeat(duration: float) -> list[float]:
+            gaps: list[float] = []
+            last = time.perf_counter()
+            end = last + duration
+
+            def beat() -> None:
+                nonlocal last
+                now = time.perf_counter()
+                gaps.append(now - last)
+                last = now
+                if now < end:
+                    root.after(5, beat)
+                else:
+                    root.quit()
+
+            root.after(5, beat)
+            root.mainloop()
+            return gaps
+
+        idle = heartbeat(5.0)
+        spec = base / "writers.json"
+        spec.write_text(json.dumps({"url": status.url, "token": credentials.token_for(name),
+                                    "libraryId": window.session.library_id, "ids": ids,
+                                    "seconds": seconds, "clients": clients}))
+        writers = subprocess.Popen([sys.executable, __file__, "--writer", str(spec)],
+                                   stdout=subprocess.PIPE, text=True)
+        busy = heartbeat(seconds + 2)
+        output, _ = writers.communicate(timeout=120)
+        counts = json.loads(output.strip().splitlines()[-1])
+    finally:
+        close()
+        service.stop()
+        gateway.shutdown()
+
+    def report(label: str, gaps: list[float]) -> float:
+        stalls = sorted(max(0.0, g - 0.005) for g in gaps)
+        worst = stalls[-1]
+        p99 = stalls[int(len(stalls) * 0.99) - 1]
+        print(f"  {label:<34} worst stall {worst * 1000:6.1f} ms   p99 {p99 * 1000:5.1f} ms   "
+              f"({len(gaps):,} beats)")
+        return worst
+
+    print(f"\nTk loop while {clients} MCP clients write for {seconds:.0f} s "
+          f"({counts['ok']:,} writes, {counts['failed']} failed, "
+          f"{counts['ok'] / seconds:.0f}/s):")
+    report("idle window (baseline)", idle)
+    worst = report("under MCP writes", busy)
+    print(f"  target: no stall over 100 ms — {'met' if worst <= 0.1 else 'NOT met'}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--assets", type=int, default=100_000)
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--dir", type=Path, default=ROOT / "bench" / "results" / "ui-library")
+    parser.add_argument("--writer", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.writer:
+        writer_process(args.writer)
+        return 0
+    args.dir.mkdir(parents=True, exist_ok=True)
+    user_data = ensure_library(args.dir.resolve(), args.assets)
+    bench_launch(user_data, args.runs)
+    bench_stalls(user_data, args.seconds, args.clients, args.dir.resolve())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
