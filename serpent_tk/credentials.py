@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal, get_args
 
 import portalocker
 
@@ -71,6 +71,9 @@ class _Entry:
     token: str
 
 
+_Entries = list[_Entry]
+
+
 def validate_name(name: str) -> str:
     """A credential name as stored: NFC, trimmed, 1-64 visible characters."""
     cleaned = unicodedata.normalize("NFC", name).strip()
@@ -86,7 +89,7 @@ def validate_name(name: str) -> str:
 def validate_mode(mode: str) -> Mode:
     if mode not in MODES:
         raise CredentialError(f"Unknown mode {mode!r}; use one of: {', '.join(MODES)}.")
-    return cast(Mode, mode)
+    return mode
 
 
 class CredentialStore:
@@ -97,7 +100,7 @@ class CredentialStore:
         self._lock_path = self.path.with_name(self.path.name + ".lock")
         self._clock = clock or (lambda: datetime.now(UTC))
         self._mutex = threading.RLock()
-        self._entries: list[_Entry] = []
+        self._entries: _Entries = []
         self._signature: tuple[int, int, int] | None = None
         self._loaded = False
         self._touched: dict[str, datetime] = {}  # credential id -> newest use not yet on disk
@@ -152,7 +155,7 @@ class CredentialStore:
         credential = Credential(id=f"cred_{secrets.token_hex(8)}", name=name, mode=checked_mode,
                                 created_at=self._now())
 
-        def change(entries: list[_Entry]) -> None:
+        def change(entries: _Entries) -> None:
             if _find_in(entries, name) is not None:
                 raise CredentialError(f"A credential named {name!r} already exists.")
             entries.append(_Entry(credential, token))
@@ -173,7 +176,7 @@ class CredentialStore:
         credential = Credential(id=f"cred_{secrets.token_hex(8)}", name=name, mode=checked_mode,
                                 created_at=(created_at or self._now()).replace(microsecond=0))
 
-        def change(entries: list[_Entry]) -> None:
+        def change(entries: _Entries) -> None:
             if _find_in(entries, name) is not None:
                 raise CredentialError(f"A credential named {name!r} already exists.")
             if any(hmac.compare_digest(e.token, token) for e in entries):
@@ -188,7 +191,7 @@ class CredentialStore:
         """Remove `name`; its token is refused from the next request on (live sessions too)."""
         removed: list[Credential] = []
 
-        def change(entries: list[_Entry]) -> None:
+        def change(entries: _Entries) -> None:
             entry = _find_in(entries, name)
             if entry is None:
                 raise CredentialError(f"No credential named {name!r}.")
@@ -205,7 +208,7 @@ class CredentialStore:
         checked_mode = validate_mode(mode)
         changed: list[Credential] = []
 
-        def change(entries: list[_Entry]) -> None:
+        def change(entries: _Entries) -> None:
             entry = _find_in(entries, name)
             if entry is None:
                 raise CredentialError(f"No credential named {name!r}.")
@@ -243,7 +246,7 @@ class CredentialStore:
         if not pending:
             return
 
-        def change(entries: list[_Entry]) -> None:
+        def change(entries: _Entries) -> None:
             for index, entry in enumerate(entries):
                 used = pending.get(entry.credential.id)
                 previous = entry.credential.last_used_at
@@ -293,7 +296,7 @@ class CredentialStore:
         self._signature = signature
         self._loaded = True
 
-    def _read_file(self) -> list[_Entry]:
+    def _read_file(self) -> _Entries:
         try:
             return self._parse_file()
         except _Unreadable as error:
@@ -301,7 +304,7 @@ class CredentialStore:
                       "credential is created again", error)
             return []
 
-    def _parse_file(self) -> list[_Entry]:
+    def _parse_file(self) -> _Entries:
         try:
             raw = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -315,7 +318,7 @@ class CredentialStore:
             register_secret(entry.token)
         return entries
 
-    def _update(self, change: Callable[[list[_Entry]], None]) -> None:
+    def _update(self, change: Callable[[_Entries], None]) -> None:
         with self._mutex, self._locked():
             try:
                 entries = self._parse_file()
@@ -334,7 +337,7 @@ class CredentialStore:
             self._loaded = True
 
 
-def _find_in(entries: list[_Entry], name: str) -> _Entry | None:
+def _find_in(entries: _Entries, name: str) -> _Entry | None:
     wanted = unicodedata.normalize("NFC", name).strip().casefold()
     for entry in entries:
         if entry.credential.name.casefold() == wanted:
@@ -362,7 +365,7 @@ def _entry_from_json(item: dict[str, Any]) -> _Entry:
     return _Entry(credential, token)
 
 
-def _to_json(entries: list[_Entry]) -> str:
+def _to_json(entries: _Entries) -> str:
     items = [{
         "id": e.credential.id,
         "name": e.credential.name,

@@ -106,8 +106,8 @@ class Bridge:
         if self._state.session_id:
             headers["mcp-session-id"] = self._state.session_id
         modern = _modern_version(message) if message is not None else None
-        if modern is not None:  # a 2026-era request carries its own version: stamp routing
-            method = message.get("method") if message else None
+        if message is not None and modern is not None:  # 2026 era: stamp the routing headers
+            method = message.get("method")
             headers["mcp-protocol-version"] = modern
             if isinstance(method, str):
                 headers["mcp-method"] = method
@@ -170,7 +170,11 @@ class Bridge:
         elif method is not None and request_id is not None:
             task = asyncio.ensure_future(self._request(message))
             self._state.in_flight[request_id] = task
-            task.add_done_callback(lambda _t, rid=request_id: self._state.in_flight.pop(rid, None))
+
+            def forget(_task: asyncio.Task[None], rid: Any = request_id) -> None:
+                self._state.in_flight.pop(rid, None)
+
+            task.add_done_callback(forget)
         elif method == "notifications/cancelled" and self._cancel_modern(message):
             return
         else:  # a notification, or the client's answer to a server request

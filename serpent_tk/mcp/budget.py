@@ -94,7 +94,7 @@ def items_that_fit(envelope: dict[str, Any], limit_bytes: int,
 
 def cut(envelope: dict[str, Any], keep: int) -> dict[str, Any]:
     """A copy of `envelope` whose largest list keeps `keep` items, marked truncated."""
-    copied = json.loads(dumps(envelope))
+    copied: dict[str, Any] = json.loads(dumps(envelope))
     found = _largest_list(copied)
     if found is None:
         return copied

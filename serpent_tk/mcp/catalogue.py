@@ -44,7 +44,7 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
             return {**resolved, **siblings}
         return {k: resolve(v, trail) for k, v in node.items() if k != "$defs"}
 
-    result = resolve(schema, ())
+    result: dict[str, Any] = resolve(schema, ())
     if kept:
         result["$defs"] = {name: defs[name] for name in kept}
     return result
@@ -61,7 +61,7 @@ def lenient(schema: Any) -> Any:
 
 
 def output_schema(spec: CommandSpec) -> dict[str, Any]:
-    schema = lenient(inline_refs(spec.output_schema()))
+    schema: dict[str, Any] = lenient(inline_refs(spec.output_schema()))
     if spec.name == THUMBNAIL_COMMAND:
         # The MCP layer sends the picture itself as image content, never the file path.
         result = schema["properties"]["result"]

@@ -10,6 +10,7 @@ Nothing here remembers a library between calls: `libraryId` travels in every cal
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import logging
 from collections.abc import Callable
@@ -28,13 +29,24 @@ from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.registry import CommandSpec
 from serpent_tk.credentials import Credential
 from serpent_tk.mcp import search_app
-from serpent_tk.mcp.budget import FRAMING_BYTES, Budget, dumps, encoded_size, fit_locally, \
-    items_that_fit
+from serpent_tk.mcp.budget import (
+    FRAMING_BYTES,
+    Budget,
+    dumps,
+    encoded_size,
+    fit_locally,
+    items_that_fit,
+)
 from serpent_tk.mcp.catalogue import Catalogue
 from serpent_tk.mcp.guard import current_credential
 from serpent_tk.mcp.images import fit_image
-from serpent_tk.mcp.notifier import LEVELS, Notifier, change_notification, \
-    change_resource_uri, level_allows
+from serpent_tk.mcp.notifier import (
+    LEVELS,
+    Notifier,
+    change_notification,
+    change_resource_uri,
+    level_allows,
+)
 
 log = logging.getLogger(__name__)
 
@@ -162,10 +174,8 @@ class Handlers:
             await asyncio.sleep(0)
         self.notifier.unwatch(watch)
         forwarder.cancel()
-        try:
+        with contextlib.suppress(asyncio.CancelledError):
             await forwarder
-        except asyncio.CancelledError:
-            pass
         while not watch.queue.empty():
             await ctx.session.send_notification(change_notification(watch.queue.get_nowait()),
                                                 related_request_id=ctx.request_id)

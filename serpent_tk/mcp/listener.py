@@ -10,12 +10,13 @@ so a stop takes well under two seconds even while clients hold streams open.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import logging
 import socket
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
@@ -130,10 +131,9 @@ class _QuietServer(uvicorn.Server):
     def install_signal_handlers(self) -> None:  # older uvicorn
         return
 
-    def capture_signals(self):  # type: ignore[no-untyped-def,override]
-        import contextlib
-
-        return contextlib.nullcontext()
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
 
 
 class Listener:
@@ -208,10 +208,8 @@ class Listener:
             return True
         assert self._server is not None and self._app is not None
         if self.loop is not None:
-            try:
+            with contextlib.suppress(RuntimeError):  # the loop already closed
                 self.loop.call_soon_threadsafe(self._app.begin_shutdown)
-            except RuntimeError:  # loop already closed
-                pass
         self._server.should_exit = True
         self._thread.join(timeout)
         if self._thread.is_alive():

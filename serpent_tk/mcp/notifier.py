@@ -16,6 +16,7 @@ the listener loop and delivered in order by one task:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ log = logging.getLogger(__name__)
 
 LOGGER_NAME = "serpent.library"
 LEVELS: tuple[str, ...] = get_args(types.LoggingLevel)  # severity ascending
-EVENT_LEVEL = "info"
+EVENT_LEVEL: types.LoggingLevel = "info"
 SESSION_HEADER = "mcp-session-id"
 
 
@@ -109,10 +110,8 @@ class Notifier:
         loop, self._loop = self._loop, None
         if self._task is not None:
             self._task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-            except asyncio.CancelledError:
-                pass
         self._task = None
         self._sessions.clear()
         if loop is not None:
@@ -127,10 +126,8 @@ class Notifier:
         loop, queue = self._loop, self._queue
         if loop is None or queue is None:
             return
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop is closing
             loop.call_soon_threadsafe(queue.put_nowait, event)
-        except RuntimeError:  # the loop is closing
-            pass
 
     @property
     def session_count(self) -> int:

@@ -152,11 +152,11 @@ class McpService:
                 self.credentials.flush_last_used()
             except Exception as error:  # a locked or read-only file must not block a stop
                 log.warning("could not record last-used times: %s", error)
-            error = None if stopped else "The MCP server did not stop in time."
+            problem = None if stopped else "The MCP server did not stop in time."
             log.info("MCP server on port %d stopped", listener.port)
             return self._post(McpStatus(state="stopped", port=listener.port,
                                         last_request_at=last_request_at,
-                                        last_request_by=last_request_by, last_error=error))
+                                        last_request_by=last_request_by, last_error=problem))
 
     def restart(self, port: int | None = None) -> McpStatus:
         """Stop, then start again (e.g. after the port changed in Settings)."""

@@ -77,14 +77,15 @@ def test_a_packaged_build_uses_the_bridge_executable_next_to_the_app() -> None:
     assert PureWindowsPath(windows.command) == PureWindowsPath(
         r"C:\Program Files\Serpent\serpent-tk-bridge.exe")
     assert windows.args == []
-    mac = bridge_launch(frozen=True, executable="/Applications/Serpent.app/Contents/MacOS/Serpent",
-                        platform="darwin")
+    mac = bridge_launch(frozen=True, platform="darwin",
+                        executable="/Applications/Serpent.app/Contents/MacOS/Serpent")
     assert mac.command == "/Applications/Serpent.app/Contents/MacOS/serpent-tk-bridge"
 
 
 def test_config_locations_per_client_and_os(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    env = {"APPDATA": r"C:\Users\ana\AppData\Roaming", "LOCALAPPDATA": r"C:\Users\ana\AppData\Local"}
+    env = {"APPDATA": r"C:\Users\ana\AppData\Roaming",
+           "LOCALAPPDATA": r"C:\Users\ana\AppData\Local"}
     win = [str(p).replace("/", "\\") for p in
            config_paths("claude-desktop", home=home, env=env, platform="win32")]
     assert win[0].endswith(r"AppData\Local\Packages\Claude_pzs8sxrjxfjjc\LocalCache\Roaming"

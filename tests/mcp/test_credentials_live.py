@@ -40,8 +40,8 @@ def test_each_credential_sees_the_tools_of_its_own_mode(server: Server, mode: st
                                     tool_names(server, helper, mode))
 
     read_only, auto = run(both())
-    assert READ_TOOLS <= read_only and not (WRITE_TOOLS & read_only)
-    assert READ_TOOLS | WRITE_TOOLS <= auto
+    assert read_only >= READ_TOOLS and not (WRITE_TOOLS & read_only)
+    assert auto >= READ_TOOLS | WRITE_TOOLS
     assert read_only < auto
 
 
@@ -59,7 +59,7 @@ def test_modes_persist_and_a_cli_mode_change_applies_to_the_live_session(
             assert envelope["error"]["code"] == "PERMISSION_DENIED"
             await asyncio.to_thread(cli, "credential", "mode", "Claude Desktop", "auto")
             after = {t.name for t in (await client.list_tools()).tools}
-            assert WRITE_TOOLS <= after  # same session, next request
+            assert after >= WRITE_TOOLS  # same session, next request
 
     run(scenario())
     listed = cli("credential", "list")
