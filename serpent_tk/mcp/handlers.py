@@ -37,7 +37,7 @@ from serpent_tk.mcp.budget import (
     fit_locally,
     items_that_fit,
 )
-from serpent_tk.mcp.catalogue import Catalogue
+from serpent_tk.mcp.catalogue import THUMBNAIL_COMMAND, Catalogue
 from serpent_tk.mcp.guard import current_credential
 from serpent_tk.mcp.images import fit_image
 from serpent_tk.mcp.notifier import (
@@ -50,7 +50,6 @@ from serpent_tk.mcp.notifier import (
 
 log = logging.getLogger(__name__)
 
-THUMBNAIL_COMMAND = "asset.thumbnail"
 RESOURCE_NOT_FOUND = -32002
 CHANGE_URI_PREFIX = "serpent://libraries/"
 CHANGE_URI_SUFFIX = "/changes"
@@ -124,6 +123,10 @@ class Handlers:
                 return await self._thumbnail(envelope)
             envelope = await self._fit(spec, args, caller, envelope)
             return call_result(envelope)
+        except Exception as error:  # a bug of ours: the caller gets INTERNAL + incident id
+            failure = errors.internal(error, f"MCP call of {spec.tool_name}")
+            return call_result(envelopes.error(failure, args.get("libraryId") if isinstance(
+                args.get("libraryId"), str) else None))
         finally:
             if watch is not None and forwarder is not None:
                 await self._finish_forwarding(ctx, watch, forwarder)
@@ -150,12 +153,12 @@ class Handlers:
     async def _thumbnail(self, envelope: dict[str, Any]) -> types.CallToolResult:
         shown = copy.deepcopy(envelope)
         result = shown["result"]
-        path = Path(result.pop("path"))
+        path = Path(str(result.pop("path", "")))
         budget = self.budget()
         room = budget.total_bytes - FRAMING_BYTES - 2 * encoded_size(shown) - 512
         try:
             image = await asyncio.to_thread(fit_image, path, room)
-        except (OSError, ValueError) as error:
+        except (OSError, ValueError) as error:  # Pillow's UnidentifiedImageError is an OSError
             failure = errors.internal(error, "reading a thumbnail for MCP")
             return call_result(envelopes.error(failure, shown.get("libraryId")))
         result.update(mime=image.mime, width=image.width, height=image.height)
