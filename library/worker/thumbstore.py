@@ -37,6 +37,7 @@ FULL = "full"
 JPEG_QUALITY = 85
 REDUCING_GAP = 2.0
 MAX_DECODE_PIXELS = 150_000_000  # after draft(): about 450 MB of RGB, no more
+BIG_DECODE_PIXELS = 25_000_000  # above this, one decode at a time (bounds the worker's memory)
 _TRANSPOSE = {2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180,
               4: Image.Transpose.FLIP_TOP_BOTTOM, 5: Image.Transpose.TRANSPOSE,
               6: Image.Transpose.ROTATE_270, 7: Image.Transpose.TRANSVERSE,
@@ -258,6 +259,16 @@ def _scaled(image: Image.Image, box: int) -> tuple[Image.Image, bool]:
     width, height = image.size
     if width * height > MAX_DECODE_PIXELS:
         raise NoThumbnail("too-large", f"The image is too large to preview ({width}x{height}).")
+    if width * height > BIG_DECODE_PIXELS:
+        with _big_decode:
+            return _decoded(image, target)
+    return _decoded(image, target)
+
+
+_big_decode = threading.Lock()
+
+
+def _decoded(image: Image.Image, target: tuple[int, int]) -> tuple[Image.Image, bool]:
     image.load()  # decoding errors surface here (JPEG: at the draft scale)
     orientation = _orientation(image)
     frame: Image.Image = image
