@@ -22,6 +22,13 @@ RuleOp = Literal["is", "is-not", "contains", "not-contains", "gte", "lte", "befo
 
 
 class Rule(Model):
+    """One condition of a smart collection. Fields and the operators they take:
+    tag, name, notes, source-url: is, is-not, contains, not-contains (text, any case);
+    ext, kind: is, is-not (one value or a list: any of them);
+    rating, width, height, size: is, is-not, gte, lte (a whole number; size in bytes);
+    added-at: before, after (ISO date, a whole UTC day, or date and time), in-last-days
+    (a number); folder: is, is-not (a folder id); untagged: is, is-not (true or false)."""
+
     field: RuleField
     op: RuleOp
     value: Any = Field(description="A string, number, ISO date or boolean, per field.")
