@@ -10,12 +10,14 @@ calls made meanwhile wait for it. A worker crash never raises into the caller's 
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import json
 import logging
 import multiprocessing
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -106,6 +108,7 @@ class LibraryHost:
         self._known: set[str] = set()
         self._ids = itertools.count(1)
         self._shut = False
+        _HOSTS.add(self)
 
     # -- opening and closing ----------------------------------------------------------
     def create(self, parent: str | Path, name: str, meta: CallMeta | None = None
@@ -473,6 +476,17 @@ class LibraryHost:
                                 libraryId=library_id)
         return LibraryError(LIBRARY_NOT_FOUND, "No library with that id is known.",
                             libraryId=library_id)
+
+
+_HOSTS: weakref.WeakSet[LibraryHost] = weakref.WeakSet()
+
+
+@atexit.register
+def _interpreter_exiting() -> None:
+    """Workers that die while Python exits (multiprocessing terminates daemon children) are
+    not restarted. Registered after multiprocessing's own exit hook, so it runs before it."""
+    for host in list(_HOSTS):
+        host._shut = True
 
 
 def _decode(data: bytes) -> Any:

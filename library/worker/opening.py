@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from library import pathrules
 from library.errors import (
     ALREADY_EXISTS,
     PATH_FORBIDDEN,
@@ -23,7 +24,6 @@ from library.errors import (
     PATH_NOT_FOUND,
     LibraryError,
 )
-from library import pathrules
 from library.worker import assetrows, recovery, schema
 from library.worker.database import connect, translate, translate_os
 from library.worker.filestore import fsync_directory

@@ -112,7 +112,6 @@ def test_random_kills_during_imports(host, library, events, tmp_path):
     library_id, root = library["libraryId"], Path(library["path"])
     rng = random.Random(1234)
     expected_assets = 0
-    restarts = 0
     for trial in range(TRIALS):
         folder = tmp_path / f"batch{trial}"
         make_images(folder, 40, start=trial * 1000, size=(24, 24))
@@ -120,13 +119,12 @@ def test_random_kills_during_imports(host, library, events, tmp_path):
         future = host.call(library_id, "file.import", {"sourcePaths": [str(folder)]}, meta)
         time.sleep(rng.uniform(0.0, 0.25))
         kill_worker(host, library_id)
-        restarts += 1
         try:
             acknowledged = future.result(TIMEOUT)
         except LibraryError as error:
             assert error.code == "WORKER_UNAVAILABLE"
             acknowledged = None
-        restarted = wait_restarted(events, restarts)
+        restarted = wait_restarted(events, trial + 1)
         # recovery reported every orphan it moved (uncommitted copies of the killed batch)
         assert restarted.recovery["orphansMoved"] == len(restarted.recovery["orphanFiles"])
         check_library(root)
@@ -151,34 +149,32 @@ def test_random_kills_during_updates(host, library, events, sources):
     rng = random.Random(99)
     acknowledged: list[int] = []
     counter = 0
-    restarts = 0
-    for _trial in range(TRIALS):
+    def writer(stop: threading.Event, in_flight: dict[str, int]) -> None:
+        nonlocal counter
+        while not stop.is_set():
+            n = counter
+            counter += 1
+            in_flight["n"] = n
+            meta = CallMeta(source="ui", label="You", idempotency_key=f"tag-{n}")
+            try:
+                call(host, library_id, "asset.tag",
+                     {"assetIds": [assets[n % 3]], "tags": [f"t{n}"]}, meta)
+            except LibraryError as error:
+                assert error.code == "WORKER_UNAVAILABLE"
+                return
+            acknowledged.append(n)
+            in_flight.pop("n", None)
+
+    for trial in range(TRIALS):
         stop = threading.Event()
         in_flight: dict[str, int] = {}
-
-        def writer() -> None:
-            nonlocal counter
-            while not stop.is_set():
-                n = counter
-                counter += 1
-                in_flight["n"] = n
-                meta = CallMeta(source="ui", label="You", idempotency_key=f"tag-{n}")
-                try:
-                    call(host, library_id, "asset.tag",
-                         {"assetIds": [assets[n % 3]], "tags": [f"t{n}"]}, meta)
-                except LibraryError as error:
-                    assert error.code == "WORKER_UNAVAILABLE"
-                    return
-                acknowledged.append(n)
-                in_flight.pop("n", None)
-        thread = threading.Thread(target=writer)
+        thread = threading.Thread(target=writer, args=(stop, in_flight))
         thread.start()
         time.sleep(rng.uniform(0.02, 0.2))
         kill_worker(host, library_id)
-        restarts += 1
         thread.join(TIMEOUT)
         stop.set()
-        wait_restarted(events, restarts)
+        wait_restarted(events, trial + 1)
         check_library(root)
         if "n" in in_flight:  # retry the one the crash interrupted: applied exactly once
             n = in_flight["n"]

@@ -105,7 +105,8 @@ def test_an_idempotency_key_returns_the_first_result_and_changes_nothing(host, l
     assert retried == first
     assert call(host, library_id, "asset.search", {"tags": ["once"]})["total"] == 0
     assert host.change_sequence(library_id) == sequence + 1  # the untag only
-    other = CallMeta(source="mcp", credential="cursor", label="Cursor", idempotency_key="tag-once-1")
+    other = CallMeta(source="mcp", credential="cursor", label="Cursor",
+                     idempotency_key="tag-once-1")
     assert call(host, library_id, "asset.tag", {"assetIds": assets, "tags": ["once"]},
                 other)["changed"] == 3  # keys are per caller
     error = call_error(host, library_id, "asset.trash", {"assetIds": assets}, keyed)

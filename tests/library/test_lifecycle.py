@@ -24,7 +24,7 @@ def test_create_makes_the_portable_folder_and_opens_it(host, tmp_path):
     for name in ("library.sqlite", "files", "thumbs", ".staging", ".orphans", ".lock"):
         assert (root / name).exists(), name
     assert host.list_open() == [ref]
-    assert not list(tmp_path.glob(".*creating*"))  # built aside, renamed into place  # built aside, renamed into place
+    assert not list(tmp_path.glob(".*creating*"))  # built aside, renamed into place
 
 
 def test_database_is_wal_with_foreign_keys_and_recorded_migrations(host, library):

@@ -19,7 +19,7 @@ from collections import OrderedDict
 from typing import Any
 
 from library.errors import INVALID_ARGUMENT, NOT_FOUND, LibraryError
-from library.schemas import AssetGetIn, AssetGetOut, AssetSearchIn, AssetSearchOut
+from library.schemas import AssetGetIn, AssetGetOut, AssetSearchIn
 from library.worker import assetrows, rules
 from library.worker.assetrows import SUMMARY_COLUMNS, marks
 from library.worker.commands import command

@@ -6,10 +6,11 @@ in one pass into `.staging/`, moved to `files/<ab>/<sha256>.<ext>`, and recorded
 each batch is one transaction, committed only after its files are durable, so a crash or a
 cancel leaves committed assets whole and nothing half-written (an uncommitted file is an
 orphan that recovery reports). Making a batch durable (one `syncfs` on Linux) runs on a
-helper thread while the next batch is copied, so the disk flush overlaps the copying. Content already in the library is reported as a duplicate
-with the asset that holds it. An unreadable image header (a truncated JPEG) still imports:
-the file is the user's, it just has no width/height. Empty files and things that are not
-regular files fail with UNSUPPORTED_FORMAT.
+helper thread while the next batch is copied, so the disk flush overlaps the copying.
+Content already in the library is reported as a duplicate with the asset that holds it.
+An unreadable image header (a truncated JPEG) still imports: the file is the user's, it
+just has no width/height. Empty files and things that are not regular files fail with
+UNSUPPORTED_FORMAT.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from __future__ import annotations
 import errno
 import os
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
 import unicodedata
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
