@@ -45,7 +45,9 @@ _PAGING_FIELDS = {"limit", "cursor", "offset"}
 class CountCache:
     """Totals of recent filters, valid while the library's change sequence stays the same.
 
-    Thread-safe (reader threads share it)."""
+    Thread-safe (reader threads share it). Sound because every write that can change what a
+    filter matches bumps the change sequence (every `WriteTx` does): a writer that changed
+    searchable rows outside a `WriteTx` would have to bump it too."""
 
     def __init__(self, size: int = 128) -> None:
         self._size = size
