@@ -27,7 +27,6 @@ from library.pathrules import parse_user_path
 from serpent_tk import __version__
 from serpent_tk.atomicfile import atomic_write_text
 from serpent_tk.credentials import (
-    Credential,
     CredentialError,
     CredentialStore,
     validate_mode,
@@ -388,23 +387,8 @@ def _import_credentials(credentials: list[PortableCredential], dirs: AppDirs,
 
 
 def _restore_credential(store: CredentialStore, item: PortableCredential) -> None:
-    """Add a credential with its existing token, so pasted client configs keep working.
-
-    The store's public API only mints new tokens, so this goes through its locked
-    read-modify-write (`_update`) with its own entry type; tests/packaging pin that.
-    """
-    from serpent_tk.credentials import _Entry  # the store's record type
-
-    credential = Credential(id=f"cred_{os.urandom(8).hex()}", name=validate_name(item.name),
-                            mode=validate_mode(item.mode),
-                            created_at=item.created_at.replace(microsecond=0))
-
-    def change(entries: list[Any]) -> None:
-        if any(e.credential.name.casefold() == credential.name.casefold() for e in entries):
-            raise CredentialError(f"A credential named {credential.name!r} already exists.")
-        entries.append(_Entry(credential, item.token))
-
-    store._update(change)  # noqa: SLF001 - see docstring
+    """Add a credential with its existing token, so pasted client configs keep working."""
+    store.adopt(item.name, item.mode, item.token, created_at=item.created_at)
 
 
 def _first_problem(error: Exception) -> str:
