@@ -47,7 +47,8 @@ COMMANDS: list[CommandSpec] = [
         "analysis.run", AnalysisRunIn, AnalysisRunOut, "normal",
         "Queue analysis (colors, dimensions, similarity hashes) of assets in the background.",
         "task: the queued task; follow it with task.get.",
-        {"libraryId": LIB, "assetIds": ["ast_01j9z3k4m5n6p7q8"]}, available=False),
+        {"libraryId": LIB, "assetIds": ["ast_01j9z3k4m5n6p7q8"]}, journaled=False,
+        available=False),
     command(
         "task.list", TaskListIn, TaskListOut, "read",
         "List background tasks (analysis, refreshes) and their progress.",
@@ -62,5 +63,6 @@ COMMANDS: list[CommandSpec] = [
         "task.cancel", TaskCancelIn, Task, "normal",
         "Cancel a queued or running background task; what it finished stays.",
         "the task, status cancelled.",
-        {"libraryId": LIB, "taskId": T1}, idempotent=True, available=False),
+        {"libraryId": LIB, "taskId": T1}, idempotent=True, journaled=False,
+        available=False),
 ]

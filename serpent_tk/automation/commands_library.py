@@ -112,13 +112,13 @@ COMMANDS: list[CommandSpec] = [
         "e.g. to move it to another computer.",
         "path of the archive, assetCount and bytes.",
         {"libraryId": LIB, "targetPath": "/home/ana/Desktop/Moodboards.zip"},
-        capabilities=MANAGE, available=False),
+        capabilities=MANAGE, journaled=False, available=False),
     command(
         "library.refresh", Empty, LibraryRefreshOut, "normal",
         "Re-check every file of the library on disk and rebuild missing thumbnails. Use it "
         "when files seem missing or previews are broken.",
         "checked, missingFiles, thumbnailsRebuilt and orphansMoved counts.",
-        {"libraryId": LIB}, idempotent=True, available=False),
+        {"libraryId": LIB}, idempotent=True, journaled=False, available=False),
     command(
         "library.delete-from-disk", Empty, LibraryDeleteFromDiskOut, "dangerous",
         "Delete the whole library folder from disk, with every file in it. Only when the "

@@ -110,7 +110,8 @@ LINKED_FOLDERS: list[CommandSpec] = [
         "linked-folder.refresh", LinkedFolderRefreshIn, LinkedFolderRefreshOut, "normal",
         "Re-scan a linked folder on disk now.",
         "the linked folder and added, updated, missing counts.",
-        {"libraryId": LIB, "linkedFolderId": L1}, idempotent=True, available=False),
+        {"libraryId": LIB, "linkedFolderId": L1}, idempotent=True, journaled=False,
+        available=False),
 ]
 
 TAGS: list[CommandSpec] = [

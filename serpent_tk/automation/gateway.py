@@ -32,6 +32,7 @@ from library.errors import (
 )
 from library.protocol import CallMeta
 from serpent_tk.automation import audit, envelope, policy
+from serpent_tk.automation.analysis import AnalysisFeeder
 from serpent_tk.automation.caller import MODES, SOURCES, Caller
 from serpent_tk.automation.challenge import (
     Binding,
@@ -118,6 +119,8 @@ class Gateway:
         self._unhook_registry = self.registry.on_change(lambda: self._publish(ToolsChanged()))
         self.host: LibraryHost = host_factory(self.on_library_event)
         self.libraries = Libraries(self.host, settings)
+        self.analysis_feeder = AnalysisFeeder(self.hooks.analysis, self.host, self.registry)
+        self.analysis_feeder.start()
 
     # ---- public API -------------------------------------------------------------------
 
@@ -157,6 +160,7 @@ class Gateway:
 
     def shutdown(self, timeout: float = 10.0) -> None:
         self._unhook_registry()
+        self.analysis_feeder.stop()
         self.host.shutdown(timeout)
         self._io.shutdown(wait=True, cancel_futures=True)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +21,7 @@ from library.events import LibraryChanged as HostLibraryChanged
 from library.events import LibraryClosed as HostLibraryClosed
 from library.events import TaskProgress as HostTaskProgress
 from library.events import WorkerRestarted as HostWorkerRestarted
+from serpent_tk.automation.analysis import AnalysisQueue, AnalysisRequest
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.errors import internal
 from serpent_tk.automation.events import (
@@ -38,51 +38,6 @@ log = logging.getLogger("serpent.automation.hooks")
 
 Publish = Callable[[object], None]
 SYSTEM_LABEL = "Serpent"
-
-
-@dataclass(frozen=True)
-class AnalysisRequest:
-    library_id: str
-    asset_ids: tuple[str, ...]
-    reason: str
-    actor_label: str
-    source: str
-
-
-class AnalysisQueue:
-    """Assets waiting for analysis. Thread-safe; the analysis runner (a later issue) takes
-    from it, the window and tests can look at what is waiting."""
-
-    def __init__(self, limit: int = 10000) -> None:
-        self._items: deque[AnalysisRequest] = deque(maxlen=limit)
-        self._ready = threading.Condition()
-
-    def enqueue(self, request: AnalysisRequest) -> None:
-        with self._ready:
-            self._items.append(request)
-            self._ready.notify_all()
-
-    def take(self, timeout: float | None = None) -> AnalysisRequest | None:
-        """The oldest request, waiting up to `timeout` seconds (None: forever) for one."""
-        with self._ready:
-            if not self._ready.wait_for(lambda: bool(self._items), timeout):
-                return None
-            return self._items.popleft()
-
-    def pending(self) -> list[AnalysisRequest]:
-        with self._ready:
-            return list(self._items)
-
-    def discard_library(self, library_id: str) -> None:
-        """Forget what waits for a library that closed or was deleted."""
-        with self._ready:
-            kept = [r for r in self._items if r.library_id != library_id]
-            self._items.clear()
-            self._items.extend(kept)
-
-    def __len__(self) -> int:
-        with self._ready:
-            return len(self._items)
 
 
 @dataclass(frozen=True)
@@ -196,8 +151,7 @@ class Hooks:
 
     def _history_receipt(self, context: HookContext, change_sequence: int | None) -> None:
         spec = context.spec
-        if (context.library_id is None or not spec.writes or spec.dangerous
-                or spec.name.startswith("history.") or spec.route != "worker"):
+        if context.library_id is None or not spec.journaled:
             return
         self._publish(HistoryRecorded(
             library_id=context.library_id, command=spec.name,

@@ -76,6 +76,7 @@ class CommandSpec:
     route: Route = "worker"
     lifecycle: str | None = None  # LibraryLifecycle action fired on success
     imports: bool = False  # success queues the new assets for analysis
+    journaled: bool = False  # success adds a step to the library's undo history
     handler: PluginHandler | None = field(default=None, compare=False)
 
     @property
@@ -193,14 +194,17 @@ def command(name: str, input_model: type[BaseModel], output_model: type[BaseMode
             scope: Scope = "library", capabilities: Iterable[str] | None = None,
             idempotent: bool | None = None, destructive: bool | None = None,
             available: bool = True, route: Route = "worker", lifecycle: str | None = None,
-            imports: bool = False) -> CommandSpec:
+            imports: bool = False, journaled: bool | None = None) -> CommandSpec:
     """Declare a built-in command; capabilities and hints follow from the risk by default."""
     caps = frozenset(capabilities) if capabilities is not None else capabilities_for(risk, scope)
     return CommandSpec(name=name, scope=scope, input_model=input_model,
                        output_model=output_model, capabilities=caps, risk=risk,
                        summary=summary, returns=returns, example=example,
                        annotations=hints(risk, idempotent=idempotent, destructive=destructive),
-                       available=available, route=route, lifecycle=lifecycle, imports=imports)
+                       available=available, route=route, lifecycle=lifecycle, imports=imports,
+                       journaled=(risk in ("normal", "recoverable") and scope == "library"
+                                  and route == "worker" and not name.startswith("history."))
+                       if journaled is None else journaled)
 
 
 class Registry:

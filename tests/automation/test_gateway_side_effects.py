@@ -8,10 +8,13 @@ told by toast about an import it did not make itself.
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from serpent_tk.automation.analysis import AnalysisRequest
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.events import (
     AnalysisQueued,
@@ -21,8 +24,7 @@ from serpent_tk.automation.events import (
     Toast,
 )
 from serpent_tk.automation.gateway import Gateway
-from serpent_tk.automation.hooks import AnalysisRequest
-from tests.automation.conftest import CLAUDE, UI, Recorder, import_images, ok
+from tests.automation.conftest import CLAUDE, TIMEOUT, UI, Recorder, import_images, ok
 
 
 @pytest.mark.parametrize("caller", [UI, CLAUDE], ids=["ui", "mcp"])
@@ -38,9 +40,13 @@ def test_import_side_effects(gateway: Gateway, library: str, recorder: Recorder,
                                                                          source)
     assert "asset" in changed.kinds and changed.change_sequence >= 1
 
-    assert gateway.hooks.analysis.pending() == [
-        AnalysisRequest(library, tuple(assets), "import", label, source)]
     assert recorder.of(AnalysisQueued) == [AnalysisQueued(library, tuple(assets))]
+    if gateway.analysis_feeder.enabled:  # the worker analyses: the queue went to it
+        task = wait_for_analysis_task(gateway, library)
+        assert task["kind"] == "analysis" and task["total"] == len(assets)
+    else:  # it waits in the queue until the worker can analyse
+        assert gateway.hooks.analysis.pending() == [
+            AnalysisRequest(library, tuple(assets), "import", label, source)]
 
     [receipt] = recorder.of(HistoryRecorded)
     assert (receipt.library_id, receipt.command, receipt.actor_label, receipt.source) == (
@@ -63,13 +69,25 @@ def test_import_side_effects(gateway: Gateway, library: str, recorder: Recorder,
     assert len(audit) == 1 and f'label="{label}"' in audit[0] and audit[0].endswith("ok")
 
 
-def test_duplicates_are_not_queued_twice(gateway: Gateway, library: str,
+def wait_for_analysis_task(gateway: Gateway, library: str) -> dict[str, Any]:
+    """The analysis task the feeder queued in the worker (polls task.list; no timing)."""
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        tasks = ok(gateway, "task.list", {"libraryId": library})["items"]
+        if tasks:
+            task: dict[str, Any] = tasks[0]
+            return task
+        time.sleep(0.05)
+    raise AssertionError("the imported assets were never queued for analysis")
+
+
+def test_duplicates_are_not_queued_twice(gateway: Gateway, library: str, recorder: Recorder,
                                          tmp_path: Path) -> None:
     import_images(gateway, library, tmp_path / "src", 2)
     again = ok(gateway, "file.import", {"libraryId": library,
                                         "sourcePaths": [str(tmp_path / "src")]}, CLAUDE)
     assert again["imported"] == 0 and again["duplicates"] == 2
-    assert len(gateway.hooks.analysis) == 1
+    assert len(recorder.of(AnalysisQueued)) == 1
 
 
 def test_changes_from_any_source_reach_subscribers(gateway: Gateway, library: str,

@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from library.errors import INTERNAL, PERMISSION_DENIED, LibraryError
+from serpent_tk.automation.analysis import AnalysisQueue, AnalysisRequest
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.events import (
     AnalysisQueued,
@@ -14,7 +15,7 @@ from serpent_tk.automation.events import (
     LibraryLifecycle,
     Toast,
 )
-from serpent_tk.automation.hooks import AnalysisQueue, AnalysisRequest, HookContext, Hooks, Veto
+from serpent_tk.automation.hooks import HookContext, Hooks, Veto
 from serpent_tk.automation.registry import build_registry
 
 REGISTRY = build_registry()
@@ -114,3 +115,17 @@ def test_the_analysis_queue_hands_work_to_another_thread() -> None:
     queue.enqueue(request)
     thread.join(30)
     assert taken == [request] and len(queue) == 0
+
+
+def test_the_feeder_waits_until_the_worker_can_analyse() -> None:
+    from serpent_tk.automation.analysis import AnalysisFeeder
+    registry = build_registry()
+    if registry.commands["analysis.run"].available:
+        pytest.skip("analysis.run is available: the gateway tests cover the feeder")
+    queue = AnalysisQueue()
+    feeder = AnalysisFeeder(queue, host=None, registry=registry)  # type: ignore[arg-type]
+    feeder.start()
+    request = AnalysisRequest("lib_x", ("ast_aaaaaaaaaa",), "import", "You", "ui")
+    queue.enqueue(request)
+    feeder.stop()
+    assert not feeder.enabled and queue.pending() == [request]
