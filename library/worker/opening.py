@@ -19,6 +19,7 @@ from typing import Any
 from library import pathrules
 from library.errors import (
     ALREADY_EXISTS,
+    INTERNAL,
     PATH_FORBIDDEN,
     PATH_INVALID,
     PATH_NOT_FOUND,
@@ -133,6 +134,8 @@ def _open_locked(layout: Layout, lock: LibraryLock) -> OpenLibrary:
         writer = connect(layout.database)
     except sqlite3.Error as error:
         raise translate(error) from error
+    except UnicodeDecodeError as error:  # sqlite's message itself was garbage: a damaged file
+        raise _damaged() from error
     try:
         assetrows.register_functions(writer)
         version = schema.check_and_migrate(writer, layout.database, fresh=False)
@@ -150,9 +153,16 @@ def _open_locked(layout: Layout, lock: LibraryLock) -> OpenLibrary:
     except sqlite3.Error as error:
         writer.close()
         raise translate(error) from error
+    except UnicodeDecodeError as error:
+        writer.close()
+        raise _damaged() from error
     except OSError as error:
         writer.close()
         raise translate_os(error) from error
     except BaseException:
         writer.close()
         raise
+
+
+def _damaged() -> LibraryError:
+    return LibraryError(INTERNAL, "The library database is damaged.", reason="corrupt")

@@ -12,6 +12,7 @@ from library.client import LibraryHost
 from library.errors import LibraryError
 from library.events import LibraryChanged, LibraryClosed
 from library.protocol import CallMeta
+from library.worker.schema import LATEST, MIGRATIONS
 from tests.library.factories import TIMEOUT, call, call_error, make_images, read_only
 
 
@@ -32,8 +33,10 @@ def test_database_is_wal_with_foreign_keys_and_recorded_migrations(host, library
     db = sqlite3.connect(Path(library["path"]) / "library.sqlite")
     try:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        migrations = db.execute("SELECT number, major FROM schema_migrations").fetchall()
-        assert migrations == [(1, 1)]
+        migrations = db.execute("SELECT number, major FROM schema_migrations "
+                                "ORDER BY number").fetchall()
+        assert migrations == [(m.number, m.major) for m in MIGRATIONS]
+        assert migrations[0] == (1, 1)
         assert db.execute("SELECT library_id FROM library_state").fetchone()[0] == \
             library["libraryId"]
     finally:
@@ -43,7 +46,7 @@ def test_database_is_wal_with_foreign_keys_and_recorded_migrations(host, library
 def test_info_rename_and_change_sequence(host, library_id, events):
     info = call(host, library_id, "library.info")
     assert info["name"] == "Test Library" and info["assetCount"] == 0
-    assert info["changeSequence"] == 0 and info["schemaVersion"] == 1
+    assert info["changeSequence"] == 0 and info["schemaVersion"] == LATEST
     renamed = call(host, library_id, "library.rename", {"name": "Refs 2026"},
                    CallMeta(source="mcp", label="Claude via MCP"))
     assert renamed["name"] == "Refs 2026"
