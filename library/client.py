@@ -120,6 +120,16 @@ class LibraryHost:
                          name="library-create", daemon=True).start()
         return future
 
+    def import_exported(self, archive: str | Path, parent: str | Path
+                        ) -> Future[dict]:  # type: ignore[type-arg]
+        """Unpack a `library.export` archive into a new library inside `parent` (with a
+        fresh id) and open it; resolves to its LibraryRef dict. The worker unpacks."""
+        future: Future = Future()  # type: ignore[type-arg]
+        opening = {"action": "import", "archive": str(archive), "parent": str(parent)}
+        threading.Thread(target=self._open_thread, args=(opening, future, None),
+                         name="library-import", daemon=True).start()
+        return future
+
     def open(self, path: str | Path) -> Future[dict]:  # type: ignore[type-arg]
         """Open a library folder; an already open one resolves to the same ref."""
         key = _path_key(path)
@@ -413,17 +423,24 @@ class LibraryHost:
             for future in backlog:
                 if future is not None and not future.done():
                     future.set_exception(error)
+            if worker.closed_future is not None and not worker.closed_future.done():
+                worker.closed_future.set_result(None)
             self._emit(LibraryClosed(worker.library_id, f"could not restart: {error.message}"))
             return
         with self._lock:
             worker.process, worker.conn = process, conn
             worker.change_sequence = max(worker.change_sequence, hello.change_sequence)
-            worker.state = "ready"
-            for request in worker.backlog:
-                self._send(worker, request)
-            worker.backlog.clear()
+            closing = worker.state != "restarting"  # close() was called meanwhile
+            if closing:
+                self._send(worker, Shutdown())  # its reader then finishes the close
+            else:
+                worker.state = "ready"
+                for request in worker.backlog:
+                    self._send(worker, request)
+                worker.backlog.clear()
         self._start_reader(worker)
-        self._emit(WorkerRestarted(worker.library_id, reason, dict(hello.recovery)))
+        if not closing:
+            self._emit(WorkerRestarted(worker.library_id, reason, dict(hello.recovery)))
 
     def _await_exit(self, worker: _Worker) -> None:
         process = worker.process

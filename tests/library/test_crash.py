@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from library.errors import LibraryError
-from library.events import WorkerRestarted
+from library.events import LibraryClosed, WorkerRestarted
 from library.protocol import CallMeta
 from tests.library.factories import TIMEOUT, EventLog, call, make_images
 
@@ -217,3 +217,12 @@ def test_a_write_killed_after_commit_is_not_repeated_by_its_retry(host, library,
     assert call(host, library_id, "library.change-sequence")["changeSequence"] == sequence
     tags = call(host, library_id, "asset.get", {"assetIds": [asset["assetId"]]})["items"][0]["tags"]
     assert tags == (["a"] if command == "history.undo" else ["a", "b"])
+
+
+def test_closing_while_the_worker_restarts_closes_it(host, library, events):
+    library_id = library["libraryId"]
+    kill_worker(host, library_id)
+    host.close(library_id).result(TIMEOUT)
+    events.wait_for(lambda e: isinstance(e, LibraryClosed) and e.library_id == library_id)
+    assert host.list_open() == []
+    assert host.open(library["path"]).result(TIMEOUT)["libraryId"] == library_id
