@@ -117,6 +117,9 @@ class _ImportRun:
             staged = self.store.stage_copy(candidate.path, self.ctx.cancelled)
         except CopyCancelled:
             self.cancelled = True
+            self.items.append(ImportItem(source_path=shown, status="skipped",
+                                         error_code="CANCELLED",
+                                         error="The import was cancelled."))
             return
         except NotARegularFile:
             self._fail(shown, UNSUPPORTED_FORMAT, "Not a regular file (a pipe, socket or "
