@@ -216,7 +216,8 @@ def bench_stalls(user_data: Path, seconds: float, clients: int, base: Path) -> N
     service = McpService(gateway, credentials, port=0)
     root = tk.Tk(className="Serpent")
     services = WindowServices(bus=UiBus(), gateway=gateway, settings_store=store,
-                              settings=settings, mcp=DesktopMcpControls(credentials, service=service),
+                              settings=settings,
+                              mcp=DesktopMcpControls(credentials, service=service),
                               credentials=credentials)
     window, close = attach(root, services)
     root.geometry("1400x860+0+0")

@@ -10,6 +10,7 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from serpent_tk.logs import setup_logging
@@ -58,60 +59,103 @@ def run(args: argparse.Namespace) -> int:
 def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[str],
                  bus: Any, run_window: Any) -> int:
     """settings → gateway (which owns the LibraryHost) → MCP service → window.
-    Shutdown in the opposite order: window, MCP service, gateway and its workers."""
+
+    The MCP stack is imported and started on a background thread once the window is drawn,
+    so the window never waits for it. Shutdown in the opposite order: window, MCP service,
+    gateway and its workers."""
     from serpent_tk.automation.gateway import Gateway
     from serpent_tk.credentials import CredentialStore
-    from serpent_tk.mcp.endpoint import endpoint_file
-    from serpent_tk.mcp.service import McpService
     from serpent_tk.ui.main_window import WindowServices
 
     gateway = Gateway(store)
     credentials = CredentialStore(dirs.credentials_file)
-    service = McpService(gateway, credentials, port=settings.mcp.port,
-                         output_budget_kib=settings.mcp.output_budget_kib,
-                         endpoint_file=endpoint_file(dirs))
+
+    def make_service() -> Any:
+        from serpent_tk.mcp.endpoint import endpoint_file
+        from serpent_tk.mcp.service import McpService
+
+        return McpService(gateway, credentials, port=settings.mcp.port,
+                          output_budget_kib=settings.mcp.output_budget_kib,
+                          endpoint_file=endpoint_file(dirs))
+
+    controls = DesktopMcpControls(credentials, make_service=make_service)
+    warm_up = threading.Thread(target=controls.warm_up, name="mcp-start", daemon=True,
+                               args=(settings.mcp.enabled and settings.mcp.auto_start,))
     try:
-        if settings.mcp.enabled and settings.mcp.auto_start:
-            # starting binds a socket and spins up a thread: never delay the window for it
-            threading.Thread(target=service.start, name="mcp-autostart", daemon=True).start()
         services = WindowServices(bus=bus, gateway=gateway, settings_store=store,
-                                  settings=settings, mcp=DesktopMcpControls(service, credentials),
-                                  credentials=credentials, notices=notices)
-        return int(run_window(services))
+                                  settings=settings, mcp=controls, credentials=credentials,
+                                  notices=notices)
+        return int(run_window(services, on_ready=warm_up.start))
     finally:
-        service.stop()
+        if warm_up.is_alive():
+            warm_up.join(30)
+        controls.shutdown()
         gateway.shutdown()
 
 
 class DesktopMcpControls:
     """Adapts the MCP engineer's `McpService` and `client_configs` to the window's
-    `serpent_tk.ui.mcp_controls.McpControls` (the window never imports `serpent_tk.mcp`)."""
+    `serpent_tk.ui.mcp_controls.McpControls` (the window never imports `serpent_tk.mcp`).
 
-    def __init__(self, service: Any, credentials: Any) -> None:
-        self.service = service
+    Thread-safe. Give it a running-or-not `service`, or `make_service` to build one on first
+    use (off the Tk thread: importing the MCP stack takes a moment)."""
+
+    def __init__(self, credentials: Any, *, service: Any = None,
+                 make_service: Callable[[], Any] | None = None) -> None:
         self.credentials = credentials
+        self._service = service
+        self._make_service = make_service
+        self._lock = threading.Lock()
+        self._starting = False
+
+    def service(self) -> Any:
+        with self._lock:
+            if self._service is None:
+                assert self._make_service is not None
+                self._service = self._make_service()
+            return self._service
+
+    def warm_up(self, start: bool) -> None:
+        """Background thread: build the service and, if the settings say so, start it."""
+        self._starting = start
+        try:
+            service = self.service()
+            if start:
+                service.start()
+        except Exception:
+            log.exception("the MCP service could not be started")
+        finally:
+            self._starting = False
+
+    def shutdown(self) -> None:
+        if self._service is not None:
+            self._service.stop()
 
     def status(self) -> Any:
         from serpent_tk.ui.mcp_controls import McpStatus
 
-        s = self.service.status
+        service = self._service
+        if service is None:
+            return McpStatus(running=False, starting=self._starting)
+        s = service.status
         return McpStatus(running=s.running, port=s.port, url=s.url,
                          clients_connected=s.clients_connected,
                          last_request_at=s.last_request_at, client_names=tuple(s.clients),
-                         error=s.last_error)
+                         error=s.last_error, starting=self._starting and not s.running)
 
     def start(self, port: int) -> Any:
         from serpent_tk.ui.mcp_controls import McpControlError
 
-        self.service.port = port
-        status = self.service.start(port)
+        service = self.service()
+        service.port = port
+        status = service.start(port)
         if not status.running:
             raise McpControlError(status.last_error or "The MCP server did not start.",
                                   port_in_use=port if status.port_in_use else None)
         return self.status()
 
     def stop(self) -> Any:
-        self.service.stop()
+        self.service().stop()
         return self.status()
 
     def free_port(self) -> int:

@@ -16,6 +16,7 @@ from typing import Any
 from serpent_tk.ui.humanize import describe_change
 
 QUIET_S = 8.0   # after this long without changes a client's count starts again
+UPDATE_S = 0.3  # a client's toast text changes at most this often
 LIFECYCLE_COMMANDS = {"file.import", "library.rename", "library.close",
                       "library.delete-from-disk", "library.import-exported"}
 AGENT_SOURCES = {"mcp", "plugin", "cli"}
@@ -25,6 +26,7 @@ AGENT_SOURCES = {"mcp", "plugin", "cli"}
 class _Run:
     changes: int
     last: float
+    shown: float = 0.0
 
 
 class AgentActivity:
@@ -41,6 +43,9 @@ class AgentActivity:
             run = self._runs[event.actor_label] = _Run(0, now)
         run.changes += 1
         run.last = now
+        if run.changes > 1 and now - run.shown < UPDATE_S:
+            return                      # counted; the next update shows the new total
+        run.shown = now
         text = f"{event.actor_label} {describe_change(event.command, len(event.entity_ids))}"
         if run.changes > 1:
             more = run.changes - 1

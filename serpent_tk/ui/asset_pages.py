@@ -90,7 +90,9 @@ class AssetPages:
         self._in_flight.clear()
         self._index.clear()
         first, last = self._visible
-        pages = self._pages_for(first, max(first, last)) if self._known else [0]
+        # only what is on screen now; the margin pages follow when the grid asks again
+        pages = list(range(first // PAGE_SIZE, max(first, last) // PAGE_SIZE + 1)) \
+            if self._known else [0]
         self._wanted = []
         for page in pages:
             self._fetch(page)

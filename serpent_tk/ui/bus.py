@@ -57,5 +57,15 @@ class UiBus:
                     log.exception("UI handler for %s failed", type(event).__name__)
         return handled
 
+    def discard_pending(self) -> int:
+        """Drop everything queued (the window closed: nobody is left to show it)."""
+        dropped = 0
+        while True:
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                return dropped
+            dropped += 1
+
     def pending(self) -> bool:
         return not self._queue.empty()

@@ -101,6 +101,7 @@ def attach(root: tk.Tk, services: WindowServices,
             on_close()
         cancel_timers(root)
         root.destroy()
+        bus.discard_pending()
 
     root.protocol("WM_DELETE_WINDOW", close)
     bus.subscribe(CloseRequested, lambda _event: close())
@@ -108,12 +109,17 @@ def attach(root: tk.Tk, services: WindowServices,
     return window, close
 
 
-def run_window(services: WindowServices, on_close: Callable[[], None] | None = None) -> int:
-    """The desktop app: build the root and the window, open the first library, run."""
+def run_window(services: WindowServices, on_close: Callable[[], None] | None = None,
+               on_ready: Callable[[], None] | None = None) -> int:
+    """The desktop app: build the root and the window, open the first library, run.
+    `on_ready` runs once the window is drawn (the app starts the MCP service there)."""
     root = create_root()
     services.drops = enable_drops(root)
     window, _close = attach(root, services, on_close)
-    window.start()
+    root.update_idletasks()          # lay out and draw before saying so
     log.info("window ready")
+    window.start()
+    if on_ready is not None:
+        on_ready()
     root.mainloop()
     return 0

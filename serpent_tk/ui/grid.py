@@ -95,7 +95,9 @@ class VirtualGrid(ttk.Frame):
         self._cols = 1
         self._count = 0
         self._hover = -1
-        self._press: tuple[int, int, int, bool] | None = None   # x, y, index, was_selected
+        # x, y, index, "narrow the selection to this cell on release" (a plain click on a
+        # cell that was already selected: it may still become a drag of the whole selection)
+        self._press: tuple[int, int, int, bool] | None = None
         self._dragging = False
         self._band: int | None = None
         self._band_start: tuple[float, float] = (0.0, 0.0)
@@ -245,7 +247,12 @@ class VirtualGrid(ttk.Frame):
 
     # rendering ---------------------------------------------------------------------------
     def refresh(self) -> None:
-        """The source's data changed (count or cells): redraw what is visible, soon."""
+        """The source's data changed (count or cells): redraw what is visible, soon. Cells
+        whose data, picture and state are unchanged cost no Tk call."""
+        self._schedule()
+
+    def repaint(self) -> None:
+        """Redraw every visible cell (the colours changed)."""
         for cell in self._cells.values():
             cell.shown = ()
         self._schedule()
@@ -406,7 +413,7 @@ class VirtualGrid(ttk.Frame):
     def _on_theme(self) -> None:
         self.canvas.configure(background=self.theme.palette.background)
         self.set_cell_size(self.cell_points)
-        self.refresh()
+        self.repaint()
 
     # selection ---------------------------------------------------------------------------
     def selected_keys(self) -> list[str]:
@@ -492,7 +499,7 @@ class VirtualGrid(ttk.Frame):
             self._start_band(event, keep=toggle or extend)
             return "break"
         was_selected = key in self.selection
-        self._press = (event.x, event.y, index, was_selected)
+        self._press = (event.x, event.y, index, was_selected and not (toggle or extend))
         if toggle:
             self.selection.toggle(key)
         elif extend and self.selection.anchor_key:
@@ -527,16 +534,15 @@ class VirtualGrid(ttk.Frame):
             return
         if self._press is None:
             return
-        _, _, index, was_selected = self._press
+        _, _, index, narrow = self._press
         self._press = None
         if self._dragging:
             self._dragging = False
             if self.on_drag is not None:
                 self.on_drag(self.selection.keys(), "drop", event.x_root, event.y_root)
             return
-        # a plain click on an already-selected cell narrows the selection to it
         key = self._key_at(index)
-        if was_selected and key and not (event.state & 0x0005) and len(self.selection) > 1:
+        if narrow and key and len(self.selection) > 1:
             self.selection.set([key], focus=key)
             self._selection_changed()
 

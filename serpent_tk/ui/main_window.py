@@ -76,6 +76,7 @@ class MainWindow:
         self.toasts = ToastStack(root, theme, bottom=lambda: self.status.winfo_height())
         self.session = LibrarySession(commands, settings)
         self.settings_window: SettingsWindow | None = None
+        self._logged_library: str | None = None
         px = theme.px
 
         self.toolbar = ttk.Frame(root, padding=(px(10), px(8)))
@@ -236,6 +237,10 @@ class MainWindow:
 
     # state -------------------------------------------------------------------------------
     def show_state(self) -> None:
+        if self.pages.known and self._logged_library != self.session.library_id:
+            self._logged_library = self.session.library_id
+            log.info("grid shows library %s: %d assets", self._logged_library,
+                     self.pages.count())
         if self.session.current is None:
             kind = "loading" if self.empty.kind in ("", "loading") else self.empty.kind
             self.empty.show(kind if kind != "closed" else "closed")

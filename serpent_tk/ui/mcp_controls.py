@@ -32,6 +32,7 @@ class McpStatus:
     last_request_at: datetime | None = None
     client_names: tuple[str, ...] = ()      # credential names of the connected clients
     error: str | None = None                # why the last start failed, for people
+    starting: bool = False                  # being started right now (app start-up)
 
 
 @dataclass(frozen=True)

@@ -245,8 +245,8 @@ class McpSettingsPage(ttk.Frame):
 
     def _paint_status(self) -> None:
         status, p = self._status, self.theme.palette
-        if self.busy:
-            colour, text = p.warning, "Working…"
+        if self.busy or status.starting:
+            colour, text = p.warning, "Starting…" if status.starting else "Working…"
         elif status.running:
             colour = p.success
             text = f"Listening on {status.url or f'http://127.0.0.1:{status.port}/mcp'}"
@@ -572,7 +572,8 @@ class McpSettingsPage(ttk.Frame):
                     text=f"Created “{name}”. Copy a config to connect a client with it.")
                 self.reload_credentials(select=name)
 
-            self.commands.background(lambda: self.credentials.create(name, mode.get()), done)
+            chosen = mode.get()      # read on the Tk thread: a Tk variable never leaves it
+            self.commands.background(lambda: self.credentials.create(name, chosen), done)
 
         self.dialog = AskTextDialog(self, self.theme, title="New credential",
                                     prompt="Name (usually the AI client's name):",

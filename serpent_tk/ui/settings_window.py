@@ -14,8 +14,8 @@ from serpent_tk.credentials import CredentialStore
 from serpent_tk.settings import Settings, SettingsStore
 from serpent_tk.ui.commands import Commands
 from serpent_tk.ui.mcp_controls import McpControls
-from serpent_tk.ui.settings_general import GeneralSettingsPage
 from serpent_tk.ui.scrolling import ScrollableFrame
+from serpent_tk.ui.settings_general import GeneralSettingsPage
 from serpent_tk.ui.settings_mcp import McpSettingsPage
 from serpent_tk.ui.theme import Theme
 

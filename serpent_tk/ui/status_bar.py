@@ -53,6 +53,8 @@ class StatusBar(ttk.Frame):
             if clients:
                 text += f" · {clients} client{'s' if clients != 1 else ''}"
             colour = p.success
+        elif status.starting:
+            text, colour = "◌ MCP starting…", p.text_muted
         elif status.error:
             text, colour = "● MCP not running — see Settings", p.danger
         else:

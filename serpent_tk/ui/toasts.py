@@ -42,6 +42,7 @@ class ToastStack:
         self.theme = theme
         self.bottom = bottom       # pixels kept free at the bottom (the status bar)
         self._toasts: list[_Toast] = []
+        self._restack_pending = False
 
     def show(self, text: str, level: Level = "info", *, title: str | None = None,
              key: str | None = None) -> None:
@@ -51,7 +52,7 @@ class ToastStack:
             existing.count += 1
             self._fill(existing, text, title, level)
             self._arm(existing)
-            self._restack()
+            self._schedule_restack()
             return
         toast = self._build(key, level)
         self._fill(toast, text, title, level)
@@ -59,7 +60,7 @@ class ToastStack:
         while len(self._toasts) > MAX_VISIBLE:
             self._dismiss(self._toasts[0])
         self._arm(toast)
-        self._restack()
+        self._schedule_restack()
 
     def texts(self) -> list[str]:
         """What is on screen now, oldest first (title and text)."""
@@ -137,13 +138,22 @@ class ToastStack:
             self._toasts.remove(toast)
         with contextlib.suppress(tk.TclError):
             toast.frame.destroy()
-        self._restack()
+        self._schedule_restack()
+
+    def _schedule_restack(self) -> None:
+        """Stack the toasts at the next idle moment, when Tk knows their heights (never
+        force a layout pass here: a busy agent updates its toast many times a second)."""
+        if not self._restack_pending:
+            self._restack_pending = True
+            self.window.after_idle(self._restack)
 
     def _restack(self) -> None:
+        self._restack_pending = False
         px = self.theme.px
         y = -px(14) - self.bottom()
         for toast in reversed(self._toasts):
+            if not toast.frame.winfo_exists():
+                continue
             toast.frame.place(relx=1.0, rely=1.0, x=-px(14), y=y, anchor="se", width=px(300))
             toast.frame.lift()
-            toast.frame.update_idletasks()
             y -= toast.frame.winfo_reqheight() + px(8)

@@ -128,6 +128,22 @@ class App:
         return path
 
 
+_ROOTS: list[tk.Tk] = []   # a Tk interpreter must be deleted on the thread that made it
+
+
+@pytest.fixture(autouse=True)
+def tk_objects_die_on_this_thread() -> Iterator[None]:
+    """Tk objects (roots, StringVars) must be freed on the Tk thread. While a window test
+    runs, no cyclic garbage collection happens on the gateway's or the MCP server's threads;
+    afterwards it runs here, once everything else is torn down."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.collect()
+
+
 @pytest.fixture
 def gateway() -> Iterator[Gateway]:
     dirs = app_dirs().ensure()
@@ -147,7 +163,8 @@ def app(display: str, gateway: Gateway) -> Iterator[App]:
     service = McpService(gateway, credentials, port=port, endpoint_file=endpoint_file(dirs))
     root = tk.Tk(className="Serpent")
     services = WindowServices(bus=UiBus(), gateway=gateway, settings_store=store,
-                              settings=settings, mcp=DesktopMcpControls(service, credentials),
+                              settings=settings,
+                              mcp=DesktopMcpControls(credentials, service=service),
                               credentials=credentials, drops=enable_drops(root))
     window, close = attach(root, services)
     root.geometry("1400x860+0+0")
@@ -157,8 +174,11 @@ def app(display: str, gateway: Gateway) -> Iterator[App]:
     finally:
         close()
         service.stop()
+        window.commands._background.shutdown(wait=True)
+        window.thumbnails._decoder.shutdown(wait=True)
+        services.bus.discard_pending()      # answers that arrived after the close
+        _ROOTS.append(root)
         del app, window, services
-        gc.collect()  # tkinter Variables must die on this (the Tk) thread
 
 
 # -- the SDK's MCP client, run on its own thread while the test pumps Tk ----------------------

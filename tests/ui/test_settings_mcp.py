@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import subprocess
@@ -10,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from serpent_tk.mcp.client_configs import CLIENTS
-from serpent_tk.settings import SettingsStore
 from serpent_tk.paths import app_dirs
+from serpent_tk.settings import SettingsStore
 from serpent_tk.ui.dialogs import ConfirmDialog
 from serpent_tk.ui.settings_mcp import McpSettingsPage
 from tests.conftest import serpent_command
@@ -133,10 +134,8 @@ def test_tokens_stay_hidden_until_revealed(app: App) -> None:
         found = []
         for child in widget.winfo_children():  # type: ignore[attr-defined]
             for option in ("text", "values"):
-                try:
+                with contextlib.suppress(Exception):
                     found.append(str(child.cget(option)))
-                except Exception:
-                    pass
             if hasattr(child, "get") and child.winfo_class() in ("TEntry", "Entry"):
                 found.append(str(child.get()))
             found.extend(every_text(child))
@@ -147,22 +146,26 @@ def test_tokens_stay_hidden_until_revealed(app: App) -> None:
 
 def test_copied_config_is_exactly_what_the_cli_prints(app: App) -> None:
     app.credentials.create("Shared", "auto")
+    printing = {client_id: subprocess.Popen(   # the CLI in parallel, one process per client
+        serpent_command("mcp-config", "--client", client_id, "--credential", "Shared"),
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) for client_id in CLIENTS}
     page = open_page(app)
     app.pump(lambda: "Shared" in page._credential_names(), "the credential list")
+    copied: dict[str, str] = {}
     for client_id in CLIENTS:
         page.select_client(client_id)
         page.credential_var.set("Shared")
         app.root.clipboard_clear()
         page.copy_button.invoke()
         app.pump(lambda: "Copied" in page.connect_result.cget("text"), f"{client_id} copied")
-        copied = app.root.clipboard_get()
-        printed = subprocess.run(
-            serpent_command("mcp-config", "--client", client_id, "--credential", "Shared"),
-            capture_output=True, text=True, timeout=60, check=True).stdout
-        assert copied == printed, client_id
-        assert "localhost" not in copied
-        assert "127.0.0.1" in copied or client_id == "claude-desktop"   # stdio via the bridge
+        copied[client_id] = app.root.clipboard_get()
         page.connect_result.configure(text="")
+    for client_id, process in printing.items():
+        printed, _ = process.communicate(timeout=60)
+        assert process.returncode == 0, client_id
+        assert copied[client_id] == printed, client_id
+        assert "localhost" not in printed
+        assert "127.0.0.1" in printed or client_id == "claude-desktop"  # stdio via the bridge
 
 
 def test_copy_without_a_credential_makes_one_named_after_the_client(app: App) -> None:

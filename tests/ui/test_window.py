@@ -21,7 +21,7 @@ def test_first_run_opens_my_library_and_explains_what_to_do(app: App) -> None:
     assert app_dirs().default_library.is_dir()
     assert app.root.title() == "My Library — Serpent"
     app.pump(lambda: window.empty.kind == "empty", "the empty-library hint")
-    texts = [w.cget("text") for w in window.empty.widgets() if "text" in w.keys()]
+    texts = [w.cget("text") for w in window.empty.widgets() if "text" in w.configure()]
     assert "Import images…" in texts
     assert "Connect an AI client…" in texts
 
