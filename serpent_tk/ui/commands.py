@@ -87,6 +87,7 @@ class Commands:
         self.caller = Caller.ui()
         self._background = ThreadPoolExecutor(max_workers=workers,
                                               thread_name_prefix="ui-background")
+        self._submitter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ui-submit")
 
     def available(self, name: str) -> bool:
         """Does the registry know `name` (and is it available)? Thread-safe."""
@@ -94,8 +95,22 @@ class Commands:
         return spec is not None and getattr(spec, "available", True)
 
     def submit(self, name: str, args: dict[str, Any]) -> Future[dict[str, Any]]:
-        """The raw gateway future (for callers that continue off the Tk thread)."""
-        return self.gateway.submit(name, args, self.caller)
+        """The gateway's answer as a future (for callers that continue off the Tk thread).
+
+        The gateway validates and sends on the calling thread; that work is done by one
+        submitting thread (in order), so the Tk thread only queues the call. Cancelling the
+        returned future cancels the gateway call."""
+        outer: Future[dict[str, Any]] = Future()
+
+        def send() -> None:
+            if outer.cancelled():
+                return
+            inner = self.gateway.submit(name, args, self.caller)
+            outer.add_done_callback(lambda f: inner.cancel() if f.cancelled() else None)
+            inner.add_done_callback(lambda f: _copy_outcome(f, outer))
+
+        self._submitter.submit(send)
+        return outer
 
     def call(self, name: str, args: dict[str, Any],
              on_reply: Callable[[Reply], None] | None = None, *,
@@ -108,12 +123,15 @@ class Commands:
         future = self.submit(name, args)
 
         def done(f: Future[dict[str, Any]]) -> None:       # any thread: only posts
-            try:
-                envelope = f.result()
-            except BaseException as error:                 # the gateway promises not to raise
-                log.exception("gateway future for %s failed", name)
+            if f.cancelled():
+                envelope: dict[str, Any] = {"status": "error", "error": {
+                    "code": "CANCELLED", "message": "The command was cancelled."}}
+            elif f.exception() is not None:                # the gateway promises not to raise
+                log.error("gateway future for %s failed: %s", name, f.exception())
                 envelope = {"status": "error",
-                            "error": {"code": "INTERNAL", "message": str(error)}}
+                            "error": {"code": "INTERNAL", "message": str(f.exception())}}
+            else:
+                envelope = f.result()
             reply = Reply(envelope)
             if on_reply is not None:
                 self.bus.post(RunOnTk(on_reply, (reply,)))
@@ -139,5 +157,17 @@ class Commands:
 
         self._background.submit(run)
 
-    def shutdown(self) -> None:
-        self._background.shutdown(wait=False, cancel_futures=True)
+    def shutdown(self, wait: bool = False) -> None:
+        self._submitter.shutdown(wait=wait, cancel_futures=True)
+        self._background.shutdown(wait=wait, cancel_futures=True)
+
+
+def _copy_outcome(source: Future[dict[str, Any]], target: Future[dict[str, Any]]) -> None:
+    if target.done():
+        return
+    if source.cancelled():
+        target.cancel()
+    elif source.exception() is not None:
+        target.set_exception(source.exception())  # type: ignore[arg-type]
+    else:
+        target.set_result(source.result())

@@ -21,6 +21,7 @@ class EmptyState(ttk.Frame):
         super().__init__(master, padding=(px(28), px(22)), style="Card.TFrame")
         self.theme = theme
         self.kind = ""
+        self._detail = ""
         self.title = ttk.Label(self, style="Title.TLabel", anchor="center", justify="center")
         self.title.pack(fill="x")
         self.text = ttk.Label(self, anchor="center", justify="center", wraplength=px(380),
@@ -53,7 +54,9 @@ class EmptyState(ttk.Frame):
 
     def show(self, kind: str, detail: str = "") -> None:
         """kind: "" (hide), "loading", "empty", "no-match", "trash", "closed"."""
-        self.kind = kind
+        if (kind, detail) == (self.kind, self._detail):
+            return
+        self.kind, self._detail = kind, detail
         if not kind:
             self.place_forget()
             return

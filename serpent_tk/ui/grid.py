@@ -13,6 +13,7 @@ import tkinter as tk
 import tkinter.font as tkfont
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from tkinter import _stringify as tkinter_stringify  # type: ignore[attr-defined]
 from tkinter import ttk
 from typing import Protocol
 
@@ -43,6 +44,33 @@ class ThumbnailSource(Protocol):
         """The picture for `key` if decoded; otherwise None (and loading is scheduled)."""
     def want(self, keys: Sequence[str], pixels: int) -> None:
         """These keys are on screen now (most important first); drop older requests."""
+
+
+def _tcl_word(value: object) -> str:
+    return tkinter_stringify(value if not isinstance(value, float) else round(value, 1))
+
+
+class _Batch:
+    """Canvas changes gathered into one Tcl script. Each Tk call from Python gives up the GIL
+    and must win it back; while the MCP server is busy that wait repeats per call, so one
+    script per redraw keeps the window smooth."""
+
+    def __init__(self, canvas: tk.Canvas) -> None:
+        self.path = str(canvas)
+        self.tk = canvas.tk
+        self.lines: list[str] = []
+
+    def coords(self, item: int, *values: float) -> None:
+        self.lines.append(f"{self.path} coords {item} " + " ".join(f"{v:.1f}" for v in values))
+
+    def config(self, item: int, **options: object) -> None:
+        self.lines.append(f"{self.path} itemconfigure {item} " + " ".join(
+            f"-{name} {_tcl_word(value)}" for name, value in options.items()))
+
+    def flush(self) -> None:
+        if self.lines:
+            script, self.lines = "\n".join(self.lines), []
+            self.tk.eval(script)
 
 
 class _Cell:
@@ -89,6 +117,7 @@ class VirtualGrid(ttk.Frame):
 
         self._cells: dict[int, _Cell] = {}
         self._pool: list[_Cell] = []
+        self._batch = _Batch(self.canvas)
         self._top = 0.0                 # pixels of virtual content above the view
         self._width = 1
         self._height = 1
@@ -148,6 +177,7 @@ class VirtualGrid(ttk.Frame):
         self.pad = t.px(5)
         body = t.font(FONT_BODY).metrics("linespace")
         caption = t.font(FONT_CAPTION).metrics("linespace")
+        self._body_line = body
         self.cell_w = self.thumb_px + 2 * self.pad
         self.cell_h = self.thumb_px + 2 * self.pad + t.px(4) + body + caption + t.px(2)
         self.row_h = self.cell_h + self.gap
@@ -262,6 +292,7 @@ class VirtualGrid(ttk.Frame):
         self._top = 0.0
         self.selection.clear()
         self._release_all()
+        self._batch.flush()
         self._schedule()
         self.on_selection_changed([])
 
@@ -277,7 +308,7 @@ class VirtualGrid(ttk.Frame):
 
     def _recycle(self, cell: _Cell) -> None:
         for item in cell.items():
-            self.canvas.itemconfigure(item, state="hidden")
+            self._batch.config(item, state="hidden")
         cell.index = -1
         cell.shown = ()
         self._pool.append(cell)
@@ -312,6 +343,7 @@ class VirtualGrid(ttk.Frame):
             self._paint(cell, data)
         if self._count:
             self.source.request(first, last)
+        self._batch.flush()
         self.thumbnails.want(keys, self.thumb_px)
         height = self._content_height()
         if height <= self._height:
@@ -323,7 +355,7 @@ class VirtualGrid(ttk.Frame):
 
     def _place(self, cell: _Cell) -> None:
         x, y = self._origin(cell.index)
-        c = self.canvas
+        c = self._batch
         pad, thumb = self.pad, self.thumb_px
         c.coords(cell.bg, x, y, x + self.cell_w, y + self.cell_h)
         c.coords(cell.mat, x + pad, y + pad, x + pad + thumb, y + pad + thumb)
@@ -332,7 +364,7 @@ class VirtualGrid(ttk.Frame):
         c.coords(cell.badge, cx, cy)
         title_y = y + pad + thumb + self.theme.px(4)
         c.coords(cell.title, cx, title_y)
-        c.coords(cell.detail, cx, title_y + self.theme.font(FONT_BODY).metrics("linespace"))
+        c.coords(cell.detail, cx, title_y + self._body_line)
 
     def _paint(self, cell: _Cell, data: GridCell | None) -> None:
         key = data.key if data else None
@@ -345,7 +377,7 @@ class VirtualGrid(ttk.Frame):
             return
         cell.shown = state
         p = self.theme.palette
-        c = self.canvas
+        c = self._batch
         if selected:
             bg, outline, width = p.selection, p.selection_outline, self.theme.px(1.5)
         elif focused:
@@ -354,21 +386,21 @@ class VirtualGrid(ttk.Frame):
             bg, outline, width = p.surface_hover, "", 0
         else:
             bg, outline, width = "", "", 0
-        c.itemconfigure(cell.bg, state="normal", fill=bg, outline=outline, width=width)
-        c.itemconfigure(cell.mat, state="normal", fill=p.surface if image is None else "")
-        c.itemconfigure(cell.image, state="normal", image=image or "")
+        c.config(cell.bg, state="normal", fill=bg, outline=outline, width=width)
+        c.config(cell.mat, state="normal", fill=p.surface if image is None else "")
+        c.config(cell.image, state="normal", image=str(image) if image is not None else "")
         inner = self.cell_w - 2 * self.pad
         if data is None:
-            c.itemconfigure(cell.badge, state="hidden")
-            c.itemconfigure(cell.title, state="hidden")
-            c.itemconfigure(cell.detail, state="hidden")
+            c.config(cell.badge, state="hidden")
+            c.config(cell.title, state="hidden")
+            c.config(cell.detail, state="hidden")
             return
-        c.itemconfigure(cell.badge, state="hidden" if image is not None else "normal",
-                        text=data.badge, fill=p.text_muted)
-        c.itemconfigure(cell.title, state="normal", fill=p.text,
-                        text=self._fit(data.title, FONT_BODY, inner))
-        c.itemconfigure(cell.detail, state="normal", fill=p.text_muted,
-                        text=self._fit(data.detail, FONT_CAPTION, inner))
+        c.config(cell.badge, state="hidden" if image is not None else "normal",
+                 text=data.badge, fill=p.text_muted)
+        c.config(cell.title, state="normal", fill=p.text,
+                 text=self._fit(data.title, FONT_BODY, inner))
+        c.config(cell.detail, state="normal", fill=p.text_muted,
+                 text=self._fit(data.detail, FONT_CAPTION, inner))
 
     def _fit(self, text: str, font_name: str, width: int) -> str:
         """`text` shortened with an ellipsis in the middle so it fits `width` pixels."""
@@ -400,6 +432,7 @@ class VirtualGrid(ttk.Frame):
         for cell in self._cells.values():
             if cell.shown and cell.shown[0] == key:
                 self._paint(cell, self.source.cell(cell.index))
+                self._batch.flush()
                 return
 
     def _on_configure(self, event: tk.Event) -> None:
@@ -485,6 +518,7 @@ class VirtualGrid(ttk.Frame):
                 cell = self._cells.get(i)
                 if cell is not None:
                     self._paint(cell, self.source.cell(i))
+            self._batch.flush()
 
     def _on_motion(self, event: tk.Event) -> None:
         self._set_hover(self.index_at(event.x, event.y))

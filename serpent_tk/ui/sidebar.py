@@ -73,7 +73,10 @@ class Sidebar(ttk.Frame):
                                 foreground=theme.palette.text_muted)
         self.tree.tag_configure("current", font=FONT_STRONG)
         self._scopes: dict[str, Scope] = {}
+        self._rows: dict[str, tuple[str, int, str, str]] = {}   # what each row shows now
+        self._children: dict[str, list[str]] = {}
         self._sections: tuple[str, ...] = ()
+        self._counts: tuple[str, str] = ("", "")
         self._suppress = False
         self.current: Scope = ALL
         self.tree.bind("<<TreeviewSelect>>", self._on_select)
@@ -107,9 +110,11 @@ class Sidebar(ttk.Frame):
 
     # data --------------------------------------------------------------------------------
     def show_counts(self, all_assets: int, trashed: int) -> None:
-        if self.tree.exists("all"):
-            self.tree.set("all", "count", _count(all_assets))
-            self.tree.set("trash", "count", _count(trashed))
+        counts = (_count(all_assets), _count(trashed))
+        if self.tree.exists("all") and counts != self._counts:
+            self._counts = counts
+            self.tree.set("all", "count", counts[0])
+            self.tree.set("trash", "count", counts[1])
 
     def show_folders(self, folders: list[dict[str, Any]]) -> None:
         """`folders`: `folder.list` items (the whole tree, any order)."""
@@ -157,22 +162,27 @@ class Sidebar(ttk.Frame):
         if not self.tree.exists(parent):
             return
         wanted = [scope.iid for scope, _ in rows]
-        for iid in self.tree.get_children(parent):
-            if iid not in wanted:
-                self._forget(iid)
-                self.tree.delete(iid)
+        if self._children.get(parent) != wanted:
+            for iid in self.tree.get_children(parent):
+                if iid not in wanted:
+                    self._forget(iid)
+                    self.tree.delete(iid)
         for position, (scope, (count, kids)) in enumerate(rows):
             self._scopes[scope.iid] = scope
-            if self.tree.exists(scope.iid):
-                if self.tree.parent(scope.iid) != parent or \
-                        self.tree.index(scope.iid) != position:
-                    self.tree.move(scope.iid, parent, position)
-                self.tree.item(scope.iid, text=scope.label)
-            else:
-                self.tree.insert(parent, position, iid=scope.iid, text=scope.label)
-            self.tree.set(scope.iid, "count", _count(count))
+            row = (parent, position, scope.label, _count(count))
+            if self._rows.get(scope.iid) != row:      # unchanged rows cost no Tk call
+                if self.tree.exists(scope.iid):
+                    if self.tree.parent(scope.iid) != parent or \
+                            self.tree.index(scope.iid) != position:
+                        self.tree.move(scope.iid, parent, position)
+                    self.tree.item(scope.iid, text=scope.label, values=(row[3],))
+                else:
+                    self.tree.insert(parent, position, iid=scope.iid, text=scope.label,
+                                     values=(row[3],))
+                self._rows[scope.iid] = row
             if kids is not None:
                 self._sync_tree(scope.iid, kids)
+        self._children[parent] = wanted
         if self.current.iid in self._scopes and not self.tree.exists(self.current.iid):
             self._select("all")
 
@@ -180,6 +190,8 @@ class Sidebar(ttk.Frame):
         for child in self.tree.get_children(iid):
             self._forget(child)
         self._scopes.pop(iid, None)
+        self._rows.pop(iid, None)
+        self._children.pop(iid, None)
 
     def _select(self, iid: str) -> None:
         self._suppress = True

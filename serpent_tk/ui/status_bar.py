@@ -24,6 +24,7 @@ class StatusBar(ttk.Frame):
         self.theme = theme
         self.controls = controls
         self.counts = ttk.Label(self, style="Caption.TLabel")
+        self._counts_text = ""
         self.counts.pack(side="left")
         self.mcp = tk.Label(self, font=FONT_CAPTION, cursor="hand2", borderwidth=0)
         self.mcp.pack(side="right", padx=(px(12), 0))
@@ -35,7 +36,9 @@ class StatusBar(ttk.Frame):
         self._poll()
 
     def show_counts(self, text: str) -> None:
-        self.counts.configure(text=text)
+        if text != self._counts_text:
+            self._counts_text = text
+            self.counts.configure(text=text)
 
     def _poll_once(self) -> None:
         p = self.theme.palette

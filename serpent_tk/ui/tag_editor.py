@@ -21,6 +21,7 @@ class TagEditor(ttk.Frame):
         self.on_remove: Callable[[str], None] = lambda tag: None
         self.known_tags: list[str] = []
         self.tags: list[str] = []
+        self._built = False
         p = theme.palette
         self.chips = tk.Text(self, height=1, wrap="word", borderwidth=0, highlightthickness=0,
                              background=p.background, cursor="arrow", padx=0, pady=0,
@@ -42,7 +43,10 @@ class TagEditor(ttk.Frame):
         theme.on_change(self._restyle)
         self.chips.configure(state="disabled")
 
-    def set_tags(self, tags: Sequence[str]) -> None:
+    def set_tags(self, tags: Sequence[str], force: bool = False) -> None:
+        if list(tags) == self.tags and self._built and not force:
+            return                       # unchanged: keep the chips (no widget churn)
+        self._built = True
         self.tags = list(tags)
         chips = self.chips
         chips.configure(state="normal")
@@ -111,6 +115,6 @@ class TagEditor(ttk.Frame):
 
     def _restyle(self) -> None:
         self.chips.configure(background=self.theme.palette.background)
-        self.set_tags(self.tags)
+        self.set_tags(self.tags, force=True)
         if self.entry_var.get() == self._placeholder:
             self.entry.configure(foreground=self.theme.palette.text_muted)

@@ -174,7 +174,7 @@ def app(display: str, gateway: Gateway) -> Iterator[App]:
     finally:
         close()
         service.stop()
-        window.commands._background.shutdown(wait=True)
+        window.commands.shutdown(wait=True)
         window.thumbnails._decoder.shutdown(wait=True)
         services.bus.discard_pending()      # answers that arrived after the close
         _ROOTS.append(root)
