@@ -13,7 +13,7 @@ __all__ = [
     "LibraryInfoOut", "LibraryChangeSequenceOut", "LibraryCreateIn", "LibraryOpenIn",
     "LibraryRenameIn", "LibraryExportIn", "LibraryImportExportedIn", "LibraryRefreshOut",
     "LibraryRef", "LibraryListOut", "LibraryPath", "LibraryExportOut",
-    "LibraryDeleteFromDiskOut",
+    "LibraryDeleteFromDiskOut", "LibraryDeleteFromDiskIn",
 ]
 
 LibraryPath = Annotated[str, Field(min_length=1, max_length=4096)]
@@ -74,16 +74,42 @@ class LibraryImportExportedIn(Model):
 
 
 class LibraryRefreshOut(Model):
-    checked: int
-    missing_files: int
+    checked: int = Field(description="Asset records checked against the files on disk.")
+    missing_files: int = Field(description="Assets whose file is gone (flagged `missing`; "
+                               "the records are kept).")
     thumbnails_rebuilt: int
-    orphans_moved: int
+    orphans_moved: int = Field(description="Files in the store no asset points at, moved to "
+                               "`.orphans/` inside the library (never deleted).")
+    missing_asset_ids: list[str] = Field(default_factory=list, description="The first "
+                                         "missing ones.")
+    files_back: int = Field(default=0, description="Assets flagged missing whose file is "
+                            "there again (flag cleared).")
+    damaged_files: int = Field(default=0, description="Files whose size differs from the "
+                               "record (reported, left alone).")
+    damaged_asset_ids: list[str] = Field(default_factory=list)
+    orphans_folder: str | None = Field(default=None, description="Where the orphans went, "
+                                       "relative to the library folder.")
+    thumbnails_failed: int = Field(default=0, description="Images whose thumbnail could not "
+                                   "be made (damaged files).")
+    thumbnails_removed: int = Field(default=0, description="Stale thumbnails of content no "
+                                    "longer in the library, removed.")
+    cancelled: bool = False
+    task_id: str | None = Field(default=None, description="The task this refresh ran as.")
 
 
 class LibraryExportOut(Model):
     path: str = Field(description="The archive that was written.")
     asset_count: int
-    bytes: int
+    bytes: int = Field(description="Size of the archive.")
+    files: int = Field(default=0, description="Files in the archive (database included).")
+    task_id: str | None = Field(default=None, description="The task this export ran as.")
+
+
+class LibraryDeleteFromDiskIn(Model):
+    """Delete the library's whole folder from disk (dangerous: two calls, see the challenge)."""
+
+    state_token: str | None = Field(default=None, max_length=200, description="From the "
+                                    "plan; refused with STALE_PLAN if the library changed.")
 
 
 class LibraryDeleteFromDiskOut(Model):

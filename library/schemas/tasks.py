@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -17,19 +17,26 @@ __all__ = [
 
 TaskId = Annotated[str, Field(pattern=r"^tsk_[0-9a-z]{8,40}$",
                               examples=["tsk_01j9z3k4m5n6p7q8"])]
-TaskStatus = Literal["queued", "running", "done", "failed", "cancelled"]
+TaskStatus = Literal["queued", "running", "done", "failed", "cancelled", "interrupted"]
 
 
 class Task(Model):
     id: TaskId
-    kind: str = Field(description="What the task does: 'analysis', 'refresh', ...")
-    status: TaskStatus
+    kind: str = Field(description="What the task does: 'analysis', 'refresh', 'export'.")
+    status: TaskStatus = Field(description="queued, running, done, failed, cancelled, or "
+                               "interrupted (the library closed unexpectedly while it ran and "
+                               "it cannot resume; analysis always resumes instead).")
     done: int
     total: int | None = None
     message: str = ""
     error_code: str | None = None
     created_at: datetime
+    started_at: datetime | None = None
     finished_at: datetime | None = None
+    result: dict[str, Any] | None = Field(default=None, description="What a finished task "
+                                          "did (counts), when it has something to say.")
+    cancel_requested: bool = Field(default=False, description="task.cancel was asked; the "
+                                   "task stops at its next item.")
 
 
 class TaskListIn(Model):
@@ -63,17 +70,32 @@ class AnalysisRunOut(Model):
 
 
 class FindDuplicatesIn(Model):
-    """Group assets with identical (or, with `similar`, visually near-identical) content."""
+    """Group visually near-identical images (`similar`, by perceptual hash distance).
 
-    method: Literal["exact", "similar"] = "exact"
+    `exact` (byte-identical files) always finds nothing: a library stores each content once
+    and an import of the same file reports it as a duplicate instead.
+    """
+
+    method: Literal["exact", "similar"] = "similar"
+    max_distance: int = Field(default=4, ge=0, le=16, description="Largest perceptual hash "
+                              "distance (0-16 of 64 bits) still counted as the same picture: "
+                              "0 = the same image resized or re-encoded, 4 = small edits "
+                              "(default), 8+ = loosely similar.")
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor | None = None
 
 
 class DuplicateGroup(Model):
-    asset_ids: list[AssetId]
+    asset_ids: list[AssetId] = Field(description="Oldest first (probably the original).")
     reason: Literal["same-content", "similar-image"]
+    distance: int = Field(default=0, description="Largest hash distance of a member to the "
+                          "first asset.")
 
 
 class FindDuplicatesOut(Page):
     items: list[DuplicateGroup]
+    total: int = Field(default=0, description="Groups found in all.")
+    analysed: int = Field(default=0, description="Images compared (analysed, not trashed).")
+    not_analysed: int = Field(default=0, description="Assets not analysed yet: they cannot be "
+                              "compared until analysis.run has looked at them.")
+    note: str | None = None

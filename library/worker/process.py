@@ -80,8 +80,8 @@ class PipeLogHandler(logging.Handler):
 
 
 def worker_main(conn: Connection, opening: dict[str, Any]) -> None:
-    """Spawn target. `opening` is {"action": "open", "path"} or {"action": "create",
-    "parent", "name"}."""
+    """Spawn target. `opening` is {"action": "open", "path"}, {"action": "create",
+    "parent", "name"} or {"action": "import", "archive", "parent"}."""
     sender = Sender(conn)
     log = logging.getLogger("library.worker")
     log.addHandler(PipeLogHandler(sender))
@@ -99,12 +99,24 @@ def worker_main(conn: Connection, opening: dict[str, Any]) -> None:
     sys.exit(code)
 
 
+def _library_path(opening: dict[str, Any]) -> Any:
+    """The folder to open: given, newly created, or unpacked from an exported archive."""
+    if opening["action"] == "open":
+        return opening["path"]
+    if opening["action"] == "import":
+        from library.worker.archive import unpack_library
+
+        return unpack_library(opening["archive"], opening["parent"])
+    from library.worker.opening import create_library
+
+    return create_library(opening["parent"], opening["name"])
+
+
 def _run(conn: Connection, sender: Sender, opening: dict[str, Any]) -> int:
-    from library.worker.opening import create_library, open_library
+    from library.worker.opening import open_library
 
     try:
-        path = opening["path"] if opening["action"] == "open" else create_library(
-            opening["parent"], opening["name"])
+        path = _library_path(opening)
         library = open_library(str(path))
     except LibraryError as error:
         sender.send(StartupFailed(error=ErrorInfo(code=error.code, message=error.message,
@@ -129,4 +141,19 @@ def _run(conn: Connection, sender: Sender, opening: dict[str, Any]) -> int:
         clean = server.serve()
     finally:
         library.close(clean=clean)
+    _delete_if_requested(library.layout.root, library.library_id)
     return 0
+
+
+def _delete_if_requested(root: Any, library_id: str) -> None:
+    """`library.delete-from-disk` was confirmed: now that the library is closed, move its
+    folder aside for the main process to remove (see `library.deletion`)."""
+    from library import deletion
+
+    if deletion.requested(root) != library_id:
+        return
+    try:
+        deletion.retire(root, library_id)
+    except (OSError, LibraryError) as error:
+        logging.getLogger("library.worker").warning("the library folder could not be moved "
+                                                    "aside for deletion: %s", error)

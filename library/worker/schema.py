@@ -179,8 +179,42 @@ CREATE TABLE history_items (
 ) WITHOUT ROWID;
 """
 
+# Background tasks (analysis; refresh and export while they run) and what analysis found.
+# A task row survives a worker restart: queued work resumes from its checkpoint.
+_TASKS_AND_ANALYSIS = """
+CREATE TABLE tasks (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed', 'cancelled',
+                                           'interrupted')),
+    params TEXT NOT NULL DEFAULT '{}',
+    checkpoint TEXT,
+    done INTEGER NOT NULL DEFAULT 0,
+    total INTEGER,
+    message TEXT NOT NULL DEFAULT '',
+    error_code TEXT,
+    result TEXT,
+    actor TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    started_at TEXT,
+    finished_at TEXT
+);
+CREATE INDEX tasks_by_status ON tasks (status, created_at, id);
+CREATE INDEX tasks_by_created ON tasks (created_at, id);
+
+CREATE TABLE asset_analysis (
+    asset_id TEXT PRIMARY KEY REFERENCES assets (id) ON DELETE CASCADE,
+    status TEXT NOT NULL CHECK (status IN ('done', 'unsupported', 'failed')),
+    phash INTEGER,
+    palette TEXT,
+    analyser INTEGER NOT NULL,
+    analysed_at TEXT NOT NULL
+) WITHOUT ROWID;
+"""
+
 MIGRATIONS: list[Migration] = [
     Migration(1, 1, "initial library schema", _INITIAL),
+    Migration(2, 1, "background tasks and asset analysis", _TASKS_AND_ANALYSIS),
 ]
 LATEST = MIGRATIONS[-1].number
 

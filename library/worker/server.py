@@ -80,6 +80,7 @@ class WorkerServer:
 
         Returns whether the library was left in a clean state.
         """
+        stoppers = [start(self.services, self._stopping) for start in commands.BACKGROUND]
         readers = [threading.Thread(target=self._read_loop, args=(self._reads,),
                                     name=f"reader-{n}", daemon=True)
                    for n in range(READER_THREADS)]
@@ -100,6 +101,8 @@ class WorkerServer:
                 self._derives.put(_STOP)
             for thread in readers:
                 thread.join(5)
+            for stop in stoppers:
+                stop()
         return self._clean
 
     def _pipe_loop(self) -> None:

@@ -128,8 +128,11 @@ COMMANDS: list[CommandSpec] = [
         {"libraryId": LIB}),
     command(
         "asset.find-duplicates", FindDuplicatesIn, FindDuplicatesOut, "read",
-        "Find groups of assets with the same content (method exact) or visually near-identical "
-        "images (method similar, needs analysis).",
-        "items: groups of assetIds with a reason; nextCursor, truncated.",
-        {"libraryId": LIB, "method": "exact"}, available=False),
+        "Find groups of visually near-identical images (the same picture resized, re-encoded "
+        "or slightly edited) by perceptual hash distance (maxDistance, default 4). Needs "
+        "analysis: assets not analysed yet are counted in notAnalysed (run analysis.run "
+        "first). Byte-identical files cannot exist in a library (method exact finds none).",
+        "items: groups of assetIds (oldest first) with reason and distance; total, analysed, "
+        "notAnalysed, note; nextCursor, truncated.",
+        {"libraryId": LIB, "method": "similar", "maxDistance": 4}),
 ]

@@ -45,24 +45,24 @@ COMMANDS: list[CommandSpec] = [
         {"libraryId": LIB}, capabilities=HISTORY),
     command(
         "analysis.run", AnalysisRunIn, AnalysisRunOut, "normal",
-        "Queue analysis (colors, dimensions, similarity hashes) of assets in the background.",
+        "Queue analysis of assets in the background: colour palette, perceptual hash (for "
+        "asset.find-duplicates) and a ready preview. Omit assetIds for every asset not "
+        "analysed yet. New imports are analysed automatically.",
         "task: the queued task; follow it with task.get.",
-        {"libraryId": LIB, "assetIds": ["ast_01j9z3k4m5n6p7q8"]}, journaled=False,
-        available=False),
+        {"libraryId": LIB, "assetIds": ["ast_01j9z3k4m5n6p7q8"]}, journaled=False),
     command(
         "task.list", TaskListIn, TaskListOut, "read",
         "List background tasks (analysis, refreshes) and their progress.",
         "items with id, kind, status, done, total, message; nextCursor, truncated.",
-        {"libraryId": LIB, "status": ["running"]}, available=False),
+        {"libraryId": LIB, "status": ["running"]}),
     command(
         "task.get", TaskGetIn, Task, "read",
         "Get one background task's status and progress.",
         "the task.",
-        {"libraryId": LIB, "taskId": T1}, available=False),
+        {"libraryId": LIB, "taskId": T1}),
     command(
         "task.cancel", TaskCancelIn, Task, "normal",
         "Cancel a queued or running background task; what it finished stays.",
         "the task, status cancelled.",
-        {"libraryId": LIB, "taskId": T1}, idempotent=True, journaled=False,
-        available=False),
+        {"libraryId": LIB, "taskId": T1}, idempotent=True, journaled=False),
 ]

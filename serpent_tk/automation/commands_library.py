@@ -9,6 +9,7 @@ from library.schemas import (
     Empty,
     LibraryChangeSequenceOut,
     LibraryCreateIn,
+    LibraryDeleteFromDiskIn,
     LibraryDeleteFromDiskOut,
     LibraryExportIn,
     LibraryExportOut,
@@ -64,11 +65,12 @@ COMMANDS: list[CommandSpec] = [
     command(
         "library.import-exported", LibraryImportExportedIn, LibraryRef, "normal",
         "Unpack a library archive made by library.export into a new library inside "
-        "selectedParentPath and open it.",
+        "selectedParentPath and open it. The copy gets its own libraryId, so it can be open "
+        "beside the original (its folder is named `<name> (copy)` if the name is taken).",
         "the new library's libraryId, name and path.",
         {"archivePath": "/home/ana/Downloads/Moodboards.zip",
          "selectedParentPath": "/home/ana/Pictures"}, scope="global", route="gateway",
-        capabilities=MANAGE, lifecycle="imported", available=False),
+        capabilities=MANAGE, lifecycle="imported"),
     command(
         "ui.notify", UiNotifyIn, UiNotifyOut, "read",
         "Show a short message to the person as a toast in the Serpent window, e.g. when a long "
@@ -109,21 +111,25 @@ COMMANDS: list[CommandSpec] = [
     command(
         "library.export", LibraryExportIn, LibraryExportOut, "normal",
         "Write the whole library (files and metadata) into one .zip archive at targetPath, "
-        "e.g. to move it to another computer.",
-        "path of the archive, assetCount and bytes.",
+        "e.g. to move it to another computer. A folder as targetPath gets `<name>.zip` in it; "
+        "an existing file is never overwritten (ALREADY_EXISTS). Runs as an export task.",
+        "path of the archive, assetCount, bytes (archive size) and taskId.",
         {"libraryId": LIB, "targetPath": "/home/ana/Desktop/Moodboards.zip"},
-        capabilities=MANAGE, journaled=False, available=False),
+        capabilities=MANAGE, journaled=False),
     command(
         "library.refresh", Empty, LibraryRefreshOut, "normal",
         "Re-check every file of the library on disk and rebuild missing thumbnails. Use it "
-        "when files seem missing or previews are broken.",
-        "checked, missingFiles, thumbnailsRebuilt and orphansMoved counts.",
-        {"libraryId": LIB}, idempotent=True, journaled=False, available=False),
+        "when files seem missing or previews are broken. Records whose file is gone are "
+        "flagged missing (kept); stray files are moved to .orphans (kept). Runs as a "
+        "refresh task (task.cancel stops it).",
+        "checked, missingFiles, thumbnailsRebuilt and orphansMoved counts, with the ids.",
+        {"libraryId": LIB}, idempotent=True, journaled=False),
     command(
-        "library.delete-from-disk", Empty, LibraryDeleteFromDiskOut, "dangerous",
-        "Delete the whole library folder from disk, with every file in it. Only when the "
-        "person explicitly asked for it.",
+        "library.delete-from-disk", LibraryDeleteFromDiskIn, LibraryDeleteFromDiskOut,
+        "dangerous",
+        "Delete the whole library folder from disk, with every file in it; the library is "
+        "closed first. Only when the person explicitly asked for it.",
         "deleted, assetCount and freedBytes.",
         {"libraryId": LIB},
-        capabilities=(*MANAGE, policy.LIBRARY_WRITE), lifecycle="deleted", available=False),
+        capabilities=(*MANAGE, policy.LIBRARY_WRITE), lifecycle="deleted"),
 ]

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from library import deletion
 from library.client import LibraryHost
 from library.errors import (
     CANCELLED,
@@ -225,12 +226,14 @@ class Gateway:
             if missing:
                 raise permission_denied(spec.name, call.caller.mode, missing)
             name = ""
+            bound: dict[str, Any] = {}
             bound_sequence: int | None = None
             if spec.scope == "library":
                 if checked.library_id is None:
                     raise LibraryError(LIBRARY_REQUIRED, f"{spec.name} needs libraryId: pass "
                                        "one from serpent_library_list_open explicitly.")
-                name = self.libraries.bind(checked.library_id).get("name", "")
+                bound = self.libraries.bind(checked.library_id)
+                name = bound.get("name", "")
                 bound_sequence = self._sequence(checked.library_id)
             context = HookContext(spec=spec, caller=call.caller, library_id=call.library_id,
                                   arguments=checked.arguments, library_name=name)
@@ -242,6 +245,9 @@ class Gateway:
                 confirmation, result = yield from self._dangerous(spec, call, checked, meta)
                 if confirmation is not None:
                     return confirmation
+                if spec.name == "library.delete-from-disk":
+                    result = yield from self._remove_library(checked.library_id or "",
+                                                             str(bound.get("path", "")), result)
             elif spec.route == "gateway":
                 result = yield from self._global(spec, call, checked, meta)
             elif spec.route == "plugin" and spec.handler is not None:
@@ -414,7 +420,22 @@ class Gateway:
             self._publish(Toast(text=args["text"], level=args.get("level", "info"),
                                 actor_label=call.caller.label))
             return {"shown": self.window_attached}
+        if spec.name == "library.import-exported":
+            started = yield self._io.submit(self.host.import_exported, args["archivePath"],
+                                            args["selectedParentPath"])
+            ref = yield started
+            yield self._io.submit(self.libraries.remember, ref)
+            return self.libraries.public_ref(ref)
         raise unknown_command(spec.name)  # declared for the gateway but not implemented
+
+    def _remove_library(self, library_id: str, path: str, result: dict[str, Any]
+                        ) -> Generator[Future[Any], Any, dict[str, Any]]:
+        """After a confirmed `library.delete-from-disk`: close the library (its worker moves
+        the folder aside as it exits), remove what was set aside, forget the recent entry."""
+        yield self.host.close(library_id)
+        yield self._io.submit(deletion.remove_retired, Path(path), library_id)
+        yield self._io.submit(self.libraries.forget, path)
+        return {**result, "deleted": True}
 
     # ---- events -------------------------------------------------------------------------
 

@@ -77,6 +77,20 @@ class Libraries:
         except (OSError, portalocker.LockException) as error:
             log.warning("could not update the recent libraries: %s", error)
 
+    def forget(self, path: str | Path) -> None:
+        """Take a library deleted from disk off the recent list."""
+        where = same_path(path)
+
+        def forget(settings: Settings) -> None:
+            settings.recent_libraries = [r for r in settings.recent_libraries
+                                         if same_path(r.path) != where]
+            if settings.last_library is not None and same_path(settings.last_library) == where:
+                settings.last_library = None
+        try:
+            self.settings.update(forget)
+        except (OSError, portalocker.LockException) as error:
+            log.warning("could not update the recent libraries: %s", error)
+
     def recent(self) -> list[dict[str, Any]]:
         """The recent list, newest first, with whether each is open (and its id) or gone."""
         open_by_path = {same_path(r.get("path", "")): r for r in self.host.list_open()}

@@ -6,6 +6,7 @@ Every test gets its own user data dir (tests/conftest.py); libraries live in tmp
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -110,9 +111,26 @@ def make_images(folder: Path, count: int, prefix: str = "img") -> list[Path]:
 
 def import_images(gateway: Gateway, library_id: str, folder: Path, count: int = 3,
                   caller: Caller = UI, prefix: str = "img") -> list[str]:
+    """Import `count` new images and wait until the analysis queued after the import has
+    run (it writes to the library too: the tests then see a quiet library)."""
+    before = analysis_tasks(gateway, library_id)
     paths = make_images(folder, count, prefix)
     result = ok(gateway, "file.import", {"libraryId": library_id,
                                          "sourcePaths": [str(p) for p in paths]}, caller)
     ids = [item["assetId"] for item in result["items"] if item["status"] == "imported"]
     assert len(ids) == count, result
+    if ids and gateway.analysis_feeder.enabled:
+        deadline = time.monotonic() + TIMEOUT
+        while analysis_tasks(gateway, library_id, finished=True) <= before:
+            assert time.monotonic() < deadline, "the import's analysis never finished"
+            time.sleep(0.02)
     return ids
+
+
+def analysis_tasks(gateway: Gateway, library_id: str, *, finished: bool = False) -> int:
+    """How many analysis tasks the library has (0 while any task is still busy, if
+    `finished`)."""
+    tasks = ok(gateway, "task.list", {"libraryId": library_id, "limit": 500})["items"]
+    if finished and any(t["status"] in ("queued", "running") for t in tasks):
+        return 0
+    return sum(1 for t in tasks if t["kind"] == "analysis")

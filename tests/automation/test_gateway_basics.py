@@ -94,7 +94,7 @@ def test_unknown_unavailable_and_hidden_plugin_commands_answer_alike(
 
     unknown = answer("serpent_no_such_tool", CLAUDE)
     assert unknown == {"code": "NOT_FOUND", "message": "Unknown tool: NAME", "field": "name"}
-    assert answer("serpent_asset_find_duplicates", CLAUDE) == unknown  # declared, not built
+    assert answer("serpent_linked_folder_refresh", CLAUDE) == unknown  # declared, not built
     assert answer("serpent_plugin_pixel_tools_upscale", CLAUDE) == unknown  # auto mode
     assert answer("serpent_plugin_pixel_tools_upscale", READER) == unknown
     assert call(gateway, "serpent_plugin_pixel_tools_upscale", args, FULL)["status"] == "ok"

@@ -45,6 +45,11 @@ MODULES = (
     "library.worker.commands.folder_admin",
     "library.worker.commands.asset_copy",
     "library.worker.commands.collections",
+    "library.worker.commands.tasks",
+    "library.worker.commands.analysis",
+    "library.worker.commands.duplicates",
+    "library.worker.commands.maintenance",
+    "library.worker.commands.export",
 )
 
 
@@ -58,6 +63,16 @@ class CommandSpec:
 
 
 COMMANDS: dict[str, CommandSpec] = {}
+
+# `start(services, stopping) -> stop`: work a worker does beside its requests (the task
+# runner). Started before serving; `stop()` is called at close, before the library closes.
+Background = Callable[[Any, Any], Callable[[], None]]
+BACKGROUND: list[Background] = []
+
+
+def background(start: Background) -> Background:
+    BACKGROUND.append(start)
+    return start
 
 
 def command(name: str, input_model: type[BaseModel], *, mode: Mode,

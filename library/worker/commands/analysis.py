@@ -1,0 +1,149 @@
+"""`analysis.run`: queue analysis of assets as a background task; and the job that does it.
+
+Runs in the worker process. `analysis.run` is a quick write: it records a queued task
+(given assets, or every asset not analysed yet) and wakes the task runner; the job then
+works through the assets in id order on the runner's thread (see `taskrunner`), recording
+results in batches together with the task's progress and checkpoint (the last asset done),
+so a restarted worker resumes after the checkpoint. Results (perceptual hash, palette) go
+to `asset_analysis`; `asset.find-duplicates` compares the hashes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import sqlite3
+import time
+
+from library.errors import NOT_FOUND, LibraryError
+from library.schemas import AnalysisRunIn, AnalysisRunOut
+from library.worker import assetrows, taskrows
+from library.worker.analyser import ANALYSER, Analysis, analyse
+from library.worker.commands import command
+from library.worker.taskboard import board_for
+from library.worker.taskrunner import JobContext, Outcome, job
+from library.worker.transaction import WriteTx
+
+KIND = "analysis"
+BATCH = 64  # results per transaction ...
+BATCH_SECONDS = 3.0  # ... or this long, whichever comes first
+FETCH = 128
+
+
+@command("analysis.run", AnalysisRunIn, mode="write")
+def run_analysis(tx: WriteTx, args: AnalysisRunIn) -> AnalysisRunOut:
+    conn = tx.conn
+    params: dict[str, object] = {"force": args.force}
+    if args.asset_ids is not None:
+        ids = sorted(set(args.asset_ids))
+        found = assetrows.existing(conn, ids)
+        unknown = [a for a in ids if a not in found]
+        if unknown:
+            raise LibraryError(NOT_FOUND, f"{len(unknown)} of the assets do not exist.",
+                               field="assetIds", notFound=unknown[:100])
+        if not args.force:
+            analysed = _analysed(conn, ids)
+            ids = [a for a in ids if a not in analysed]
+        params["assetIds"] = ids
+        total = len(ids)
+    else:
+        params["all"] = True
+        total = conn.execute(
+            "SELECT count(*) FROM assets a LEFT JOIN asset_analysis x ON x.asset_id = a.id "
+            "WHERE a.trashed = 0 AND (? OR x.asset_id IS NULL OR x.analyser < ?)",
+            (args.force, ANALYSER)).fetchone()[0]
+    if total == 0:
+        task_id = taskrows.create(conn, KIND, params=params, total=0,
+                                  actor_json=tx.actor_json, now=tx.now, status="done",
+                                  message="Nothing to analyse: everything is analysed already.")
+    else:
+        task_id = taskrows.create(conn, KIND, params=params, total=total,
+                                  actor_json=tx.actor_json, now=tx.now)
+        tx.after_commit(board_for(tx.layout.root).wake.set)
+    tx.touch("task", [task_id])
+    tx.summary = f"Queued analysis of {total} asset{'s' if total != 1 else ''}"
+    return AnalysisRunOut(task=taskrows.to_task(taskrows.load(conn, task_id)))
+
+
+def _analysed(conn: sqlite3.Connection, ids: list[str]) -> set[str]:
+    done: set[str] = set()
+    for part in assetrows.chunks(ids):
+        done.update(r[0] for r in conn.execute(
+            f"SELECT asset_id FROM asset_analysis WHERE analyser >= ? AND asset_id IN "
+            f"({assetrows.marks(len(part))})", (ANALYSER, *part)))
+    return done
+
+
+@job(KIND, "analysis.run")
+def analysis_job(ctx: JobContext) -> None:
+    force = bool(ctx.params.get("force"))
+    explicit = ctx.params.get("assetIds")
+    counts = ctx.result  # analysed / unsupported / failed so far (kept across a resume)
+    results: list[Analysis] = []
+    started = time.monotonic()
+    while not ctx.should_stop():
+        batch = (_next_given(explicit, ctx.checkpoint) if explicit is not None
+                 else _next_unanalysed(ctx, force))
+        if not batch:
+            break
+        rows = _rows(ctx, batch)
+        for asset_id in batch:
+            if ctx.should_stop():
+                break
+            row = rows.get(asset_id)  # None: deleted since the task was queued
+            if row is not None and (force or row["analyser"] is None
+                                    or row["analyser"] < ANALYSER):
+                result = analyse(ctx.services.layout, row)
+                results.append(result)
+                key = "analysed" if result.status == "done" else result.status
+                counts[key] = counts.get(key, 0) + 1
+            ctx.done += 1
+            ctx.checkpoint = asset_id
+            ctx.total = max(ctx.total or 0, ctx.done)
+            ctx.progress("Analysing")
+            if len(results) >= BATCH or time.monotonic() - started > BATCH_SECONDS:
+                _record(ctx, results)
+                results = []
+                started = time.monotonic()
+    if ctx.should_stop():
+        _record(ctx, results, outcome=ctx.outcome())
+    else:
+        _record(ctx, results, outcome="done",
+                message=f"Analysed {ctx.done} asset{'s' if ctx.done != 1 else ''}.")
+
+
+def _next_given(ids: list[str], after: str | None) -> list[str]:
+    start = bisect.bisect_right(ids, after) if after else 0
+    return ids[start:start + FETCH]
+
+
+def _next_unanalysed(ctx: JobContext, force: bool) -> list[str]:
+    return [r[0] for r in ctx.conn.execute(
+        "SELECT a.id FROM assets a LEFT JOIN asset_analysis x ON x.asset_id = a.id "
+        "WHERE a.id > ? AND a.trashed = 0 AND (? OR x.asset_id IS NULL OR x.analyser < ?) "
+        "ORDER BY a.id LIMIT ?", (ctx.checkpoint or "", force, ANALYSER, FETCH))]
+
+
+def _rows(ctx: JobContext, ids: list[str]) -> dict[str, sqlite3.Row]:
+    return {r["id"]: r for r in ctx.conn.execute(
+        f"SELECT a.id, a.sha256, a.ext, a.kind, a.width, a.height, a.missing, x.analyser "
+        f"FROM assets a LEFT JOIN asset_analysis x ON x.asset_id = a.id "
+        f"WHERE a.id IN ({assetrows.marks(len(ids))})", ids)}
+
+
+def _record(ctx: JobContext, results: list[Analysis], *, outcome: Outcome | None = None,
+            message: str = "Analysing") -> None:
+    """One transaction: the batch's results (minus assets deleted meanwhile) and progress."""
+    def write(tx: WriteTx) -> None:
+        ids = [x.asset_id for x in results]
+        existing = {r[0] for part in assetrows.chunks(ids) for r in tx.conn.execute(
+            f"SELECT id FROM assets WHERE id IN ({assetrows.marks(len(part))})", part)}
+        kept = [x for x in results if x.asset_id in existing]
+        tx.conn.executemany(
+            "INSERT OR REPLACE INTO asset_analysis (asset_id, status, phash, palette, "
+            "analyser, analysed_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [(x.asset_id, x.status, x.phash, json.dumps(x.palette) if x.palette else None,
+              ANALYSER, tx.now) for x in kept])
+        if kept:
+            tx.touch("analysis", [x.asset_id for x in kept])
+    ctx.commit(write, message=message, outcome=outcome)

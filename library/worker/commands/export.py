@@ -1,0 +1,70 @@
+"""`library.export`: the whole library folder as one `.zip` archive at `targetPath`.
+
+Runs in the worker process, writer thread (a `task`: nothing changes while it runs; reads
+go on). The database goes in as a consistent snapshot made with SQLite's backup API (into
+`.staging/`, removed afterwards); files, thumbnails and set-aside orphans go in as they are
+(content-addressed: a file never changes under its name). The archive is written under a
+temporary name beside the target and renamed when complete, so a cancel or a crash never
+leaves a half-written archive under the real name (the hidden partial file of a crashed
+export is removed when the library opens again). Shows up as an `export` task while it
+runs (task.cancel stops it).
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+from pathlib import Path
+
+from library import pathrules
+from library.schemas import LibraryExportIn, LibraryExportOut
+from library.worker.archive import (
+    export_target,
+    library_entries,
+    manifest_for,
+    partial_path,
+    remove_partial,
+    write_archive,
+)
+from library.worker.commands import command
+from library.worker.context import TaskContext
+from library.worker.layout import LIBRARY_SUFFIX
+from library.worker.taskrunner import CLEANUPS, tracked
+
+KIND = "export"
+CLEANUPS[KIND] = lambda params: remove_partial(Path(params["partialPath"]))
+
+
+@command("library.export", LibraryExportIn, mode="task")
+def export_library(ctx: TaskContext, args: LibraryExportIn) -> LibraryExportOut:
+    root = ctx.layout.root
+    state = ctx.conn.execute("SELECT library_id, name FROM library_state").fetchone()
+    target = export_target(args.target_path, root, state["name"])
+    top = root.name if root.name.endswith(LIBRARY_SUFFIX) else \
+        f"{pathrules.safe_disk_name(state['name'], suffix=LIBRARY_SUFFIX)}{LIBRARY_SUFFIX}"
+    entries = library_entries(root)
+    asset_count = ctx.conn.execute("SELECT count(*) FROM assets").fetchone()[0]
+    schema_version = ctx.conn.execute("SELECT max(number) FROM schema_migrations").fetchone()[0]
+    total = len(entries) + 1
+    temporary = partial_path(target)
+    with tracked(ctx, KIND, total, {"targetPath": str(target),
+                                    "partialPath": str(temporary)}) as task:
+        task.progress(0, total, "Copying the database")
+        snapshot = ctx.layout.staging / f"export-{secrets.token_hex(6)}.sqlite"
+        try:
+            copy = sqlite3.connect(snapshot)
+            try:
+                ctx.conn.backup(copy)
+            finally:
+                copy.close()
+            size = write_archive(
+                target, temporary, top, snapshot, entries,
+                manifest_for(state["library_id"], state["name"], schema_version),
+                cancelled=task.cancelled,
+                progress=lambda done, name: task.progress(done + 1, total, name))
+        finally:
+            snapshot.unlink(missing_ok=True)
+        task.progress(total, total, "Exported")
+        task.result = {"path": str(target), "assetCount": asset_count, "bytes": size}
+    return LibraryExportOut(path=str(target), asset_count=asset_count, bytes=size,
+                            files=total, task_id=task.task_id)

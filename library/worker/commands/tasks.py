@@ -1,0 +1,75 @@
+"""`task.list`, `task.get`, `task.cancel`: background tasks and their progress; and the task
+runner started beside the worker's requests.
+
+Runs in the worker process. All three are reads on a reader thread, so they answer at once
+even while an import holds the writer: `task.cancel` raises the task's cancel flag on the
+`TaskBoard` and waits (briefly) until a running task has stopped at its next item; the
+runner or the command itself then records the cancellation. What a task finished stays.
+"""
+
+from __future__ import annotations
+
+from library.errors import INVALID_ARGUMENT, LibraryError
+from library.schemas import Task, TaskCancelIn, TaskGetIn, TaskListIn, TaskListOut
+from library.worker import taskrows
+from library.worker.commands import background, command
+from library.worker.context import ReadContext
+from library.worker.identity import to_datetime, utc_now
+from library.worker.taskboard import board_for
+from library.worker.taskrunner import start as start_runner
+
+CANCEL_WAIT_SECONDS = 10.0
+
+background(start_runner)
+
+
+@command("task.list", TaskListIn, mode="read")
+def list_tasks(ctx: ReadContext, args: TaskListIn) -> TaskListOut:
+    conditions: list[str] = []
+    values: list[str] = []
+    if args.status:
+        conditions.append(f"status IN ({','.join('?' * len(args.status))})")
+        values.extend(args.status)
+    if args.cursor is not None:
+        conditions.append("id < ?")
+        values.append(_read_cursor(args.cursor))
+    where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
+    rows = ctx.conn.execute(f"SELECT * FROM tasks {where} ORDER BY id DESC LIMIT ?",
+                            (*values, args.limit + 1)).fetchall()
+    more = len(rows) > args.limit
+    rows = rows[:args.limit]
+    board = board_for(ctx.layout.root)
+    return TaskListOut(items=[taskrows.to_task(r, board) for r in rows],
+                       next_cursor=f"t{rows[-1]['id']}" if more else None)
+
+
+@command("task.get", TaskGetIn, mode="read")
+def get_task(ctx: ReadContext, args: TaskGetIn) -> Task:
+    return taskrows.to_task(taskrows.load(ctx.conn, args.task_id), board_for(ctx.layout.root))
+
+
+@command("task.cancel", TaskCancelIn, mode="read")
+def cancel_task(ctx: ReadContext, args: TaskCancelIn) -> Task:
+    row = taskrows.load(ctx.conn, args.task_id)
+    board = board_for(ctx.layout.root)
+    if row["status"] in taskrows.FINISHED:
+        return taskrows.to_task(row)  # nothing left to stop
+    stopped = board.cancel(args.task_id)
+    if stopped is not None:
+        stopped.wait(CANCEL_WAIT_SECONDS)
+    ended = board.outcome(args.task_id)
+    if ended is not None and ended != "cancelled":  # it finished before it could stop
+        board.forget_cancel(args.task_id)
+        return taskrows.to_task(row, None, status=ended, cancel_requested=False)
+    live = board.live(args.task_id)
+    done = live.done if live is not None else row["done"]
+    return taskrows.to_task(row, None, status="cancelled", done=done,
+                            finished_at=to_datetime(utc_now()),
+                            message="Cancelled; what it finished stays.")
+
+
+def _read_cursor(cursor: str) -> str:
+    if not (cursor.startswith("ttsk_") and cursor[1:].replace("_", "").isalnum()):
+        raise LibraryError(INVALID_ARGUMENT, "cursor: not a cursor from task.list",
+                           field="cursor")
+    return cursor[1:]

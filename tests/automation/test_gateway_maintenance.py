@@ -1,0 +1,148 @@
+"""Library maintenance and analysis through the gateway and a real worker: export and
+`library.import-exported`, `library.refresh`, `library.delete-from-disk` only through a
+valid challenge, analysis queued after an import, tasks and near-duplicates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from serpent_tk.automation.events import LibraryLifecycle, Toast
+from serpent_tk.automation.gateway import Gateway
+from tests.automation.conftest import CLAUDE, FULL, READER, UI, Recorder, call, code, ok
+from tests.library.pictures import FINISHED, picture, save_pictures, wait_until
+
+
+def import_paths(gateway: Gateway, library: str, paths: list[Path]) -> list[str]:
+    result = ok(gateway, "file.import", {"libraryId": library,
+                                         "sourcePaths": [str(p) for p in paths]})
+    return [item["assetId"] for item in result["items"]]
+
+
+def finished(gateway: Gateway, library: str, task_id: str) -> dict[str, Any]:
+    def check() -> dict[str, Any] | None:
+        task = ok(gateway, "task.get", {"libraryId": library, "taskId": task_id})
+        return task if task["status"] in FINISHED else None
+    result: dict[str, Any] = wait_until(check, f"task {task_id}")
+    return result
+
+
+def test_export_and_import_exported_open_a_copy_beside_the_original(
+        gateway: Gateway, library: str, recorder: Recorder, tmp_path: Path) -> None:
+    ids = import_paths(gateway, library, save_pictures(tmp_path / "src", [1, 2]))
+    target = tmp_path / "Moodboards backup.zip"
+    denied = call(gateway, "library.export", {"libraryId": library,
+                                              "targetPath": str(target)}, READER)
+    assert code(denied) == "PERMISSION_DENIED" and not target.exists()
+    exported = ok(gateway, "library.export", {"libraryId": library,
+                                              "targetPath": str(target)}, CLAUDE)
+    assert exported["path"] == str(target) and exported["assetCount"] == 2
+
+    answer = call(gateway, "library.import-exported", {
+        "archivePath": str(target), "selectedParentPath": str(tmp_path / "libraries")}, CLAUDE)
+    assert answer["status"] == "ok" and "libraryId" not in answer  # a global command
+    copy = answer["result"]
+    assert copy["libraryId"] != library and copy["name"] == "Moodboards"
+    assert copy["path"].endswith("Moodboards (copy).serpent")
+    listed = ok(gateway, "library.list-open")["items"]
+    assert {item["libraryId"] for item in listed} == {library, copy["libraryId"]}
+    found = ok(gateway, "asset.get", {"libraryId": copy["libraryId"], "assetIds": ids})
+    assert sorted(item["id"] for item in found["items"]) == sorted(ids)
+    lifecycle = recorder.wait_for(LibraryLifecycle, lambda e: e.action == "imported"
+                                  and e.library_id == copy["libraryId"])
+    assert lifecycle.actor_label == CLAUDE.label
+    assert Toast(f"{CLAUDE.label} imported “Moodboards”.", "info", CLAUDE.label) in \
+        recorder.of(Toast)
+    recent = ok(gateway, "library.list-recent")["items"]
+    assert recent[0]["libraryId"] == copy["libraryId"]
+
+    bad = call(gateway, "library.import-exported", {
+        "archivePath": str(tmp_path / "src" / "pic-001.png"),
+        "selectedParentPath": str(tmp_path)}, UI)
+    assert code(bad) == "UNSUPPORTED_FORMAT"
+
+
+def test_refresh_through_the_gateway(gateway: Gateway, library: str, tmp_path: Path) -> None:
+    import_paths(gateway, library, save_pictures(tmp_path / "src", [3]))
+    answer = call(gateway, "library.refresh", {"libraryId": library}, CLAUDE)
+    assert answer["status"] == "ok" and answer["libraryId"] == library
+    result = answer["result"]
+    assert result["checked"] == 1 and result["missingFiles"] == 0
+    task = ok(gateway, "task.get", {"libraryId": library, "taskId": result["taskId"]})
+    assert task["kind"] == "refresh" and task["status"] == "done"
+    assert code(call(gateway, "library.refresh", {"libraryId": library}, READER)) == \
+        "PERMISSION_DENIED"
+
+
+def test_delete_from_disk_only_through_a_valid_challenge(
+        gateway: Gateway, library: str, recorder: Recorder, tmp_path: Path) -> None:
+    root = Path(ok(gateway, "library.info", {"libraryId": library})["path"])
+    import_paths(gateway, library, save_pictures(tmp_path / "src", [4, 5]))
+    args = {"libraryId": library}
+    first = call(gateway, "library.delete-from-disk", args, FULL)
+    assert first["status"] == "confirmation_required"  # Full Access goes through it too
+    report = first["riskReport"]
+    assert report["count"] == 2 and report["irreversible"] is True
+    assert "Moodboards" in report["summary"] and "stateToken" not in report
+    assert root.is_dir()
+    wrong = call(gateway, "library.delete-from-disk",
+                 {**args, "confirmChallenge": "ch_000000000000"}, FULL)
+    assert code(wrong) == "CHALLENGE_INVALID"
+    other = call(gateway, "library.delete-from-disk",
+                 {**args, "confirmChallenge": first["challenge"]["id"]}, CLAUDE)
+    assert code(other) == "CHALLENGE_INVALID"  # another credential
+    assert root.is_dir()
+
+    second = call(gateway, "library.delete-from-disk", args, CLAUDE)
+    import_paths(gateway, library, save_pictures(tmp_path / "more", [6]))  # it changed
+    moved_on = call(gateway, "library.delete-from-disk",
+                    {**args, "confirmChallenge": second["challenge"]["id"]}, CLAUDE)
+    assert code(moved_on) == "CHALLENGE_INVALID" and root.is_dir()
+
+    third = call(gateway, "library.delete-from-disk", args, CLAUDE)
+    done = call(gateway, "library.delete-from-disk",
+                {**args, "confirmChallenge": third["challenge"]["id"]}, CLAUDE)
+    assert done["status"] == "ok", done
+    assert done["result"]["deleted"] is True and done["result"]["assetCount"] == 3
+    assert not root.exists() and list(root.parent.iterdir()) == []
+    assert ok(gateway, "library.list-open")["items"] == []
+    assert code(call(gateway, "library.info", args)) == "LIBRARY_NOT_OPEN"
+    assert all(item["path"] != str(root) for item in ok(gateway, "library.list-recent")["items"])
+    deleted = recorder.wait_for(LibraryLifecycle, lambda e: e.action == "deleted")
+    assert deleted.library_id == library and deleted.actor_label == CLAUDE.label
+    replay = call(gateway, "library.delete-from-disk",
+                  {**args, "confirmChallenge": third["challenge"]["id"]}, CLAUDE)
+    assert replay["status"] == "error"
+
+
+def test_imports_are_analysed_and_near_duplicates_found(gateway: Gateway, library: str,
+                                                        tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    paths = save_pictures(source, [7, 8])
+    picture(7).resize((200, 150)).save(source / "pic-007 small.jpg", quality=80)
+    ids = import_paths(gateway, library, [*paths, source / "pic-007 small.jpg"])
+    queued = wait_until(lambda: ok(gateway, "task.list", {"libraryId": library})["items"],
+                        "analysis queued after the import")
+    assert queued[0]["kind"] == "analysis" and queued[0]["total"] == 3
+    task = finished(gateway, library, queued[0]["id"])
+    assert task["status"] == "done" and task["result"] == {"analysed": 3}
+
+    found = ok(gateway, "asset.find-duplicates", {"libraryId": library}, READER)
+    assert [sorted(g["assetIds"]) for g in found["items"]] == [sorted([ids[0], ids[2]])]
+    assert found["analysed"] == 3 and found["notAnalysed"] == 0
+
+    again = ok(gateway, "analysis.run", {"libraryId": library, "assetIds": ids[:1],
+                                         "force": True}, CLAUDE)["task"]
+    assert finished(gateway, library, again["id"])["result"] == {"analysed": 1}
+    unchanged = ok(gateway, "task.cancel", {"libraryId": library, "taskId": again["id"]},
+                   CLAUDE)
+    assert unchanged["status"] == "done"  # finished tasks stay as they were
+    assert code(call(gateway, "task.cancel", {"libraryId": library, "taskId": again["id"]},
+                     READER)) == "PERMISSION_DENIED"
+    assert code(call(gateway, "analysis.run", {"libraryId": library}, READER)) == \
+        "PERMISSION_DENIED"
+    missing = call(gateway, "task.get", {"libraryId": library,
+                                         "taskId": "tsk_0000000000zzzzzzzzzzzzzzzz"})
+    assert code(missing) == "NOT_FOUND" and missing["error"]["libraryId"] == library
+    assert code(call(gateway, "task.list", {"libraryId": library, "limit": 0})) == \
+        "INVALID_ARGUMENT"
