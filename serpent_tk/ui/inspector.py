@@ -44,7 +44,7 @@ class Inspector(ttk.Frame):
         px = theme.px
         p = theme.palette
 
-        self.preview = tk.Canvas(self, height=px(190), highlightthickness=0, borderwidth=0,
+        self.preview = tk.Canvas(self, height=px(160), highlightthickness=0, borderwidth=0,
                                  background=p.surface, cursor="hand2")
         self.preview.pack(fill="x")
         self._preview_image = self.preview.create_image(0, 0)
@@ -67,7 +67,7 @@ class Inspector(ttk.Frame):
         self.name_block.pack(fill="x")
         self.name_var = tk.StringVar()
         self._label(self.name_block, "Name")
-        self.name_entry = ttk.Entry(self.name_block, textvariable=self.name_var)
+        self.name_entry = ttk.Entry(self.name_block, textvariable=self.name_var, width=8)
         self.name_entry.pack(fill="x")
         self.name_entry.bind("<Return>", lambda e: self._commit_name())
         self.name_entry.bind("<FocusOut>", lambda e: self._commit_name())
@@ -98,13 +98,13 @@ class Inspector(ttk.Frame):
         url_row = ttk.Frame(self.single)
         url_row.pack(fill="x")
         self.url_var = tk.StringVar()
-        self.url_entry = ttk.Entry(url_row, textvariable=self.url_var)
-        self.url_entry.pack(side="left", fill="x", expand=True)
+        self.url_entry = ttk.Entry(url_row, textvariable=self.url_var, width=8)
         self.url_entry.bind("<Return>", lambda e: self._commit_url())
         self.url_entry.bind("<FocusOut>", lambda e: self._commit_url())
-        self.url_open = ttk.Button(url_row, text="Open", width=5,
+        self.url_open = ttk.Button(url_row, text="Open",
                                    command=lambda: self.actions.open_url(self.url_var.get()))
-        self.url_open.pack(side="left", padx=(px(4), 0))
+        self.url_open.pack(side="right", padx=(px(4), 0))
+        self.url_entry.pack(side="left", fill="x", expand=True)
 
         self.info = ttk.Frame(self.single)
         self.info.pack(fill="x", pady=(px(10), 0))
@@ -249,7 +249,7 @@ class Inspector(ttk.Frame):
     def preview_pixels(self) -> int:
         """The size of picture the preview area wants."""
         width = max(self.preview.winfo_width(), self.theme.px(200))
-        return max(width, self.theme.px(190))
+        return max(width, self.theme.px(160))
 
     def _center_preview(self) -> None:
         width = self.preview.winfo_width()

@@ -38,10 +38,12 @@ from serpent_tk.ui.inspector import Inspector
 from serpent_tk.ui.library_session import LibrarySession
 from serpent_tk.ui.library_switcher import LibrarySwitcher
 from serpent_tk.ui.mcp_controls import McpControls
+from serpent_tk.ui.scrolling import ScrollableFrame
 from serpent_tk.ui.search_bar import SearchBar
 from serpent_tk.ui.settings_window import SettingsWindow
 from serpent_tk.ui.shortcuts import bind_shortcuts
 from serpent_tk.ui.sidebar import Sidebar
+from serpent_tk.ui.sidebar_menu import SidebarMenu
 from serpent_tk.ui.status_bar import StatusBar
 from serpent_tk.ui.theme import Theme
 from serpent_tk.ui.thumbnails import Thumbnails
@@ -95,10 +97,12 @@ class MainWindow:
                                 cell_points=settings.ui.thumbnail_size * 0.75)
         self.actions = AssetActions(commands, theme, root, lambda: self.session.current,
                                     self.toast)
-        self.inspector = Inspector(self.paned, theme, self.actions)
+        self.inspector_holder = ScrollableFrame(self.paned, theme)
+        self.inspector = Inspector(self.inspector_holder.inner, theme, self.actions)
+        self.inspector.pack(fill="both", expand=True)
         self.paned.add(self.sidebar, weight=0)
         self.paned.add(self.grid, weight=1)
-        self.paned.add(self.inspector, weight=0)
+        self.paned.add(self.inspector_holder, weight=0)
         self.browser = Browser(commands, self.pages, self.thumbnails, self.grid, self.sidebar,
                                self.inspector)
         self.activity = AgentActivity(self.toast)
@@ -166,6 +170,16 @@ class MainWindow:
         self.grid.on_context_menu = self._context_menu
         self.grid.on_drag = self._drag
         self.actions.on_conflict = self.browser.reload_asset
+        self.sidebar_menu = SidebarMenu(self.commands, self.theme, root,
+                                        lambda: self.session.library_id, self.toast,
+                                        self.actions.empty_trash)
+        self.sidebar.on_context_menu = self.sidebar_menu.popup
+        self.sidebar.actions_enabled = {
+            "new-folder": self.commands.available("folder.create"),
+            "new-collection": self.commands.available("collection.create")}
+        self.sidebar.on_action = lambda action: (
+            self.sidebar_menu.new_folder(None) if action == "new-folder"
+            else self.sidebar_menu.new_collection())
         self.importer.on_finished = lambda run: None
         bus.subscribe(ShowToast, lambda e: self.toasts.show(e.text, e.level, title=e.title))
         bus.subscribe(Notice, lambda e: self.toasts.show(e.text, "warning"))
@@ -359,7 +373,7 @@ class MainWindow:
         self.root.minsize(px(640), px(420))
         self.root.geometry(ui.window_geometry or f"{px(1100)}x{px(700)}")
         self.sidebar.configure(width=ui.sidebar_width)
-        self.inspector.configure(width=ui.inspector_width)
+        self.inspector_holder.configure(width=ui.inspector_width)
         self.root.after_idle(self._place_sashes)
 
     def _place_sashes(self) -> None:

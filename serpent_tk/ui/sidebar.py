@@ -50,7 +50,11 @@ class Sidebar(ttk.Frame):
         super().__init__(master)
         self.theme = theme
         self.on_scope: Callable[[Scope], None] = lambda scope: None
-        self.on_context_menu: Callable[[Scope, int, int], None] = lambda scope, x, y: None
+        # (row id, its scope or None for a section heading, screen x, y)
+        self.on_context_menu: Callable[[str, Scope | None, int, int], None] = \
+            lambda iid, scope, x, y: None
+        self.on_action: Callable[[str], None] = lambda action: None   # "new-folder", ...
+        self.actions_enabled: dict[str, bool] = {}
         self.tree = ttk.Treeview(self, show="tree", selectmode="browse",
                                  style="Sidebar.Treeview", columns=("count",))
         self.tree.column("#0", stretch=True, minwidth=theme.px(80))
@@ -72,6 +76,7 @@ class Sidebar(ttk.Frame):
         self.tree.tag_configure("section", font=FONT_CAPTION,
                                 foreground=theme.palette.text_muted)
         self.tree.tag_configure("current", font=FONT_STRONG)
+        self.tree.tag_configure("action", foreground=theme.palette.accent)
         self._scopes: dict[str, Scope] = {}
         self._rows: dict[str, tuple[str, int, str, str]] = {}   # what each row shows now
         self._children: dict[str, list[str]] = {}
@@ -81,9 +86,12 @@ class Sidebar(ttk.Frame):
         self.current: Scope = ALL
         self.tree.bind("<<TreeviewSelect>>", self._on_select)
         self.tree.bind("<ButtonPress-3>", self._on_right_click)
-        theme.on_change(lambda: self.tree.tag_configure(
-            "section", foreground=self.theme.palette.text_muted))
+        theme.on_change(self._recolour)
         self.set_sections(("library",))
+
+    def _recolour(self) -> None:
+        self.tree.tag_configure("section", foreground=self.theme.palette.text_muted)
+        self.tree.tag_configure("action", foreground=self.theme.palette.accent)
 
     # structure ---------------------------------------------------------------------------
     def set_sections(self, sections: Iterable[str]) -> None:
@@ -135,6 +143,8 @@ class Sidebar(ttk.Frame):
             return result
 
         self._sync_tree("section:folders", rows(None))
+        if self.actions_enabled.get("new-folder"):
+            self._action_row("section:folders", "new-folder", "New folder…")
 
     def show_tags(self, tags: list[dict[str, Any]]) -> None:
         if "tags" not in self._sections:
@@ -152,6 +162,8 @@ class Sidebar(ttk.Frame):
                     for c in sorted(collections, key=lambda c: c.get("position", 0))
                     if bool(c.get("smart")) == smart]
             self._sync(f"section:{section}", rows)
+            if section == "collections" and self.actions_enabled.get("new-collection"):
+                self._action_row("section:collections", "new-collection", "New collection…")
 
     # internals ---------------------------------------------------------------------------
     def _sync(self, parent: str, rows: list[tuple[Scope, Any]]) -> None:
@@ -164,7 +176,7 @@ class Sidebar(ttk.Frame):
         wanted = [scope.iid for scope, _ in rows]
         if self._children.get(parent) != wanted:
             for iid in self.tree.get_children(parent):
-                if iid not in wanted:
+                if iid not in wanted and not iid.startswith("action:"):
                     self._forget(iid)
                     self.tree.delete(iid)
         for position, (scope, (count, kids)) in enumerate(rows):
@@ -221,9 +233,11 @@ class Sidebar(ttk.Frame):
             return
         iid = selected[0]
         scope = self._scopes.get(iid)
-        if scope is None:          # a section heading: keep the previous choice
+        if scope is None:          # a heading or an action row: keep the previous choice
             if self.tree.exists(self.current.iid):
                 self._select(self.current.iid)
+            if iid.startswith("action:"):
+                self.on_action(iid.removeprefix("action:"))
             return
         if scope != self.current:
             self.current = scope
@@ -231,9 +245,18 @@ class Sidebar(ttk.Frame):
 
     def _on_right_click(self, event: Any) -> None:
         iid = self.tree.identify_row(event.y)
-        scope = self._scopes.get(iid)
-        if scope is not None:
-            self.on_context_menu(scope, event.x_root, event.y_root)
+        if iid and not iid.startswith("action:"):
+            self.on_context_menu(iid, self._scopes.get(iid), event.x_root, event.y_root)
+
+    def _action_row(self, parent: str, action: str, label: str) -> None:
+        """A last row that does something when chosen ("New folder…")."""
+        iid = f"action:{action}"
+        if not self.tree.exists(parent):
+            return
+        if self.tree.exists(iid):
+            self.tree.move(iid, parent, "end")
+        else:
+            self.tree.insert(parent, "end", iid=iid, text=label, tags=("action",))
 
     def scope_at(self, x_root: int, y_root: int) -> Scope | None:
         """The sidebar entry under a screen point (for dropping assets onto it)."""

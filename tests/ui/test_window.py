@@ -85,3 +85,97 @@ def test_delete_key_trashes_and_ctrl_z_restores(app: App, tmp_path: Path) -> Non
     assert [item["id"] for item in trash["items"]] == [key]
     window.grid.canvas.event_generate("<Control-z>")
     app.pump(lambda: window.pages.count() == 3, "the asset coming back after Ctrl+Z")
+
+
+def test_dark_theme_from_settings_applies_and_is_saved(app: App, tmp_path: Path) -> None:
+    app.open_default()
+    app.import_images(make_images(tmp_path / "refs", 6))
+    window = app.window
+    window.open_settings("general")
+    general = window.settings_window.general  # type: ignore[union-attr]
+    general.theme_var.set("dark")
+    general._theme_chosen()
+    app.pump(lambda: window.theme.mode == "dark", "the dark theme")
+    assert window.grid.canvas.cget("background") == window.theme.palette.background
+    from serpent_tk.settings import SettingsStore
+    app.pump(lambda: SettingsStore(app_dirs().settings_file).load().settings.ui.theme == "dark",
+             "the theme saved")
+    window.settings_window.destroy()  # type: ignore[union-attr]
+    key = window.grid.source.cell(1).key  # type: ignore[union-attr]
+    window.grid.select_keys([key])
+    app.pump(lambda: window.inspector.asset is not None and window.inspector.has_preview,
+             "the inspector preview")
+    app.screenshot("main-window-dark")
+
+
+def test_switching_libraries_shows_the_other_one(app: App, tmp_path: Path) -> None:
+    app.open_default()
+    app.import_images(make_images(tmp_path / "refs", 3))
+    other = app.gateway_call("library.create", {"selectedParentPath": str(tmp_path),
+                                                "name": "Moodboards"})
+    window = app.window
+    window.session.open_path(other["path"])
+    app.pump(lambda: window.session.library_id == other["libraryId"], "the switch")
+    app.pump(lambda: window.pages.known and window.pages.count() == 0, "the empty grid")
+    assert app.root.title() == "Moodboards — Serpent"
+    assert window.switcher.cget("text") == "Moodboards"
+    window.session.list_libraries(lambda items: setattr(window.switcher, "items", items))
+    app.pump(lambda: len(window.switcher.items) >= 2, "the recent list")
+    assert {i["name"] for i in window.switcher.items} >= {"My Library", "Moodboards"}
+
+
+def test_new_folder_from_the_sidebar_and_dragging_assets_into_it(app: App, tmp_path: Path) -> None:
+    app.open_default()
+    app.import_images(make_images(tmp_path / "refs", 4))
+    window, sidebar = app.window, app.window.sidebar
+    app.pump(lambda: sidebar.tree.exists("action:new-folder"), "the New folder row")
+    sidebar.tree.selection_set("action:new-folder")
+    app.pump(lambda: window.sidebar_menu.dialog is not None, "the name dialog")
+    dialog = window.sidebar_menu.dialog
+    dialog.value.set("Characters")  # type: ignore[union-attr]
+    dialog.confirm()  # type: ignore[union-attr]
+    app.pump(lambda: any(sidebar.scope(i) and sidebar.scope(i).label == "Characters"
+                         for i in sidebar.tree.get_children("section:folders")),
+             "the new folder in the sidebar")
+    folder_iid = next(i for i in sidebar.tree.get_children("section:folders")
+                      if i.startswith("folder:"))
+    assert sidebar.current.iid == "all"           # the action row did not change the view
+
+    keys = [window.grid.source.cell(i).key for i in (0, 1)]  # type: ignore[union-attr]
+    window.grid.select_keys(keys)
+    sidebar.tree.see(folder_iid)
+    app.settle(0.1)
+    x, y, w, h = sidebar.tree.bbox(folder_iid)  # type: ignore[misc]
+    x_root = sidebar.tree.winfo_rootx() + x + w // 2
+    y_root = sidebar.tree.winfo_rooty() + y + h // 2
+    window.grid.on_drag(keys, "motion", x_root, y_root)  # type: ignore[misc]
+    window.grid.on_drag(keys, "drop", x_root, y_root)  # type: ignore[misc]
+    app.pump(lambda: sidebar.tree.set(folder_iid, "count") == "2", "the folder count")
+    sidebar.select(folder_iid)
+    app.pump(lambda: window.pages.known and window.pages.count() == 2
+             and window.browser.scope.iid == folder_iid, "the folder's assets")
+    shown = {window.grid.source.cell(i).key for i in range(2)}  # type: ignore[union-attr]
+    assert shown == set(keys)
+
+
+def test_a_long_import_shows_progress_and_can_be_cancelled(app: App, tmp_path: Path) -> None:
+    from tests.ui.conftest import tiny_png
+
+    app.open_default()
+    folder = tmp_path / "scans"
+    folder.mkdir()
+    for number in range(4000):
+        (folder / f"scan-{number:05d}.png").write_bytes(tiny_png(number))
+    window = app.window
+    window.import_paths([str(folder)])
+    importer = window.importer
+    app.pump(lambda: importer.frame.winfo_ismapped() and "of 4,000" in importer.label.cget(
+        "text"), "the progress bar with counts")
+    assert importer.cancel_button.winfo_ismapped()
+    importer.cancel_button.invoke()
+    app.pump(lambda: not importer.busy, "the import to stop")
+    assert not importer.frame.winfo_ismapped()
+    app.pump(lambda: any(t.startswith("Import cancelled") for t in window.toasts.texts()),
+             "the cancelled toast")
+    app.pump(lambda: window.pages.known, "the grid")
+    assert window.pages.count() < 4000
