@@ -16,7 +16,9 @@ def test_thumbnail_and_preview_status(gateway: Gateway, library: str, tmp_path: 
     [asset] = import_images(gateway, library, tmp_path / "src", 1)
     status = ok(gateway, "asset.preview-status", {"libraryId": library, "assetIds": [asset]},
                 READER)
-    assert status["items"] == {asset: "pending"}
+    # the analysis queued after every import makes the preview ahead (import_images waits
+    # for it), so it is ready already; asset.thumbnail still answers for any size
+    assert status["items"] == {asset: "ready"}
     shown = ok(gateway, "asset.thumbnail", {"libraryId": library, "assetId": asset,
                                             "size": 128}, READER)
     with Image.open(shown["path"]) as image:
