@@ -61,6 +61,8 @@ class AssetPages:
         self._generation = 0
         self._visible = (0, -1)
         self._index: dict[str, int] = {}
+        self._refetching: set[int] = set()   # pages of the last invalidate still on the way
+        self._again = False
 
     # queries -----------------------------------------------------------------------------
     def set_query(self, library_id: str | None, query: dict[str, Any]) -> None:
@@ -76,13 +78,21 @@ class AssetPages:
         self._total = 0
         self._known = False
         self._visible = (0, -1)
+        self._refetching = set()
+        self._again = False
         if library_id is not None:
             self._fetch(0)
         self.on_changed()
 
     def invalidate(self) -> None:
-        """The library changed: refetch what is on screen, keep showing the old data."""
+        """The library changed: refetch what is on screen, keep showing the old data.
+
+        While a refetch is still on its way, another one is only noted and sent when the
+        answer arrives: a slow library is never handed a growing queue of searches."""
         if self.library_id is None:
+            return
+        if self._refetching:
+            self._again = True
             return
         self._generation += 1
         self._stale = {**self._stale, **self._pages}
@@ -94,6 +104,7 @@ class AssetPages:
         pages = list(range(first // PAGE_SIZE, max(first, last) // PAGE_SIZE + 1)) \
             if self._known else [0]
         self._wanted = []
+        self._refetching = set(pages)
         for page in pages:
             self._fetch(page)
 
@@ -175,6 +186,10 @@ class AssetPages:
         if generation != self._generation:
             return
         self._in_flight.discard(page)
+        self._refetching.discard(page)
+        if not self._refetching and self._again:
+            self._again = False
+            self.invalidate()
         if not reply.ok:
             # asked again at the next redraw (scrolling, the next change event)
             log.info("asset.search page %d failed: %s", page, reply.code)

@@ -19,13 +19,12 @@ from serpent_tk.ui.commands import Commands, Reply
 from serpent_tk.ui.grid import VirtualGrid
 from serpent_tk.ui.inspector import Inspector
 from serpent_tk.ui.sidebar import ALL, Scope, Sidebar
+from serpent_tk.ui.sidebar_data import SidebarData, parts_touched
 from serpent_tk.ui.thumbnails import Thumbnails
 
 log = logging.getLogger(__name__)
 
 REFRESH_MS = 150            # gather change events this long before refreshing
-SIDEBAR_MIN_GAP_MS = 400    # the sidebar (counts, tags, folders) at most this often
-SIDEBAR_KINDS = {"tag", "folder", "collection", "asset", "history", "library", "trash"}
 
 
 class Browser:
@@ -47,8 +46,8 @@ class Browser:
         self._pending_kinds: set[str] = set()
         self._pending_ids: set[str] = set()
         self._refresh_timer: str | None = None
-        self._sidebar_timer: str | None = None
-        self._sidebar_dirty = False
+        self._pending_commands: set[str] = set()
+        self.sidebar_data = SidebarData(commands, sidebar, self._tags)
         self._inspected_version: dict[str, int] = {}
         self._asset_request = 0
 
@@ -68,7 +67,7 @@ class Browser:
         self._sections()
         self.sidebar.select("all")
         self._query()
-        self.refresh_sidebar()
+        self.sidebar_data.show_library(library_id)
 
     def set_scope(self, scope: Scope) -> None:
         self.scope = scope
@@ -117,31 +116,7 @@ class Browser:
         self.sidebar.set_sections(sections)
 
     def refresh_sidebar(self) -> None:
-        library_id = self.library_id
-        if library_id is None:
-            return
-        args = {"libraryId": library_id}
-
-        def info(reply: Reply) -> None:
-            if reply.ok and library_id == self.library_id:
-                self.sidebar.show_counts(int(reply.result.get("assetCount", 0)),
-                                         int(reply.result.get("trashedCount", 0)))
-
-        self.commands.call("library.info", args, info)
-        if self.commands.available("folder.list"):
-            self.commands.call("folder.list", args, lambda r: self._listed(
-                library_id, r, self.sidebar.show_folders))
-        if self.commands.available("tag.list"):
-            self.commands.call("tag.list", {**args, "limit": 500, "sort": "name"},
-                               lambda r: self._listed(library_id, r, self._tags))
-        if self.commands.available("collection.list"):
-            self.commands.call("collection.list", args, lambda r: self._listed(
-                library_id, r, self.sidebar.show_collections))
-
-    def _listed(self, library_id: str, reply: Reply,
-                show: Callable[[list[dict[str, Any]]], None]) -> None:
-        if reply.ok and library_id == self.library_id:
-            show(list(reply.result.get("items", [])))
+        self.sidebar_data.reload()
 
     def _tags(self, tags: list[dict[str, Any]]) -> None:
         self.known_tags = [t["name"] for t in tags]
@@ -200,30 +175,20 @@ class Browser:
             return
         self._pending_kinds.update(event.kinds)
         self._pending_ids.update(event.entity_ids)
+        self._pending_commands.add(event.command)
         if self._refresh_timer is None:
             self._refresh_timer = self.grid.after(REFRESH_MS, self._apply_changes)
 
     def _apply_changes(self) -> None:
         self._refresh_timer = None
-        kinds, ids = self._pending_kinds, self._pending_ids
-        self._pending_kinds, self._pending_ids = set(), set()
+        kinds, ids, commands = self._pending_kinds, self._pending_ids, self._pending_commands
+        self._pending_kinds, self._pending_ids, self._pending_commands = set(), set(), set()
         self.thumbnails.forget_failures()
         self.pages.invalidate()
         selected = self.grid.selected_keys()
         if selected and (not ids or ids & set(selected)):
             self.inspect(selected)
-        if kinds & SIDEBAR_KINDS:
-            self._sidebar_dirty = True
-            if self._sidebar_timer is None:
-                self._sidebar_gap_over()
-
-    def _sidebar_gap_over(self) -> None:
-        """Refresh the sidebar if something changed, then wait a little before the next."""
-        self._sidebar_timer = None
-        if self._sidebar_dirty:
-            self._sidebar_dirty = False
-            self.refresh_sidebar()
-            self._sidebar_timer = self.grid.after(SIDEBAR_MIN_GAP_MS, self._sidebar_gap_over)
+        self.sidebar_data.reload(parts_touched(kinds, commands))
 
     def reload_asset(self, asset_id: str) -> None:
         """After a version conflict: show the newest version."""
