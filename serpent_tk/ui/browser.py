@@ -60,8 +60,9 @@ class Browser:
     # what is shown -----------------------------------------------------------------------
     def show_library(self, library_id: str | None) -> None:
         self.library_id = library_id
-        self.thumbnails.set_library(library_id)
+        self.grid.reset()                       # no cell shows an old picture any more
         self.inspector.show_nothing()
+        self.thumbnails.set_library(library_id)
         self.scope = ALL
         self.sidebar.current = ALL
         self._sections()

@@ -68,8 +68,11 @@ class _Batch:
             f"-{name} {_tcl_word(value)}" for name, value in options.items()))
 
     def flush(self) -> None:
+        """Run the gathered changes; one that fails (say, a picture freed meanwhile) is
+        skipped without stopping the others."""
         if self.lines:
-            script, self.lines = "\n".join(self.lines), []
+            script = "\n".join(f"catch {{{line}}}" for line in self.lines)
+            self.lines = []
             self.tk.eval(script)
 
 
@@ -309,6 +312,7 @@ class VirtualGrid(ttk.Frame):
     def _recycle(self, cell: _Cell) -> None:
         for item in cell.items():
             self._batch.config(item, state="hidden")
+        self._batch.config(cell.image, image="")   # let the picture be freed
         cell.index = -1
         cell.shown = ()
         self._pool.append(cell)

@@ -170,6 +170,7 @@ class Inspector(ttk.Frame):
         self.asset = None
         self.many = []
         self._cancel_ago()
+        self.show_preview(None)
         self.preview.pack_forget()
         self.title.pack_forget()
         self.subtitle.pack_forget()

@@ -16,6 +16,7 @@ from typing import Any
 
 from serpent_tk import portable
 from serpent_tk.settings import Settings, SettingsStore
+from serpent_tk.ui import humanize
 from serpent_tk.ui.commands import Commands
 from serpent_tk.ui.theme import Theme
 
@@ -49,7 +50,7 @@ class GeneralSettingsPage(ttk.Frame):
                             command=self._theme_chosen).grid(row=0, column=column, sticky="w",
                                                              padx=(0, px(12)))
         ttk.Label(card, text="Thumbnails").grid(row=1, column=0, sticky="w",
-                                                pady=(px(10), 0))
+                                                padx=(0, px(12)), pady=(px(10), 0))
         self.size_var = tk.IntVar(value=settings.ui.thumbnail_size)
         self.size_scale = ttk.Scale(card, from_=96, to=320, variable=self.size_var,
                                     command=lambda _v: self._size_moved())
@@ -114,8 +115,8 @@ class GeneralSettingsPage(ttk.Frame):
                 return
             secret = f" and {report.credentials} tokens (keep this file private)" \
                 if report.credentials else ""
-            self.result.configure(text=f"Exported {report.libraries} libraries{secret} to "
-                                       f"{report.path}.")
+            libraries = humanize.count(report.libraries, "library", "libraries")
+            self.result.configure(text=f"Exported {libraries}{secret} to {report.path}.")
 
         self.commands.background(
             lambda: portable.export_settings(path, include_credentials=include), done)
@@ -133,9 +134,11 @@ class GeneralSettingsPage(ttk.Frame):
                 self.result.configure(text=self._problem(error))
                 return
             self.settings = report.settings
-            lines = [f"Imported. {len(report.found)} libraries found on this computer."]
+            found = humanize.count(len(report.found), "library", "libraries")
+            lines = [f"Imported. {found} found on this computer."]
             if report.missing:
-                lines.append(f"{len(report.missing)} not found here — locate them below.")
+                lines.append(f"{len(report.missing)} not found here — locate "
+                             f"{'it' if len(report.missing) == 1 else 'them'} below.")
             if report.credentials_added:
                 lines.append(f"Added credentials: {', '.join(report.credentials_added)}.")
             lines.extend(report.notices)

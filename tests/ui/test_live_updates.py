@@ -90,3 +90,26 @@ def test_an_agents_notify_and_library_rename_raise_toasts(app: App) -> None:
     app.pump(lambda: any("Cursor via MCP renamed" in t for t in app.window.toasts.texts()),
              "the rename toast")
     app.pump(lambda: app.root.title() == "Sketchbook — Serpent", "the new title")
+
+
+def test_an_agent_can_point_at_assets_and_close_the_library(app: App, tmp_path: Path) -> None:
+    library_id = app.open_default()
+    app.import_images(make_images(tmp_path / "refs", 3))
+    url, token = start_mcp(app, "Gemini")
+    window = app.window
+    key = window.grid.source.cell(2).key  # type: ignore[union-attr]
+    with ThreadPoolExecutor(1) as pool:
+        shown = pool.submit(mcp_call, url, token, "serpent_library_show_in_desktop",
+                            {"libraryId": library_id, "assetIds": [key]})
+        app.pump(shown.done, "show-in-desktop")
+        assert shown.result()["status"] == "ok", shown.result()
+        app.pump(lambda: window.grid.selected_keys() == [key], "the asset selected")
+        closed = pool.submit(mcp_call, url, token, "serpent_library_close",
+                             {"libraryId": library_id})
+        app.pump(closed.done, "library.close")
+    assert closed.result()["status"] == "ok", closed.result()
+    app.pump(lambda: window.empty.kind == "closed", "the closed-library panel")
+    app.pump(lambda: any("Gemini via MCP closed" in t for t in window.toasts.texts()),
+             "the close toast")
+    window.empty.button.invoke()                      # "Open it again"
+    app.pump(lambda: window.empty.kind == "" and window.pages.count() == 3, "reopened")

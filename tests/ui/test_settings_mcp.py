@@ -174,7 +174,10 @@ def test_copy_without_a_credential_makes_one_named_after_the_client(app: App) ->
     page.copy_button.invoke()
     app.pump(lambda: "Copied" in page.connect_result.cget("text"), "copied")
     assert app.credentials.get("Cursor") is not None
-    assert app.credentials.token_for("Cursor") in app.root.clipboard_get()
+    token = app.credentials.token_for("Cursor")
+    assert token in app.root.clipboard_get()
+    log = app_dirs().log / "serpent.log"
+    assert not log.exists() or token not in log.read_text(encoding="utf-8")
 
 
 def test_install_writes_the_clients_config_file(app: App) -> None:
@@ -192,3 +195,31 @@ def test_free_port_is_free() -> None:
     port = free_port()
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", port))
+
+
+def test_settings_export_and_import_with_a_missing_library(app: App, tmp_path: Path) -> None:
+    app.open_default()
+    app.window.open_settings("general")
+    general = app.window.settings_window.general  # type: ignore[union-attr]
+    exported = tmp_path / "serpent-settings.json"
+    general.export_to(exported)
+    app.pump(lambda: "Exported" in general.result.cget("text"), "the export")
+    data = json.loads(exported.read_text())
+    gone = "~/Elsewhere/Old Refs.serpent"
+    data["settings"]["recent_libraries"].insert(0, {"path": gone, "name": "Old Refs"})
+    exported.write_text(json.dumps(data))
+
+    general.import_from(exported)
+    app.pump(lambda: "Imported" in general.result.cget("text"), "the import")
+    app.pump(lambda: any(m.name == "Old Refs" for m in general.missing), "the missing library")
+    rows = [w for w in general.missing_frame.winfo_children()]
+    labels = [c.cget("text") for row in rows for c in row.winfo_children()]
+    assert "Old Refs — missing" in labels and "Locate…" in labels
+    app.screenshot("settings-general", app.window.settings_window)
+
+    moved = app.gateway_call("library.create", {"selectedParentPath": str(tmp_path),
+                                                "name": "Old Refs"})
+    entry = next(m for m in general.missing if m.name == "Old Refs")
+    general.locate(entry, moved["path"])
+    app.pump(lambda: "found at" in general.result.cget("text"), "the library located")
+    assert not any(m.name == "Old Refs" for m in general.missing)
