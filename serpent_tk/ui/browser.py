@@ -138,6 +138,10 @@ class Browser:
         if len(keys) > 1:
             self.inspector.show_many(self.pages.items_for(keys) or
                                      [{"id": k} for k in keys], trashed)
+            first = keys[0]
+            self.thumbnails.preview(first, self.inspector.preview_pixels(), lambda photo: (
+                self.inspector.show_preview(photo, humanize.count(len(keys), "asset"))
+                if self.inspector.many and self.inspector.many[0]["id"] == first else None))
             return
         asset_id = keys[0]
         self._asset_request += 1

@@ -179,3 +179,18 @@ def test_a_long_import_shows_progress_and_can_be_cancelled(app: App, tmp_path: P
              "the cancelled toast")
     app.pump(lambda: window.pages.known, "the grid")
     assert window.pages.count() < 4000
+
+
+def test_open_hands_the_viewer_a_copy_under_the_original_name(app: App, tmp_path: Path) -> None:
+    from serpent_tk.ui.asset_actions import viewing_copy
+
+    library_id = app.open_default()
+    source = make_images(tmp_path / "refs", 1, prefix="portrait")[0]
+    app.import_images([source])
+    key = app.window.grid.source.cell(0).key  # type: ignore[union-attr]
+    asset = app.gateway_call("asset.get", {"libraryId": library_id,
+                                           "assetIds": [key]})["items"][0]
+    copy = viewing_copy(app.window.session.current["path"], asset)  # type: ignore[index]
+    assert copy.name == "portrait-00.png"
+    assert copy.read_bytes() == source.read_bytes()
+    assert app_dirs().cache in copy.parents
