@@ -216,6 +216,8 @@ class MainWindow:
             self.search.clear(notify=False)
             self.browser.text = ""
             self.browser.show_library(ref["libraryId"])
+            if self.root.focus_get() is None:
+                self.grid.canvas.focus_set()     # arrows and Delete work at once
         self.show_state()
 
     def _library_closed(self, reason: str) -> None:
@@ -369,11 +371,14 @@ class MainWindow:
     # geometry and shutdown ---------------------------------------------------------------
     def _restore_geometry(self) -> None:
         ui = self.services.settings.ui
-        px = self.theme.px
-        self.root.minsize(px(640), px(420))
-        self.root.geometry(ui.window_geometry or f"{px(1100)}x{px(700)}")
-        self.sidebar.configure(width=ui.sidebar_width)
-        self.inspector_holder.configure(width=ui.inspector_width)
+        scaled, root = self.theme.scaled, self.root
+        root.minsize(min(scaled(760), root.winfo_screenwidth()),
+                     min(scaled(480), root.winfo_screenheight()))
+        width = min(scaled(1280), int(root.winfo_screenwidth() * 0.92))
+        height = min(scaled(820), int(root.winfo_screenheight() * 0.88))
+        root.geometry(ui.window_geometry or f"{width}x{height}")
+        self.sidebar.configure(width=self.theme.scaled(ui.sidebar_width))
+        self.inspector_holder.configure(width=self.theme.scaled(ui.inspector_width))
         self.root.after_idle(self._place_sashes)
 
     def _place_sashes(self) -> None:
@@ -383,8 +388,10 @@ class MainWindow:
             self.root.after(50, self._place_sashes)
             return
         try:
-            self.paned.sashpos(0, ui.sidebar_width)
-            self.paned.sashpos(1, max(ui.sidebar_width + 200, width - ui.inspector_width))
+            sidebar = self.theme.scaled(ui.sidebar_width)
+            inspector = self.theme.scaled(ui.inspector_width)
+            self.paned.sashpos(0, sidebar)
+            self.paned.sashpos(1, max(sidebar + self.theme.px(150), width - inspector))
         except tk.TclError:
             pass
 
@@ -394,8 +401,8 @@ class MainWindow:
         self._unsubscribe()
         geometry = self.root.geometry()
         try:
-            sidebar = self.paned.sashpos(0)
-            inspector = self.paned.winfo_width() - self.paned.sashpos(1)
+            sidebar = self.theme.unscaled(self.paned.sashpos(0))
+            inspector = self.theme.unscaled(self.paned.winfo_width() - self.paned.sashpos(1))
         except tk.TclError:
             sidebar, inspector = None, None
 

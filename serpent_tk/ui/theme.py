@@ -150,6 +150,14 @@ class Theme:
         """Points to whole pixels on this display."""
         return max(1, round(points * self._points_to_px))
 
+    def scaled(self, logical: float) -> int:
+        """A size stored in settings as pixels of a 96-dpi display, in pixels here."""
+        return self.px(logical * 0.75)
+
+    def unscaled(self, pixels: int) -> int:
+        """The inverse of `scaled`, for saving a size back to the settings."""
+        return round(pixels / (self._points_to_px * 0.75))
+
     def font(self, name: str) -> tkfont.Font:
         return tkfont.nametofont(name, root=self.root)
 
