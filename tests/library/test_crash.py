@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from library.errors import LibraryError
-from library.events import LibraryClosed, WorkerRestarted
+from library.events import LibraryClosed, TaskProgress, WorkerRestarted
 from library.protocol import CallMeta
 from tests.library.factories import TIMEOUT, EventLog, call, make_images
 
@@ -79,7 +79,7 @@ def test_a_killed_worker_fails_in_flight_calls_retryably_and_comes_back(host, li
     library_id = library["libraryId"]
     make_images(sources, 300, size=(32, 32))
     future = host.call(library_id, "file.import", {"sourcePaths": [str(sources)]})
-    time.sleep(0.3)
+    events.wait_for(lambda e: isinstance(e, TaskProgress) and e.done >= 3)  # surely running
     old_pid = kill_worker(host, library_id)
     error = future.exception(TIMEOUT)
     assert isinstance(error, LibraryError)
