@@ -172,8 +172,8 @@ def test_random_kills_during_updates(host, library, events, sources):
         thread.start()
         time.sleep(rng.uniform(0.02, 0.2))
         kill_worker(host, library_id)
-        thread.join(TIMEOUT)
         stop.set()
+        thread.join(TIMEOUT)
         wait_restarted(events, trial + 1)
         check_library(root)
         if "n" in in_flight:  # retry the one the crash interrupted: applied exactly once
@@ -194,7 +194,7 @@ def test_random_kills_during_updates(host, library, events, sources):
             break
     for n in acknowledged:
         assert summaries.count(f"Tagged 1 asset with t{n}") == 1  # never applied twice
-    assert len(acknowledged) > TRIALS
+    assert len(acknowledged) >= TRIALS
 
 
 @pytest.mark.parametrize("command", ["asset.update", "history.undo"])
