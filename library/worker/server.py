@@ -259,15 +259,19 @@ class WorkerServer:
             return error
         if isinstance(error, ValidationError):
             return validation_error(error)
+        translated = None
         if isinstance(error, sqlite3.Error):
             translated = translate(error)
-            if translated.code != INTERNAL:
-                return translated
-        if isinstance(error, OSError):
+        elif isinstance(error, OSError):
             translated = translate_os(error)
-            if translated.code != INTERNAL:
-                return translated
+        if translated is not None and translated.code != INTERNAL:
+            return translated  # busy, read-only...
         incident = f"inc_{secrets.token_hex(6)}"
+        if translated is not None and translated.details.get("reason"):
+            # a known condition of the library's disk (full, damaged): say which, and log it
+            log.warning("incident %s in %s: %r", incident, request.command, error)
+            return LibraryError(INTERNAL, f"{translated.message} (incident {incident})",
+                                incidentId=incident, **translated.details)
         log.error("incident %s in %s: %r", incident, request.command, error, exc_info=error)
         return LibraryError(INTERNAL, f"Something went wrong inside Serpent (incident "
                             f"{incident}).", incidentId=incident)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -236,3 +237,34 @@ def test_reads_answer_while_a_long_import_runs(host, library_id, sources, events
     assert not future.done()
     future.cancel_remote()
     assert future.result(TIMEOUT)["cancelled"] is True
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 3 MB filesystem (tmpfs), for a library that runs out of space."""
+    if os.geteuid() != 0 or not sys.platform.startswith("linux"):
+        pytest.skip("mounting a small tmpfs needs root on Linux")
+    mount_point = tmp_path / "small-disk"
+    mount_point.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount_point)],
+                          capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {done.stderr.decode().strip()}")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", "-l", str(mount_point)], capture_output=True)
+
+
+def test_a_full_disk_fails_clearly_and_keeps_what_was_committed(host, small_disk, sources):
+    ref = host.create(small_disk, "Tiny").result(TIMEOUT)
+    library_id = ref["libraryId"]
+    small = make_image(sources / "small" / "small.png", seed=1)
+    assert call(host, library_id, "file.import", {"sourcePaths": [str(small)]})["imported"] == 1
+    big = make_file(sources / "big" / "big.bin", os.urandom(4 * 1024 * 1024))
+    error = call_error(host, library_id, "file.import", {"sourcePaths": [str(big)]})
+    assert error.code == "INTERNAL" and error.details["reason"] == "disk-full"
+    assert error.details["incidentId"] in error.message
+    assert call(host, library_id, "asset.search")["total"] == 1
+    assert not list((Path(ref["path"]) / ".staging").iterdir())
+    host.close(library_id).result(TIMEOUT)
