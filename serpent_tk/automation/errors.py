@@ -76,10 +76,16 @@ def as_library_error(error: BaseException, context: str) -> LibraryError:
     return internal(error, context)
 
 
+# Keys of `LibraryError.details` a caller may see: stable sub-codes and ids that help an agent
+# correct its call. Paths and anything internal stay in the worker's log.
+PUBLIC_DETAIL_KEYS = ("field", "incidentId", "missing", "ids", "command", "reason", "notFound",
+                      "existing", "hint", "offenders")
+
+
 def public_details(error: LibraryError) -> dict[str, Any]:
     """The details a caller may see. Anything else stays in the worker's log."""
     details: dict[str, Any] = {}
-    for key in ("field", "incidentId", "missing", "ids", "command"):
+    for key in PUBLIC_DETAIL_KEYS:
         value = error.details.get(key)
         if value is not None and _json_scalar_or_list(value):
             details[key] = value
@@ -91,6 +97,11 @@ def public_details(error: LibraryError) -> dict[str, Any]:
 
 
 def _json_scalar_or_list(value: Any) -> bool:
+    """Scalars, lists of scalars, and lists of flat records (`offenders`) only."""
     if isinstance(value, (str, int, float, bool)):
         return True
-    return isinstance(value, list) and all(isinstance(v, (str, int)) for v in value)
+    if not isinstance(value, list):
+        return False
+    return all(isinstance(v, (str, int)) or (isinstance(v, dict) and all(
+        isinstance(k, str) and isinstance(x, (str, int, float, bool, type(None)))
+        for k, x in v.items())) for v in value)

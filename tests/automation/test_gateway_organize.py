@@ -46,6 +46,7 @@ def test_tag_clean_up_by_an_agent_undone_by_the_person(gateway: Gateway, library
     answer = call(gateway, "tag.rename", {"libraryId": library, "tag": "skyy",
                                           "newName": "sky"}, CLAUDE)
     assert code(answer) == "ALREADY_EXISTS" and "tag.merge" in answer["error"]["message"]
+    assert (answer["error"]["existing"], answer["error"]["hint"]) == ("Sky", "tag.merge")
     merged = ok(gateway, "tag.merge", {"libraryId": library, "sources": ["skyy"],
                                        "target": "sky"}, CLAUDE)
     assert (merged["affectedAssets"], merged["target"]) == (2, "Sky")
@@ -78,7 +79,7 @@ def test_folders_and_copies(gateway: Gateway, library: str, tmp_path: Path) -> N
     assert moved["parentId"] == refs["id"]
     answer = call(gateway, "folder.move", {"libraryId": library, "folderId": refs["id"],
                                            "parentId": skies["id"]}, CLAUDE)
-    assert code(answer) == "INVALID_ARGUMENT"
+    assert code(answer) == "INVALID_ARGUMENT" and answer["error"]["reason"] == "cycle"
     copied = ok(gateway, "asset.copy", {"libraryId": library, "assetIds": assets,
                                         "folderId": skies["id"]}, CLAUDE)
     ok(gateway, "asset.copy", {"libraryId": library, "assetIds": assets[:1],
@@ -89,6 +90,7 @@ def test_folders_and_copies(gateway: Gateway, library: str, tmp_path: Path) -> N
                   CLAUDE)
     assert code(answer) == "NOT_EMPTY"
     assert "'Sky'" in answer["error"]["message"]  # the offender is named
+    assert [o["id"] for o in answer["error"]["offenders"]] == [skies["id"]]
     deleted = ok(gateway, "folder.delete-empty", {"libraryId": library,
                                                   "folderIds": [empty["id"]]}, CLAUDE)
     assert deleted == {"deleted": [empty["id"]]}
