@@ -9,6 +9,7 @@ creation never leaves a half-made library under the real name.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import sqlite3
@@ -89,10 +90,16 @@ def create_library(parent: str, name: str) -> Path:
             writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             writer.close()
+        if final.exists():  # made meanwhile (another window, another app)
+            raise LibraryError(ALREADY_EXISTS, f"A library called {folder_name!r} already "
+                               "exists in that folder.", field="name")
         os.replace(building, final)
         fsync_directory(parent_path)
     except OSError as error:
         shutil.rmtree(building, ignore_errors=True)
+        if error.errno in (errno.EEXIST, errno.ENOTEMPTY):
+            raise LibraryError(ALREADY_EXISTS, f"A library called {folder_name!r} already "
+                               "exists in that folder.", field="name") from error
         raise translate_os(error, "The folder for the new library") from error
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
