@@ -30,6 +30,8 @@ class LinkedFolderRules(Model):
         default_factory=list, description="Glob patterns to skip ('*/.git/*').")
     kinds: list[AssetKind] = Field(default_factory=list, description="Only these kinds.")
     recursive: bool = True
+    auto_import: bool = Field(default=True, description="Watch the folder: new and changed "
+                              "files are imported as they appear (else only on refresh).")
 
 
 class LinkedFolder(Model):
@@ -77,6 +79,11 @@ class LinkedFolderRefreshIn(Model):
 
 class LinkedFolderRefreshOut(Model):
     linked_folder: LinkedFolder
-    added: int
-    updated: int
-    missing: int
+    added: int = Field(description="Files imported for the first time (or found already in "
+                       "the library and linked).")
+    updated: int = Field(description="Changed files imported again; the older asset keeps "
+                         "nothing new and goes to the trash, its tags and notes carry over.")
+    missing: int = Field(description="Files no longer on disk (or no longer matching the "
+                         "rules); their assets stay in the library.")
+    failed: int = Field(default=0, description="Files that could not be read.")
+    cancelled: bool = False

@@ -212,9 +212,36 @@ CREATE TABLE asset_analysis (
 ) WITHOUT ROWID;
 """
 
+# Linked folders: a folder on disk whose files are imported into a library folder, and the
+# files seen there (by path relative to it, with the size and time they had when copied).
+_LINKED_FOLDERS = """
+CREATE TABLE linked_folders (
+    id TEXT PRIMARY KEY,
+    path TEXT NOT NULL,
+    folder_id TEXT NOT NULL REFERENCES folders (id) ON DELETE CASCADE,
+    rules TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('connected', 'missing')),
+    version INTEGER NOT NULL DEFAULT 1,
+    created_at TEXT NOT NULL,
+    last_refreshed_at TEXT
+);
+CREATE INDEX linked_folders_by_folder ON linked_folders (folder_id);
+
+CREATE TABLE linked_files (
+    linked_folder_id TEXT NOT NULL REFERENCES linked_folders (id) ON DELETE CASCADE,
+    relative_path TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    asset_id TEXT REFERENCES assets (id) ON DELETE SET NULL,
+    PRIMARY KEY (linked_folder_id, relative_path)
+) WITHOUT ROWID;
+CREATE INDEX linked_files_by_asset ON linked_files (asset_id);
+"""
+
 MIGRATIONS: list[Migration] = [
     Migration(1, 1, "initial library schema", _INITIAL),
     Migration(2, 1, "background tasks and asset analysis", _TASKS_AND_ANALYSIS),
+    Migration(3, 1, "linked folders", _LINKED_FOLDERS),
 ]
 LATEST = MIGRATIONS[-1].number
 

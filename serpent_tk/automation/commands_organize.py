@@ -83,35 +83,39 @@ FOLDERS: list[CommandSpec] = [
 LINKED_FOLDERS: list[CommandSpec] = [
     command(
         "linked-folder.create", LinkedFolderCreateIn, LinkedFolder, "normal",
-        "Link a folder on disk: its files (filtered by rules) show up as assets in a new "
-        "library folder and stay in sync; files are not copied.",
-        "the linked folder with its id, folderId, rules and status.",
+        "Link a folder on disk: its files (filtered by rules: include/exclude globs, kinds, "
+        "recursive) are copied into the library like an import, into a new library folder, "
+        "and kept in step (with autoImport, new and changed files are imported as they "
+        "appear). Files on disk are never changed.",
+        "the linked folder with its id, folderId, rules, status and assetCount.",
         {"libraryId": LIB, "path": "/home/ana/Projects/game/art",
-         "rules": {"include": ["*.png", "*.psd"]}}, available=False),
+         "rules": {"include": ["*.png", "*.psd"]}}, journaled=False),
     command(
         "linked-folder.reconnect", LinkedFolderReconnectIn, LinkedFolder, "normal",
         "Point a linked folder whose disk folder moved (status missing) at its new place.",
         "the linked folder with its new path and status.",
         {"libraryId": LIB, "linkedFolderId": L1, "path": "/mnt/art/game"}, idempotent=True,
-        available=False),
+        journaled=False),
     command(
         "linked-folder.unlink", LinkedFolderUnlinkIn, LinkedFolder, "recoverable",
         "Stop syncing a linked folder. Its assets stay as ordinary assets (keepAssets true) or "
-        "go to the trash. Files on disk are never touched.",
+        "go to the trash (restorable). Files on disk are never touched.",
         "the linked folder as it was.",
-        {"libraryId": LIB, "linkedFolderId": L1, "keepAssets": True}, available=False),
+        {"libraryId": LIB, "linkedFolderId": L1, "keepAssets": True}, journaled=False),
     command(
         "linked-folder.update-rules", LinkedFolderUpdateRulesIn, LinkedFolder, "normal",
-        "Change which files of a linked folder become assets, then re-sync.",
+        "Change which files of a linked folder become assets, then re-sync. Assets of files "
+        "the new rules leave out stay in the library.",
         "the linked folder with its new rules and version.",
         {"libraryId": LIB, "linkedFolderId": L1, "rules": {"exclude": ["*/old/*"]}},
-        idempotent=True, available=False),
+        idempotent=True, journaled=False),
     command(
         "linked-folder.refresh", LinkedFolderRefreshIn, LinkedFolderRefreshOut, "normal",
-        "Re-scan a linked folder on disk now.",
-        "the linked folder and added, updated, missing counts.",
-        {"libraryId": LIB, "linkedFolderId": L1}, idempotent=True, journaled=False,
-        available=False),
+        "Re-scan a linked folder on disk now: new files are imported, changed ones imported "
+        "again (the older asset goes to the trash, its tags and notes carry over), files gone "
+        "from disk are let go (their assets stay).",
+        "the linked folder and added, updated, missing, failed counts.",
+        {"libraryId": LIB, "linkedFolderId": L1}, idempotent=True, journaled=False),
 ]
 
 TAGS: list[CommandSpec] = [

@@ -169,7 +169,19 @@ class CommandSpec:
                                   "required": ["status"]}
         if defs:
             schema["$defs"] = defs
+        return open_for_additions(schema)
+
+
+def open_for_additions(schema: Any) -> Any:
+    """Drop `additionalProperties: false` everywhere: results may gain fields (list results
+    get `nextCursor`/`truncated`, later versions add more) without breaking a client that
+    validates against the schema it was given."""
+    if isinstance(schema, list):
+        return [open_for_additions(item) for item in schema]
+    if not isinstance(schema, dict):
         return schema
+    return {k: open_for_additions(v) for k, v in schema.items()
+            if not (k == "additionalProperties" and v is False)}
 
 
 def hints(risk: Risk, *, idempotent: bool | None = None,

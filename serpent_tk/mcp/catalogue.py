@@ -1,9 +1,9 @@
 """The MCP tool list, generated from the automation registry for one credential mode.
 
 Thread-safe. Schemas come straight from the registry's pydantic models (`$ref`s inlined so
-every client can read them; output schemas lenient about extra keys so an additive change never
-breaks a client's validation). Tools are cached per command spec and rebuilt only when the
-registry's contents change (a plugin came or went).
+every client can read them; the registry leaves output schemas open to added keys). Tools
+are cached per command spec and rebuilt only when the registry's contents change (a plugin
+came or went).
 """
 
 from __future__ import annotations
@@ -50,18 +50,8 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def lenient(schema: Any) -> Any:
-    """Drop `additionalProperties: false` everywhere (for output schemas only)."""
-    if isinstance(schema, list):
-        return [lenient(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    return {k: lenient(v) for k, v in schema.items()
-            if not (k == "additionalProperties" and v is False)}
-
-
 def output_schema(spec: CommandSpec) -> dict[str, Any]:
-    schema: dict[str, Any] = lenient(inline_refs(spec.output_schema()))
+    schema: dict[str, Any] = inline_refs(spec.output_schema())
     if spec.name == THUMBNAIL_COMMAND:
         # The MCP layer sends the picture itself as image content, never the file path.
         result = schema["properties"]["result"]

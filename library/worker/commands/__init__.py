@@ -50,6 +50,7 @@ MODULES = (
     "library.worker.commands.duplicates",
     "library.worker.commands.maintenance",
     "library.worker.commands.export",
+    "library.worker.commands.linked_folders",
 )
 
 

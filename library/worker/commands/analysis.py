@@ -65,6 +65,18 @@ def run_analysis(tx: WriteTx, args: AnalysisRunIn) -> AnalysisRunOut:
     return AnalysisRunOut(task=taskrows.to_task(taskrows.load(conn, task_id)))
 
 
+def queue_analysis(tx: WriteTx, asset_ids: list[str]) -> str | None:
+    """Queue analysis of new assets (another import path than file.import: linked folders)."""
+    if not asset_ids:
+        return None
+    task_id = taskrows.create(tx.conn, KIND, params={"force": False,
+                                                      "assetIds": sorted(set(asset_ids))},
+                              total=len(set(asset_ids)), actor_json=tx.actor_json, now=tx.now)
+    tx.touch("task", [task_id])
+    tx.after_commit(board_for(tx.layout.root).wake.set)
+    return task_id
+
+
 def _analysed(conn: sqlite3.Connection, ids: list[str]) -> set[str]:
     done: set[str] = set()
     for part in assetrows.chunks(ids):

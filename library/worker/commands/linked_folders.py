@@ -1,0 +1,250 @@
+"""Linked folders: `linked-folder.create`, `.reconnect`, `.unlink`, `.update-rules`,
+`.refresh`; the sync job the folder watcher queues; starting the watcher.
+
+Runs in the worker process. A linked folder is a folder on disk whose files (filtered by its
+rules) are copied into the library like any import, into a library folder of its own, and
+kept in step: the watcher (`linkwatch`) queues a sync when files appear or change, and
+`refresh` syncs at once (see `linksync` for what a sync does). The commands that sync run on
+the writer thread as `task`s (cancellable, with progress); none of them is an undo step
+(the assets they import are ordinary assets: trash them to undo). Files on disk are never
+changed or deleted by Serpent.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from library import pathrules
+from library.errors import (
+    ALREADY_EXISTS,
+    NOT_FOUND,
+    PATH_FORBIDDEN,
+    PATH_INVALID,
+    PATH_NOT_FOUND,
+    VERSION_CONFLICT,
+    LibraryError,
+)
+from library.schemas import (
+    LinkedFolder,
+    LinkedFolderCreateIn,
+    LinkedFolderReconnectIn,
+    LinkedFolderRefreshIn,
+    LinkedFolderRefreshOut,
+    LinkedFolderRules,
+    LinkedFolderUnlinkIn,
+    LinkedFolderUpdateRulesIn,
+)
+from library.worker import assetrows, linkwatch
+from library.worker.commands import background, command
+from library.worker.commands.analysis import queue_analysis
+from library.worker.context import TaskContext
+from library.worker.identity import new_id, to_datetime
+from library.worker.layout import enclosing_library
+from library.worker.linkrules import wanted
+from library.worker.linksync import Syncer, SyncResult, held, rules_json
+from library.worker.taskrunner import JobContext, job
+from library.worker.transaction import WriteTx
+
+background(linkwatch.start)
+
+
+# -- reading --------------------------------------------------------------------------------
+def linked_folder(conn: sqlite3.Connection, linked_id: str) -> LinkedFolder:
+    row = _row(conn, linked_id)
+    count = conn.execute(
+        "SELECT count(DISTINCT lf.asset_id) FROM linked_files lf JOIN assets a ON "
+        "a.id = lf.asset_id AND a.trashed = 0 WHERE lf.linked_folder_id = ?",
+        (linked_id,)).fetchone()[0]
+    return LinkedFolder(
+        id=row["id"], path=row["path"], folder_id=row["folder_id"],
+        rules=LinkedFolderRules.model_validate_json(row["rules"]), status=row["status"],
+        asset_count=count, version=row["version"],
+        last_refreshed_at=to_datetime(row["last_refreshed_at"])
+        if row["last_refreshed_at"] else None)
+
+
+def _row(conn: sqlite3.Connection, linked_id: str) -> sqlite3.Row:
+    row = conn.execute("SELECT * FROM linked_folders WHERE id = ?", (linked_id,)).fetchone()
+    if row is None:
+        raise LibraryError(NOT_FOUND, "There is no linked folder with this id.",
+                           field="linkedFolderId", linkedFolderId=linked_id)
+    return row
+
+
+# -- the commands ------------------------------------------------------------------------------
+@command("linked-folder.create", LinkedFolderCreateIn, mode="task")
+def create(ctx: TaskContext, args: LinkedFolderCreateIn) -> LinkedFolder:
+    conn = ctx.conn
+    path = _disk_folder(args.path)
+    _not_linked_yet(conn, path)
+    if args.parent_id and not conn.execute("SELECT 1 FROM folders WHERE id = ?",
+                                           (args.parent_id,)).fetchone():
+        raise LibraryError(NOT_FOUND, "That parent folder does not exist.", field="parentId")
+    with ctx.transaction() as tx:
+        tx.journal = False
+        folder_id = new_id("fld")
+        name = _free_folder_name(tx.conn, args.parent_id, path.name or str(path))
+        tx.conn.execute("INSERT INTO folders (id, name, parent_id, created_at) "
+                        "VALUES (?, ?, ?, ?)", (folder_id, name, args.parent_id, tx.now))
+        linked_id = new_id("lnk")
+        tx.conn.execute("INSERT INTO linked_folders (id, path, folder_id, rules, status, "
+                        "created_at) VALUES (?, ?, ?, ?, 'connected', ?)",
+                        (linked_id, str(path), folder_id, rules_json(args.rules), tx.now))
+        tx.touch("folder", [folder_id])
+        tx.touch("linked-folder", [linked_id])
+        tx.summary = f"Linked the folder {path.name} on disk"
+    _sync(ctx, linked_id)
+    return linked_folder(conn, linked_id)
+
+
+@command("linked-folder.refresh", LinkedFolderRefreshIn, mode="task")
+def refresh(ctx: TaskContext, args: LinkedFolderRefreshIn) -> LinkedFolderRefreshOut:
+    _row(ctx.conn, args.linked_folder_id)
+    result = _sync(ctx, args.linked_folder_id)
+    return LinkedFolderRefreshOut(
+        linked_folder=linked_folder(ctx.conn, args.linked_folder_id), added=result.added,
+        updated=result.updated, missing=result.missing, failed=result.failed,
+        cancelled=result.cancelled)
+
+
+@command("linked-folder.reconnect", LinkedFolderReconnectIn, mode="task")
+def reconnect(ctx: TaskContext, args: LinkedFolderReconnectIn) -> LinkedFolder:
+    row = _row(ctx.conn, args.linked_folder_id)
+    path = _disk_folder(args.path)
+    _not_linked_yet(ctx.conn, path, besides=row["id"])
+    with ctx.transaction() as tx:
+        tx.journal = False
+        tx.conn.execute("UPDATE linked_folders SET path = ?, status = 'connected', "
+                        "version = version + 1 WHERE id = ?", (str(path), row["id"]))
+        tx.touch("linked-folder", [row["id"]])
+        tx.summary = f"Reconnected a linked folder to {path.name}"
+    _sync(ctx, row["id"])
+    return linked_folder(ctx.conn, row["id"])
+
+
+@command("linked-folder.update-rules", LinkedFolderUpdateRulesIn, mode="task")
+def update_rules(ctx: TaskContext, args: LinkedFolderUpdateRulesIn) -> LinkedFolder:
+    row = _row(ctx.conn, args.linked_folder_id)
+    if args.expected_version is not None and args.expected_version != row["version"]:
+        raise LibraryError(VERSION_CONFLICT, "The linked folder changed since you read it.",
+                           currentVersion=row["version"], field="expectedVersion")
+    with ctx.transaction() as tx:
+        tx.journal = False
+        tx.conn.execute("UPDATE linked_folders SET rules = ?, version = version + 1 "
+                        "WHERE id = ?", (rules_json(args.rules), row["id"]))
+        dropped = [r[0] for r in tx.conn.execute(
+            "SELECT relative_path FROM linked_files WHERE linked_folder_id = ?", (row["id"],))
+            if not wanted(r[0], args.rules)]
+        for part in assetrows.chunks(dropped):  # their assets stay, just no longer synced
+            tx.conn.execute(f"DELETE FROM linked_files WHERE linked_folder_id = ? AND "
+                            f"relative_path IN ({assetrows.marks(len(part))})",
+                            (row["id"], *part))
+        tx.touch("linked-folder", [row["id"]])
+        tx.summary = "Changed the rules of a linked folder"
+    _sync(ctx, row["id"])
+    return linked_folder(ctx.conn, row["id"])
+
+
+@command("linked-folder.unlink", LinkedFolderUnlinkIn, mode="write")
+def unlink(tx: WriteTx, args: LinkedFolderUnlinkIn) -> LinkedFolder:
+    before = linked_folder(tx.conn, args.linked_folder_id)
+    tx.journal = False
+    trashed: list[str] = []
+    if not args.keep_assets:
+        trashed = [r[0] for r in tx.conn.execute(
+            "SELECT DISTINCT lf.asset_id FROM linked_files lf JOIN assets a ON a.id = "
+            "lf.asset_id AND a.trashed = 0 WHERE lf.linked_folder_id = ? AND NOT EXISTS "
+            "(SELECT 1 FROM linked_files other WHERE other.asset_id = lf.asset_id AND "
+            "other.linked_folder_id != lf.linked_folder_id)", (args.linked_folder_id,))]
+        for part in assetrows.chunks(trashed):
+            tx.conn.execute(f"UPDATE assets SET trashed = 1, trashed_at = ? WHERE id IN "
+                            f"({assetrows.marks(len(part))})", (tx.now, *part))
+        assetrows.mark_modified(tx.conn, trashed, tx.now, tx.actor_json)
+        if trashed:
+            tx.touch("asset", trashed)
+            tx.touch("trash")
+            tx.touch("tag")
+    tx.conn.execute("DELETE FROM linked_folders WHERE id = ?", (args.linked_folder_id,))
+    tx.touch("linked-folder", [args.linked_folder_id])
+    tx.summary = (f"Unlinked a folder; {len(trashed)} of its assets moved to the trash"
+                  if trashed else "Unlinked a folder; its assets stay")
+    tx.after_commit(lambda: _rewatch(tx.layout.root))
+    return before
+
+
+# -- the job the watcher queues --------------------------------------------------------------
+@job(linkwatch.SYNC_KIND, "linked-folder.refresh")
+def sync_job(ctx: JobContext) -> None:
+    services = ctx.services
+    syncer = Syncer(services, ctx.command, ctx.meta, lock=lambda: services.write_lock,
+                    cancelled=ctx.should_stop, progress=_job_progress(ctx), quiet=True)
+    result = syncer.run(str(ctx.params.get("linkedFolderId", "")))
+    ctx.result.update({"added": result.added, "updated": result.updated,
+                       "missing": result.missing, "failed": result.failed})
+    ctx.commit(lambda tx: queue_analysis(tx, result.new_asset_ids), message="Synced",
+               outcome=ctx.outcome() if ctx.should_stop() else "done")
+
+
+def _job_progress(ctx: JobContext):  # type: ignore[no-untyped-def]
+    def progress(done: int, total: int, message: str) -> None:
+        ctx.done, ctx.total = done, total
+        ctx.progress(message)
+    return progress
+
+
+# -- helpers ---------------------------------------------------------------------------------
+def _sync(ctx: TaskContext, linked_id: str) -> SyncResult:
+    try:
+        result = Syncer(ctx.services, ctx.scope.command, ctx.scope.meta, lock=held,
+                        cancelled=ctx.cancelled,
+                        progress=lambda done, total, message: ctx.progress(done, total,
+                                                                           message)
+                        ).run(linked_id)
+    finally:
+        _rewatch(ctx.layout.root)
+    if result.new_asset_ids:  # analysed in the background, like any import
+        with ctx.transaction() as tx:
+            tx.journal = False
+            queue_analysis(tx, result.new_asset_ids)
+            tx.summary = "Queued analysis of a linked folder's new files"
+    return result
+
+
+def _rewatch(root: Path) -> None:
+    watcher = linkwatch.watcher_for(root)
+    if watcher is not None:
+        watcher.reload()
+
+
+def _disk_folder(text: str) -> Path:
+    path = Path(pathrules.parse_user_path(text, field="path"))
+    if not path.exists():
+        raise LibraryError(PATH_NOT_FOUND, "There is no folder at that path.", field="path")
+    if not path.is_dir():
+        raise LibraryError(PATH_INVALID, "That is a file, not a folder.", field="path")
+    real = Path(os.path.realpath(path))
+    if enclosing_library(real) is not None:
+        raise LibraryError(PATH_FORBIDDEN, "A folder inside a Serpent library cannot be "
+                           "linked.", field="path")
+    return real
+
+
+def _not_linked_yet(conn: sqlite3.Connection, path: Path, besides: str | None = None) -> None:
+    for other_id, other in conn.execute("SELECT id, path FROM linked_folders"):
+        if other_id == besides:
+            continue
+        if pathrules.is_within(path, other) or pathrules.is_within(other, path):
+            raise LibraryError(ALREADY_EXISTS, "This folder (or one inside or around it) is "
+                               "linked already.", field="path", linkedFolderId=other_id)
+
+
+def _free_folder_name(conn: sqlite3.Connection, parent_id: str | None, name: str) -> str:
+    base = " ".join(name.split())[:240] or "Linked folder"
+    for number in range(1, 1000):
+        candidate = base if number == 1 else f"{base} ({number})"
+        if not conn.execute("SELECT 1 FROM folders WHERE coalesce(parent_id, '') = ? AND "
+                            "name = ? COLLATE NOCASE", (parent_id or "", candidate)).fetchone():
+            return candidate
+    raise LibraryError(ALREADY_EXISTS, "Too many folders with this name.", field="path")
