@@ -40,6 +40,7 @@ from library.errors import (
 from library.worker.filestore import fsync_directory
 from library.worker.identity import new_library_id, utc_now
 from library.worker.layout import DATABASE_NAME, LIBRARY_SUFFIX, enclosing_library
+from library.worker.schema import SCHEMA_MAJOR
 
 MANIFEST = "serpent-export.json"
 PARTIAL_SUFFIX = ".part"
@@ -249,6 +250,11 @@ def _adopt(database: Path) -> None:
         if conn.execute("PRAGMA quick_check").fetchone()[0] != "ok":
             raise LibraryError(UNSUPPORTED_FORMAT, "The library database in the archive is "
                                "damaged.", field="archivePath")
+        newest = conn.execute("SELECT max(major) FROM schema_migrations").fetchone()[0]
+        if newest is not None and newest > SCHEMA_MAJOR:
+            raise LibraryError(UNSUPPORTED_FORMAT, "This archive was made by a newer version "
+                               "of Serpent; update Serpent to unpack it.", field="archivePath",
+                               reason="newer-schema")
         conn.execute("BEGIN IMMEDIATE")
         changed = conn.execute("UPDATE library_state SET library_id = ?, clean_shutdown = 0",
                                (new_library_id(),)).rowcount

@@ -9,6 +9,7 @@ import io
 import json
 import os
 import signal
+import sqlite3
 import stat
 import zipfile
 from pathlib import Path
@@ -163,6 +164,31 @@ def test_a_crash_mid_export_leaves_no_archive_and_no_partial_file(host, library,
         with zipfile.ZipFile(target) as archive:
             assert archive.testzip() is None
         assert [p.name for p in target.parent.iterdir()] == ["backup.zip"]
+
+
+def test_an_archive_from_a_newer_serpent_is_refused_before_it_lands(host, library, tmp_path):
+    library_id = library["libraryId"]
+    archive = Path(call(host, library_id, "library.export",
+                        {"targetPath": str(tmp_path / "a.zip")})["path"])
+    database = tmp_path / "library.sqlite"
+    with zipfile.ZipFile(archive) as opened:
+        database.write_bytes(opened.read("Test Library.serpent/library.sqlite"))
+    db = sqlite3.connect(database)
+    db.execute("INSERT INTO schema_migrations VALUES (99, 9, 'from the future', 'later')")
+    db.commit()
+    db.close()
+    newer = tmp_path / "newer.zip"
+    with zipfile.ZipFile(archive) as source, zipfile.ZipFile(newer, "w") as target:
+        for info in source.infolist():
+            data = source.read(info)
+            if info.filename.endswith("/library.sqlite"):
+                data = database.read_bytes()
+            target.writestr(info, data)
+    parent = tmp_path / "unpack"
+    parent.mkdir()
+    error = host.import_exported(str(newer), str(parent)).exception(TIMEOUT)
+    assert error.code == "UNSUPPORTED_FORMAT" and error.details["reason"] == "newer-schema"
+    assert list(parent.iterdir()) == []
 
 
 @pytest.mark.parametrize("name", ["x.serpent/../library.sqlite", "C:/Windows/x", "./x"])
