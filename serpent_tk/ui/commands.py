@@ -8,6 +8,7 @@ where an error envelope becomes words for the person (`describe_error`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -105,11 +106,18 @@ class Commands:
         def send() -> None:
             if outer.cancelled():
                 return
-            inner = self.gateway.submit(name, args, self.caller)
+            try:
+                inner = self.gateway.submit(name, args, self.caller)
+            except Exception as error:     # the gateway promises not to raise; never hang
+                outer.set_exception(error)
+                return
             outer.add_done_callback(lambda f: inner.cancel() if f.cancelled() else None)
             inner.add_done_callback(lambda f: _copy_outcome(f, outer))
 
-        self._submitter.submit(send)
+        try:
+            self._submitter.submit(send)
+        except RuntimeError:               # shut down: the window is closing
+            outer.cancel()
         return outer
 
     def call(self, name: str, args: dict[str, Any],
@@ -155,7 +163,8 @@ class Commands:
             if on_done is not None:
                 self.bus.post(RunOnTk(on_done, (result, error)))
 
-        self._background.submit(run)
+        with contextlib.suppress(RuntimeError):     # shut down: the window is closing
+            self._background.submit(run)
 
     def shutdown(self, wait: bool = False) -> None:
         self._submitter.shutdown(wait=wait, cancel_futures=True)

@@ -192,7 +192,8 @@ class MainWindow:
         self._unsubscribe = self.services.gateway.subscribe(bus.post)
         self.services.gateway.window_attached = True
         bind_shortcuts(root, {
-            "trash": lambda: self._selection_action(self.actions.trash, self.actions.restore),
+            "trash": lambda: self._selection_action(self.actions.trash,
+                                                    self.actions.delete_permanently),
             "undo": self.actions.undo, "redo": self.actions.redo,
             "search": self.search.focus, "import": self.ask_import,
             "settings": lambda: self.open_settings("mcp"), "refresh": self.refresh,

@@ -24,7 +24,8 @@ class Shortcut:
 
 
 SHORTCUTS = (
-    Shortcut(("<Delete>", "<BackSpace>"), "trash", "Move the selection to the Trash"),
+    Shortcut(("<Delete>", "<BackSpace>"), "trash",
+             "Move the selection to the Trash (in the Trash: delete permanently, confirmed)"),
     Shortcut((f"<{MOD}-z>",), "undo", "Undo"),
     Shortcut((f"<{MOD}-Shift-z>", f"<{MOD}-Shift-Z>", f"<{MOD}-y>"), "redo", "Redo"),
     Shortcut((f"<{MOD}-f>",), "search", "Search", not_while_typing=False),

@@ -194,3 +194,29 @@ def test_open_hands_the_viewer_a_copy_under_the_original_name(app: App, tmp_path
     assert copy.name == "portrait-00.png"
     assert copy.read_bytes() == source.read_bytes()
     assert app_dirs().cache in copy.parents
+
+
+def test_delete_in_the_trash_asks_in_red_then_deletes_for_good(app: App, tmp_path: Path) -> None:
+    from serpent_tk.ui.dialogs import ConfirmDialog
+
+    library_id = app.open_default()
+    app.import_images(make_images(tmp_path / "refs", 2))
+    window = app.window
+    key = window.grid.source.cell(0).key  # type: ignore[union-attr]
+    app.gateway_call("asset.trash", {"libraryId": library_id, "assetIds": [key]})
+    window.sidebar.select("trash")
+    app.pump(lambda: window.pages.known and window.pages.count() == 1
+             and window.browser.scope.is_trash, "the Trash")
+    window.grid.select_keys([key])
+    window.grid.canvas.focus_force()
+    app.settle(0.1)
+    window.grid.canvas.event_generate("<Delete>")
+    app.pump(lambda: isinstance(window.actions.dialog, ConfirmDialog), "the red confirmation")
+    dialog = window.actions.dialog
+    assert dialog.danger and "cannot be undone" in dialog.text.cget("text").lower()  # type: ignore[union-attr]
+    dialog.confirm()  # type: ignore[union-attr]
+    app.pump(lambda: window.pages.count() == 0, "the Trash emptied of it")
+    app.pump(lambda: any("Deleted 1 asset permanently" in t for t in window.toasts.texts()),
+             "the toast")
+    found = app.gateway_call("asset.get", {"libraryId": library_id, "assetIds": [key]})
+    assert found["notFound"] == [key]
