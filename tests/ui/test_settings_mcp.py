@@ -88,12 +88,12 @@ def test_port_in_use_is_explained_with_a_way_out(app: App) -> None:
 def test_full_access_needs_the_red_confirmation_and_revoke_removes(app: App) -> None:
     app.credentials.create("Claude Desktop", "auto")
     page = open_page(app)
-    app.pump(lambda: page.tree.exists("Claude Desktop"), "the credential row")
-    page.tree.selection_set("Claude Desktop")
+    app.pump(lambda: page.keys.tree.exists("Claude Desktop"), "the credential row")
+    page.keys.tree.selection_set("Claude Desktop")
     app.settle(0.05)
 
-    page.set_mode("Claude Desktop", "full-access")
-    dialog = page.dialog
+    page.keys.set_mode("Claude Desktop", "full-access")
+    dialog = page.keys.dialog
     assert isinstance(dialog, ConfirmDialog) and dialog.danger
     assert "Full Access" in dialog.heading.cget("text")
     app.screenshot("settings-full-access-confirmation", dialog)
@@ -101,33 +101,33 @@ def test_full_access_needs_the_red_confirmation_and_revoke_removes(app: App) -> 
     app.settle(0.2)
     assert app.credentials.get("Claude Desktop").mode == "auto"  # type: ignore[union-attr]
 
-    page.set_mode("Claude Desktop", "full-access")
-    assert isinstance(page.dialog, ConfirmDialog)
-    page.dialog.confirm()
+    page.keys.set_mode("Claude Desktop", "full-access")
+    assert isinstance(page.keys.dialog, ConfirmDialog)
+    page.keys.dialog.confirm()
     app.pump(lambda: app.credentials.get("Claude Desktop").mode == "full-access",  # type: ignore[union-attr]
              "full access stored")
-    app.pump(lambda: page.tree.set("Claude Desktop", "mode") == "Full Access", "the mode column")
+    app.pump(lambda: page.keys.tree.set("Claude Desktop", "mode") == "Full Access", "the mode column")
 
-    page.set_mode("Claude Desktop", "read-only")     # lowering powers needs no warning
+    page.keys.set_mode("Claude Desktop", "read-only")     # lowering powers needs no warning
     app.pump(lambda: app.credentials.get("Claude Desktop").mode == "read-only",  # type: ignore[union-attr]
              "read-only stored")
 
-    page.reveal_button.invoke()
+    page.keys.reveal_button.invoke()
     token = app.credentials.token_for("Claude Desktop")
-    app.pump(lambda: page.token_var.get() == token, "the revealed token")
-    page.hide_token()
+    app.pump(lambda: page.keys.token_var.get() == token, "the revealed token")
+    page.keys.hide_token()
 
-    page.ask_revoke()
-    assert isinstance(page.dialog, ConfirmDialog)
-    page.dialog.confirm()
+    page.keys.ask_revoke()
+    assert isinstance(page.keys.dialog, ConfirmDialog)
+    page.keys.dialog.confirm()
     app.pump(lambda: app.credentials.get("Claude Desktop") is None, "the credential revoked")
-    app.pump(lambda: not page.tree.exists("Claude Desktop"), "the row gone")
+    app.pump(lambda: not page.keys.tree.exists("Claude Desktop"), "the row gone")
 
 
 def test_tokens_stay_hidden_until_revealed(app: App) -> None:
     _, token = app.credentials.create("Cursor", "auto")
     page = open_page(app)
-    app.pump(lambda: page.tree.exists("Cursor"), "the credential row")
+    app.pump(lambda: page.keys.tree.exists("Cursor"), "the credential row")
     app.settle(0.1)
 
     def every_text(widget: object) -> list[str]:
@@ -150,16 +150,16 @@ def test_copied_config_is_exactly_what_the_cli_prints(app: App) -> None:
         serpent_command("mcp-config", "--client", client_id, "--credential", "Shared"),
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) for client_id in CLIENTS}
     page = open_page(app)
-    app.pump(lambda: "Shared" in page._credential_names(), "the credential list")
+    app.pump(lambda: "Shared" in page.connect._credential_names(), "the credential list")
     copied: dict[str, str] = {}
     for client_id in CLIENTS:
-        page.select_client(client_id)
-        page.credential_var.set("Shared")
+        page.connect.select_client(client_id)
+        page.connect.credential_var.set("Shared")
         app.root.clipboard_clear()
-        page.copy_button.invoke()
-        app.pump(lambda: "Copied" in page.connect_result.cget("text"), f"{client_id} copied")
+        page.connect.copy_button.invoke()
+        app.pump(lambda: "Copied" in page.connect.connect_result.cget("text"), f"{client_id} copied")
         copied[client_id] = app.root.clipboard_get()
-        page.connect_result.configure(text="")
+        page.connect.connect_result.configure(text="")
     for client_id, process in printing.items():
         printed, _ = process.communicate(timeout=60)
         assert process.returncode == 0, client_id
@@ -170,9 +170,9 @@ def test_copied_config_is_exactly_what_the_cli_prints(app: App) -> None:
 
 def test_copy_without_a_credential_makes_one_named_after_the_client(app: App) -> None:
     page = open_page(app)
-    page.select_client("cursor")
-    page.copy_button.invoke()
-    app.pump(lambda: "Copied" in page.connect_result.cget("text"), "copied")
+    page.connect.select_client("cursor")
+    page.connect.copy_button.invoke()
+    app.pump(lambda: "Copied" in page.connect.connect_result.cget("text"), "copied")
     assert app.credentials.get("Cursor") is not None
     token = app.credentials.token_for("Cursor")
     assert token in app.root.clipboard_get()
@@ -182,11 +182,11 @@ def test_copy_without_a_credential_makes_one_named_after_the_client(app: App) ->
 
 def test_install_writes_the_clients_config_file(app: App) -> None:
     page = open_page(app)
-    page.select_client("cursor")
-    target = page.client().install_path  # type: ignore[union-attr]
+    page.connect.select_client("cursor")
+    target = page.connect.client().install_path  # type: ignore[union-attr]
     assert target is not None and target.endswith("mcp.json")
-    page.install_button.invoke()
-    app.pump(lambda: "added to" in page.connect_result.cget("text"), "installed")
+    page.connect.install_button.invoke()
+    app.pump(lambda: "added to" in page.connect.connect_result.cget("text"), "installed")
     config = json.loads(Path(target).read_text())
     assert config["mcpServers"]["serpent"]["url"].startswith("http://127.0.0.1:")
 
