@@ -198,7 +198,11 @@ def writer_process(spec_file: str) -> None:
 def bench_stalls(user_data: Path, seconds: float, clients: int, base: Path) -> None:
     import tkinter as tk
 
-    from serpent_tk.app import DESKTOP_SWITCH_INTERVAL_S, DesktopMcpControls
+    from serpent_tk.app import (
+        DESKTOP_SWITCH_INTERVAL_S,
+        DesktopMcpControls,
+        settle_after_start_up,
+    )
     from serpent_tk.automation.gateway import Gateway
     from serpent_tk.credentials import CredentialStore
     from serpent_tk.mcp.service import McpService
@@ -230,6 +234,7 @@ def bench_stalls(user_data: Path, seconds: float, clients: int, base: Path) -> N
             root.update()
             time.sleep(0.005)
         status = service.start(0)
+        settle_after_start_up()                                  # as the app does
         name = "bench"
         if credentials.get(name) is None:
             credentials.create(name, "auto")

@@ -6,6 +6,7 @@ Runs on the main thread. Nothing imports this module except the CLI table.
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import signal
 import sys
@@ -85,8 +86,12 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
                           endpoint_file=endpoint_file(dirs))
 
     controls = DesktopMcpControls(credentials, make_service=make_service)
-    warm_up = threading.Thread(target=controls.warm_up, name="mcp-start", daemon=True,
-                               args=(settings.mcp.enabled and settings.mcp.auto_start,))
+
+    def start_mcp() -> None:
+        controls.warm_up(settings.mcp.enabled and settings.mcp.auto_start)
+        settle_after_start_up()
+
+    warm_up = threading.Thread(target=start_mcp, name="mcp-start", daemon=True)
     try:
         services = WindowServices(bus=bus, gateway=gateway, settings_store=store,
                                   settings=settings, mcp=controls, credentials=credentials,
@@ -97,6 +102,13 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
             warm_up.join(30)
         controls.shutdown()
         gateway.shutdown()
+
+
+def settle_after_start_up() -> None:
+    """Everything imported and built at start-up lives as long as the app: take it out of
+    the garbage collector's full collections, which otherwise walk the MCP stack's and
+    pydantic's objects and hold the GIL (stalling the window) for 100 ms and more."""
+    gc.freeze()
 
 
 class DesktopMcpControls:
