@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-import webbrowser
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -239,4 +238,6 @@ class AssetActions:
     def open_url(self, url: str) -> None:
         url = url.strip()
         if url.startswith(("http://", "https://")):
+            import webbrowser
+
             self.commands.background(lambda: webbrowser.open(url))

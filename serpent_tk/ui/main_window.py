@@ -11,7 +11,7 @@ import logging
 import tkinter as tk
 from dataclasses import dataclass, field
 from tkinter import ttk
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from serpent_tk import APP_NAME
 from serpent_tk.automation.events import (
@@ -40,7 +40,6 @@ from serpent_tk.ui.library_switcher import LibrarySwitcher
 from serpent_tk.ui.mcp_controls import McpControls
 from serpent_tk.ui.scrolling import ScrollableFrame
 from serpent_tk.ui.search_bar import SearchBar
-from serpent_tk.ui.settings_window import SettingsWindow
 from serpent_tk.ui.shortcuts import bind_shortcuts
 from serpent_tk.ui.sidebar import Sidebar
 from serpent_tk.ui.sidebar_menu import SidebarMenu
@@ -48,6 +47,9 @@ from serpent_tk.ui.status_bar import StatusBar
 from serpent_tk.ui.theme import Theme
 from serpent_tk.ui.thumbnails import Thumbnails
 from serpent_tk.ui.toasts import ToastStack
+
+if TYPE_CHECKING:
+    from serpent_tk.ui.settings_window import SettingsWindow
 
 log = logging.getLogger(__name__)
 
@@ -335,6 +337,8 @@ class MainWindow:
 
     # settings, zoom, toasts --------------------------------------------------------------
     def open_settings(self, page: str = "mcp") -> None:
+        from serpent_tk.ui.settings_window import SettingsWindow  # loaded when first needed
+
         window = self.settings_window
         if window is None or not window.winfo_exists():
             s = self.services

@@ -15,12 +15,13 @@ import tkinter as tk
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
-
-from PIL import Image, ImageOps, ImageTk
+from typing import TYPE_CHECKING, Any
 
 from serpent_tk.ui.bus import UiBus
 from serpent_tk.ui.events import RunOnTk
+
+if TYPE_CHECKING:
+    from PIL import Image, ImageTk
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,8 @@ def bucket(pixels: int) -> int:
 
 def decode(path: str, pixels: int) -> Image.Image:
     """Runs on a decoder thread: the file at `path`, fitted into a `pixels` square."""
+    from PIL import Image, ImageOps  # loaded off the Tk thread, after the window is up
+
     with Image.open(path) as image:
         image.draft("RGB", (pixels, pixels))
         image = ImageOps.exif_transpose(image)
@@ -166,6 +169,8 @@ class Thumbnails:
         if generation != self._generation:
             return
         self._in_flight.discard(entry)
+        from PIL import ImageTk
+
         try:
             photo = ImageTk.PhotoImage(image, master=self.root)
         except tk.TclError:          # the window is closing
