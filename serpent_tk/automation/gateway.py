@@ -220,6 +220,8 @@ class Gateway:
             self._check_caller(call.caller)
             spec = self._lookup(call.name, call.caller)
             call.command = spec.name
+            if spec.scope == "library":  # a call that names a library is answered with it,
+                call.library_id = _named_library(raw_args)  # even when validation fails
             checked = self._validate(spec, raw_args)
             call.library_id = checked.library_id  # targeted: errors name it from here on
             missing = policy.missing_capabilities(call.caller, spec.capabilities)
@@ -467,3 +469,9 @@ def _public_report(report: dict[str, Any]) -> dict[str, Any]:
         public["targetsTruncated"] = True
     public.setdefault("irreversible", True)
     return public
+
+
+def _named_library(raw_args: Any) -> str | None:
+    """The `libraryId` a call names, if it is a plausible id (for error answers only)."""
+    named = raw_args.get(LIBRARY_ID) if isinstance(raw_args, dict) else None
+    return named if isinstance(named, str) and 0 < len(named) <= 64 else None
