@@ -71,6 +71,9 @@ def test_folders_and_copies(gateway: Gateway, library: str, tmp_path: Path) -> N
     refs = ok(gateway, "folder.create", {"libraryId": library, "name": "Refs"}, CLAUDE)
     skies = ok(gateway, "folder.create", {"libraryId": library, "name": "Skies"}, CLAUDE)
     empty = ok(gateway, "folder.create", {"libraryId": library, "name": "Empty"}, CLAUDE)
+    again = call(gateway, "folder.create", {"libraryId": library, "name": "refs"}, CLAUDE)
+    assert code(again) == "ALREADY_EXISTS"
+    assert again["error"]["folderId"] == refs["id"]  # the agent can use the folder that is there
     renamed = ok(gateway, "folder.rename", {"libraryId": library, "folderId": skies["id"],
                                             "name": "Sky", "expectedVersion": 1}, CLAUDE)
     assert renamed["version"] == 2
