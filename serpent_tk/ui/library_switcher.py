@@ -17,7 +17,7 @@ from serpent_tk.ui.theme import Theme
 
 class LibrarySwitcher(ttk.Menubutton):
     def __init__(self, master: tk.Misc, theme: Theme, session: LibrarySession) -> None:
-        super().__init__(master, text="Opening…", width=22)
+        super().__init__(master, text="Opening…", width=18)
         self.theme = theme
         self.session = session
         self.menu = tk.Menu(self, tearoff=False, postcommand=self._refresh_menu)

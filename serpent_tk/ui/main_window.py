@@ -126,12 +126,30 @@ class MainWindow:
 
     # construction ------------------------------------------------------------------------
     def _build_toolbar(self) -> None:
+        """[Library ▾] [Search…] [Sort ▾] [Import] [↶][↷] [zoom] [⚙]. Everything but the
+        search box keeps its size; the search box takes what is left (packed last)."""
         px, bar = self.theme.px, self.toolbar
         self.switcher = LibrarySwitcher(bar, self.theme, self.session)
         self.switcher.on_error = lambda text: self.toast(text, "warning")
         self.switcher.pack(side="left")
-        self.search = SearchBar(bar, self.theme, self.browser.set_text)
-        self.search.pack(side="left", fill="x", expand=True, padx=(px(12), px(12)))
+        self.settings_button = ttk.Button(bar, text="⚙", width=3,
+                                          command=lambda: self.open_settings("mcp"))
+        self.settings_button.pack(side="right")
+        self.zoom = ttk.Scale(bar, from_=0, to=len(ZOOM_STEPS) - 1, length=px(80),
+                              command=lambda v: self._zoom_to(round(float(v))))
+        self.zoom.set(self._zoom_index(self.services.settings.ui.thumbnail_size))
+        self.zoom.pack(side="right", padx=(px(10), px(10)))
+        self.redo_button = ttk.Button(bar, text="↷", width=3, command=self.actions.redo)
+        self.redo_button.pack(side="right", padx=(px(2), 0))
+        self.undo_button = ttk.Button(bar, text="↶", width=3, command=self.actions.undo)
+        self.undo_button.pack(side="right", padx=(px(8), 0))
+        self.import_button = ttk.Menubutton(bar, text="Import", style="Accent.TButton")
+        menu = tk.Menu(self.import_button, tearoff=False)
+        menu.add_command(label="Files…", command=self.ask_import)
+        menu.add_command(label="A folder…", command=lambda: self.importer.ask_folder(
+            self.session.library_id, self._folder_target()))
+        self.import_button["menu"] = menu
+        self.import_button.pack(side="right", padx=(px(8), 0))
         self.sort = ttk.Combobox(bar, state="readonly", width=14, values=[
             "Newest first", "Oldest first", "Name A–Z", "Name Z–A", "Best rated", "Largest",
             "Recently changed"])
@@ -140,25 +158,9 @@ class MainWindow:
         self.sort.current(0)
         self.sort.bind("<<ComboboxSelected>>", lambda e: self.browser.set_sort(
             self._sorts[self.sort.current()]))
-        self.sort.pack(side="left")
-        self.import_button = ttk.Menubutton(bar, text="Import", style="Accent.TButton")
-        menu = tk.Menu(self.import_button, tearoff=False)
-        menu.add_command(label="Files…", command=self.ask_import)
-        menu.add_command(label="A folder…", command=lambda: self.importer.ask_folder(
-            self.session.library_id, self._folder_target()))
-        self.import_button["menu"] = menu
-        self.import_button.pack(side="left", padx=(px(8), 0))
-        self.undo_button = ttk.Button(bar, text="↶", width=3, command=self.actions.undo)
-        self.undo_button.pack(side="left", padx=(px(8), 0))
-        self.redo_button = ttk.Button(bar, text="↷", width=3, command=self.actions.redo)
-        self.redo_button.pack(side="left", padx=(px(2), 0))
-        self.settings_button = ttk.Button(bar, text="⚙", width=3,
-                                          command=lambda: self.open_settings("mcp"))
-        self.settings_button.pack(side="right")
-        self.zoom = ttk.Scale(bar, from_=0, to=len(ZOOM_STEPS) - 1, length=px(90),
-                              command=lambda v: self._zoom_to(round(float(v))))
-        self.zoom.set(self._zoom_index(self.services.settings.ui.thumbnail_size))
-        self.zoom.pack(side="right", padx=(0, px(10)))
+        self.sort.pack(side="right")
+        self.search = SearchBar(bar, self.theme, self.browser.set_text)
+        self.search.pack(side="left", fill="x", expand=True, padx=(px(12), px(12)))
 
     def _connect(self) -> None:
         bus, root = self.services.bus, self.root
@@ -377,8 +379,8 @@ class MainWindow:
     def _restore_geometry(self) -> None:
         ui = self.services.settings.ui
         scaled, root = self.theme.scaled, self.root
-        root.minsize(min(scaled(760), root.winfo_screenwidth()),
-                     min(scaled(480), root.winfo_screenheight()))
+        root.minsize(min(scaled(940), root.winfo_screenwidth()),
+                     min(scaled(540), root.winfo_screenheight()))
         width = min(scaled(1280), int(root.winfo_screenwidth() * 0.92))
         height = min(scaled(820), int(root.winfo_screenheight() * 0.88))
         root.geometry(ui.window_geometry or f"{width}x{height}")

@@ -18,7 +18,7 @@ class SearchBar(ttk.Frame):
         self.theme = theme
         self.on_search = on_search
         self.var = tk.StringVar()
-        self.entry = ttk.Entry(self, textvariable=self.var)
+        self.entry = ttk.Entry(self, textvariable=self.var, width=12)
         self.entry.pack(side="left", fill="x", expand=True)
         self.clear_button = ttk.Button(self, text="✕", width=2, command=self.clear)
         self._timer: str | None = None

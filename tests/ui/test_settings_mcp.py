@@ -106,7 +106,8 @@ def test_full_access_needs_the_red_confirmation_and_revoke_removes(app: App) -> 
     page.keys.dialog.confirm()
     app.pump(lambda: app.credentials.get("Claude Desktop").mode == "full-access",  # type: ignore[union-attr]
              "full access stored")
-    app.pump(lambda: page.keys.tree.set("Claude Desktop", "mode") == "Full Access", "the mode column")
+    app.pump(lambda: page.keys.tree.set("Claude Desktop", "mode") == "Full Access",
+             "the mode column")
 
     page.keys.set_mode("Claude Desktop", "read-only")     # lowering powers needs no warning
     app.pump(lambda: app.credentials.get("Claude Desktop").mode == "read-only",  # type: ignore[union-attr]
@@ -157,7 +158,8 @@ def test_copied_config_is_exactly_what_the_cli_prints(app: App) -> None:
         page.connect.credential_var.set("Shared")
         app.root.clipboard_clear()
         page.connect.copy_button.invoke()
-        app.pump(lambda: "Copied" in page.connect.connect_result.cget("text"), f"{client_id} copied")
+        app.pump(lambda: "Copied" in page.connect.connect_result.cget("text"),
+                 f"{client_id} copied")
         copied[client_id] = app.root.clipboard_get()
         page.connect.connect_result.configure(text="")
     for client_id, process in printing.items():

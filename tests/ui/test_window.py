@@ -220,3 +220,18 @@ def test_delete_in_the_trash_asks_in_red_then_deletes_for_good(app: App, tmp_pat
              "the toast")
     found = app.gateway_call("asset.get", {"libraryId": library_id, "assetIds": [key]})
     assert found["notFound"] == [key]
+
+
+def test_the_smallest_window_still_shows_everything(app: App, tmp_path: Path) -> None:
+    app.open_default()
+    app.import_images(make_images(tmp_path / "refs", 5))
+    width, height = (int(v) for v in app.root.minsize())
+    app.root.geometry(f"{width}x{height}")
+    app.window.grid.select_keys([app.window.grid.source.cell(0).key])  # type: ignore[union-attr]
+    app.pump(lambda: app.window.inspector.asset is not None, "the inspector")
+    app.settle(0.3)
+    toolbar = app.window.toolbar
+    app.screenshot("main-window-smallest")
+    squeezed = [(str(w), w.winfo_width(), w.winfo_reqwidth()) for w in toolbar.winfo_children()
+                if w is not app.window.search and w.winfo_width() < w.winfo_reqwidth() - 2]
+    assert not squeezed, squeezed
