@@ -114,7 +114,7 @@ def system_prefers_dark() -> bool:
             return True
         result = subprocess.run(
             ["gsettings", "get", "org.gnome.desktop.interface", "color-scheme"],
-            capture_output=True, text=True, timeout=1)
+            capture_output=True, text=True, timeout=0.5)
         return "dark" in result.stdout.lower()
     except Exception:
         return False

@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 SIZE_BUCKETS = (128, 192, 256, 384, 512, 768, 1024, 1568)
 RETRY_AFTER_S = 3.0          # a thumbnail still being made: ask again after this
+PIXEL_BUDGET = 24_000_000    # decoded pictures kept (about 100 MB of Tk photo memory)
 UNSUPPORTED_CODES = {"UNSUPPORTED_FORMAT", "NOT_FOUND"}
 
 
@@ -69,6 +70,7 @@ class Thumbnails:
         self.max_in_flight = max_in_flight
         self.max_images = max_images
         self._images: OrderedDict[tuple[str, int], ImageTk.PhotoImage] = OrderedDict()
+        self._pixels = 0
         self._wanted: list[tuple[str, int]] = []
         self._in_flight: set[tuple[str, int]] = set()
         self._failed: dict[tuple[str, int], float] = {}
@@ -81,6 +83,7 @@ class Thumbnails:
         self.library_id = library_id
         self._generation += 1
         self._images.clear()
+        self._pixels = 0
         self._wanted.clear()
         self._in_flight.clear()
         self._failed.clear()
@@ -92,7 +95,8 @@ class Thumbnails:
 
     def forget(self, keys: Sequence[str]) -> None:
         for entry in [e for e in self._images if e[0] in keys]:
-            del self._images[entry]
+            photo = self._images.pop(entry)
+            self._pixels -= photo.width() * photo.height()
 
     # ThumbnailSource ---------------------------------------------------------------------
     def image(self, key: str, pixels: int) -> tk.PhotoImage | None:
@@ -176,8 +180,11 @@ class Thumbnails:
         except tk.TclError:          # the window is closing
             return
         self._images[entry] = photo
-        while len(self._images) > self.max_images:
-            self._images.popitem(last=False)
+        self._pixels += photo.width() * photo.height()
+        while len(self._images) > 1 and (len(self._images) > self.max_images
+                                         or self._pixels > PIXEL_BUDGET):
+            _, oldest = self._images.popitem(last=False)
+            self._pixels -= oldest.width() * oldest.height()
         for deliver in self._waiters.pop(entry, ()):
             deliver(photo)  # type: ignore[arg-type]
         self.on_ready(entry[0])
