@@ -26,7 +26,7 @@ from library.errors import (
     PATH_NOT_FOUND,
     LibraryError,
 )
-from library.worker import assetrows, recovery, schema
+from library.worker import assetrows, recovery, schema, textindex
 from library.worker.database import connect, translate, translate_os
 from library.worker.filestore import fsync_directory
 from library.worker.identity import new_library_id, utc_now
@@ -151,6 +151,7 @@ def _open_locked(layout: Layout, lock: LibraryLock) -> OpenLibrary:
         if state is None:
             raise LibraryError(PATH_INVALID, "This folder is not a Serpent library.",
                                field="path", reason="not-a-library")
+        textindex.ensure(writer)
         report = recovery.recover(writer, layout, full=not state["clean_shutdown"])
         writer.execute("UPDATE library_state SET clean_shutdown = 0")
         sequence = writer.execute("SELECT change_sequence FROM library_state").fetchone()[0]

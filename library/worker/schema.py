@@ -4,17 +4,20 @@ Runs in the worker process. Each migration belongs to a schema *major* version; 
 that recorded a migration of a newer major version than this build knows is refused (it was
 written by a newer Serpent). Newer minor migrations of the same major are additive, so an
 older build still opens the library. Before migrating an existing database, a backup copy
-is written beside it. To add a migration: append a `Migration` to `MIGRATIONS`.
+is written beside it. To add a migration: append a `Migration` to `MIGRATIONS` (SQL, and/or
+`run` for a step that depends on what this SQLite can do).
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from library.errors import UNSUPPORTED_FORMAT, LibraryError
+from library.worker import textindex
 
 SCHEMA_MAJOR = 1
 
@@ -25,6 +28,7 @@ class Migration:
     major: int
     name: str
     sql: str
+    run: Callable[[sqlite3.Connection], None] | None = None  # after `sql`, same transaction
 
 
 _INITIAL = """
@@ -242,6 +246,9 @@ MIGRATIONS: list[Migration] = [
     Migration(1, 1, "initial library schema", _INITIAL),
     Migration(2, 1, "background tasks and asset analysis", _TASKS_AND_ANALYSIS),
     Migration(3, 1, "linked folders", _LINKED_FOLDERS),
+    # FTS5 trigram index over assets.search_text (`textindex`); on a SQLite without trigram
+    # support nothing is created here and `textindex.ensure` builds it on a later open.
+    Migration(4, 1, "asset text index", "", run=textindex.install),
 ]
 LATEST = MIGRATIONS[-1].number
 
@@ -285,6 +292,8 @@ def check_and_migrate(conn: sqlite3.Connection, database: Path, *, fresh: bool) 
                          "applied_at TEXT NOT NULL)")
             for statement in _statements(migration.sql):
                 conn.execute(statement)
+            if migration.run is not None:
+                migration.run(conn)
             conn.execute("INSERT INTO schema_migrations VALUES (?, ?, ?, ?)",
                          (migration.number, migration.major, migration.name, _now()))
             conn.execute("COMMIT")

@@ -6,6 +6,7 @@ sort ends with the asset id as tie-breaker, so pages never repeat or skip an ass
 `offset` jumps to a position instead. `total` counts every match in the same snapshot: the
 unfiltered total comes from the trigger-kept `asset_counts`, a filtered one is counted once
 per filter and change sequence (`CountCache`), so paging through a grid counts only once.
+Free text is matched through the trigram index where it can (`textindex`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 from library.errors import INVALID_ARGUMENT, NOT_FOUND, LibraryError
 from library.schemas import AssetGetIn, AssetGetOut, AssetSearchIn
-from library.worker import assetrows, rules
+from library.worker import assetrows, rules, textindex
 from library.worker.assetrows import SUMMARY_COLUMNS, marks
 from library.worker.commands import command
 from library.worker.context import ReadContext
@@ -94,6 +95,14 @@ def search_page(conn: sqlite3.Connection, args: AssetSearchIn,
     if condition is not None:
         where.append(condition.sql)
         params += condition.params
+    only_text = len(where) == 1
+    count_where, count_params = list(where), list(params)
+    text = textindex.match(conn, args.text) if args.text else None
+    if text is not None:
+        where += text.where
+        params += text.params
+        count_where += text.count_where
+        count_params += text.count_params
     expression, direction = SORTS[args.sort]
     key = _filter_key(args) + (condition.key if condition is not None else "")
     page_where, page_params = list(where), list(params)
@@ -108,19 +117,24 @@ def search_page(conn: sqlite3.Connection, args: AssetSearchIn,
     rows = conn.execute(sql, (*page_params, args.limit + 1, args.offset or 0)).fetchall()
     more = len(rows) > args.limit
     rows = rows[:args.limit]
-    total = _total(conn, where, params)
+    total = _total(conn, count_where, count_params, text if only_text else None)
     next_cursor = _make_cursor(rows[-1]["sort_value"], rows[-1]["id"], key) if more else None
     return {"items": assetrows.summaries(conn, rows), "total": total,
             "nextCursor": next_cursor, "truncated": False}
 
 
-def _total(conn: sqlite3.Connection, where: list[str], params: list) -> int:
+def _total(conn: sqlite3.Connection, where: list[str], params: list,
+           text: textindex.TextMatch | None) -> int:
     if len(where) == 1:  # only the trash flag: kept by triggers
         return conn.execute("SELECT n FROM asset_counts WHERE trashed = ?",
                             params).fetchone()[0]
     sequence = conn.execute("SELECT change_sequence FROM library_state").fetchone()[0]
     key = (sequence, tuple(where), tuple(params))
     total = _COUNTS.get(key)
+    if total is None and text is not None:  # only the trash flag and the free text
+        total = text.total(conn, params[0])
+        if total is not None:
+            _COUNTS.put(key, total)
     if total is None:
         total = conn.execute(f"SELECT count(*) FROM assets a WHERE {' AND '.join(where)}",
                              params).fetchone()[0]
@@ -129,13 +143,9 @@ def _total(conn: sqlite3.Connection, where: list[str], params: list) -> int:
 
 
 def _filters(conn: sqlite3.Connection, args: AssetSearchIn) -> tuple[list[str] | None, list]:
+    """The conditions of every filter but the free text (`textindex.match`)."""
     where: list[str] = ["a.trashed = ?"]
     params: list[Any] = [1 if args.trashed else 0]
-    if args.text:
-        for word in args.text.casefold().split():
-            escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            where.append("a.search_text LIKE ? ESCAPE '\\'")
-            params.append(f"%{escaped}%")
     for tag in dict.fromkeys(args.tags):
         row = conn.execute("SELECT id FROM tags WHERE name = ?", (tag,)).fetchone()
         if row is None:
