@@ -3,7 +3,9 @@
 Runs in the worker process. Imports nothing from `serpent_tk`, so `multiprocessing`'s spawn
 (and a frozen build's `freeze_support()`) can start it directly. The first message on the
 pipe is `Hello` after recovery, or `StartupFailed` naming why the library cannot be served.
-An unexpected crash in our own code exits with `protocol.CRASH_EXIT_CODE`.
+An unexpected crash in our own code exits with `protocol.CRASH_EXIT_CODE`. A worker ignores
+SIGINT: Ctrl-C in a terminal reaches the whole process group, and the main process closes its
+workers in order (a worker killed by it would be restarted during the shutdown).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import sys
 import threading
 import traceback
@@ -82,6 +85,7 @@ class PipeLogHandler(logging.Handler):
 def worker_main(conn: Connection, opening: dict[str, Any]) -> None:
     """Spawn target. `opening` is {"action": "open", "path"}, {"action": "create",
     "parent", "name"} or {"action": "import", "archive", "parent"}."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
     # Reads answer quickly even while another thread computes (thumbnails, analysis): the
     # GIL is handed over after 1 ms instead of Python's default 5 ms.
     sys.setswitchinterval(0.001)

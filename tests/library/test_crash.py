@@ -107,6 +107,20 @@ def test_calls_made_while_the_worker_restarts_wait_for_it(host, library_id, even
     assert all(r == {"changeSequence": 0} for r in results)
 
 
+def test_a_worker_ignores_ctrl_c_and_keeps_serving(host, library, events):
+    """Ctrl-C in a terminal reaches the whole process group: the workers must not die of it
+    (the main process closes them in order)."""
+    library_id = library["libraryId"]
+    pid = host.worker_pid(library_id)
+    os.kill(pid, signal.SIGINT)
+    # a write runs on the worker's main thread, the one a SIGINT would interrupt
+    assert call(host, library_id, "library.rename", {"name": "After Ctrl-C"})["name"] \
+        == "After Ctrl-C"
+    assert call(host, library_id, "library.info")["name"] == "After Ctrl-C"
+    assert host.worker_pid(library_id) == pid
+    assert not events.of(WorkerRestarted) and not events.of(LibraryClosed)
+
+
 @pytest.mark.timeout(TRIAL_TIMEOUT)
 def test_random_kills_during_imports(host, library, events, tmp_path):
     library_id, root = library["libraryId"], Path(library["path"])
