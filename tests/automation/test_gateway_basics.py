@@ -150,7 +150,8 @@ def test_version_conflict_carries_the_current_version(gateway: Gateway, library:
                                             "rating": 1, "expectedVersion": version}, CLAUDE)
     assert answer["status"] == "error"
     assert answer["error"] == {"code": "VERSION_CONFLICT", "message": answer["error"]["message"],
-                               "currentVersion": version + 1, "libraryId": library}
+                               "currentVersion": version + 1, "libraryId": library,
+                               "assetId": asset}
 
 
 def test_an_idempotency_key_makes_a_retry_harmless(gateway: Gateway, library: str,
