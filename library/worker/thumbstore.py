@@ -22,7 +22,7 @@ import secrets
 import shutil
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,9 +188,17 @@ class ThumbStore:
 
     def remove(self, sha256: str) -> None:
         """Forget every thumbnail (and failure) of this content."""
-        for name in self.listing(sha256[:2]):
-            if name.startswith(sha256):
-                (self._folder(sha256) / name).unlink(missing_ok=True)
+        self.remove_many([sha256])
+
+    def remove_many(self, hashes: Iterable[str]) -> None:
+        """Forget every thumbnail (and failure) of these contents (one listing per folder)."""
+        by_folder: dict[str, list[str]] = {}
+        for sha256 in hashes:
+            by_folder.setdefault(sha256[:2], []).append(sha256)
+        for prefix, wanted in by_folder.items():
+            for name in self.listing(prefix):
+                if name.split("_", 1)[0].split(".", 1)[0] in wanted:
+                    (self.root / prefix / name).unlink(missing_ok=True)
 
     @contextmanager
     def _lock(self, key: str) -> Iterator[None]:

@@ -98,3 +98,25 @@ def test_reimporting_a_permanently_deleted_file_imports_it_again(host, library_i
     call(host, library_id, "asset.delete-permanently", {"assetIds": assets[:1]})
     result = call(host, library_id, "file.import", {"sourcePaths": [str(sources)]})
     assert (result["imported"], result["duplicates"]) == (1, 3)
+
+
+def thumbnail_owners(root: Path) -> set[str]:
+    """Content hashes that have a thumbnail (or a failure marker) in `thumbs/`."""
+    return {p.name.split("_", 1)[0].split(".", 1)[0]
+            for p in (root / "thumbs").rglob("*") if p.is_file() and ".tmp" not in p.parts}
+
+
+def test_permanent_deletes_remove_the_thumbnails_too(host, library, assets):
+    library_id, root = library["libraryId"], Path(library["path"])
+    hashes = {a["id"]: a["sha256"] for a in call(host, library_id, "asset.get",
+                                                 {"assetIds": assets})["items"]}
+    for asset_id in assets:
+        for size in (64, 256):
+            call(host, library_id, "asset.thumbnail", {"assetId": asset_id, "size": size})
+    assert thumbnail_owners(root) == set(hashes.values())
+    call(host, library_id, "asset.delete-permanently", {"assetIds": assets[:1]})
+    assert thumbnail_owners(root) == {hashes[a] for a in assets[1:]}
+    call(host, library_id, "asset.trash", {"assetIds": assets[1:3]})
+    assert thumbnail_owners(root) == {hashes[a] for a in assets[1:]}  # the trash shows them
+    call(host, library_id, "trash.empty")
+    assert thumbnail_owners(root) == {hashes[assets[3]]}

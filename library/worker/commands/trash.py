@@ -4,13 +4,15 @@ permanent `asset.delete-permanently` and `trash.empty` with their read-only plan
 Runs in the worker process. A plan (risk report) lists the targets with ids, names,
 versions and sizes and a `stateToken` over all of them; execution recomputes it inside its
 transaction and refuses with STALE_PLAN if anything moved on. Permanent deletes remove the
-rows in the transaction and the files after the commit (a crash in between leaves only
-orphan files, which recovery moves to `.orphans/`). They are not undoable and leave the
-history journal alone (steps about the deleted assets then refuse with HISTORY_CONFLICT).
+rows in the transaction and the files and thumbnails after the commit (a crash in between
+leaves only orphan files, which recovery moves to `.orphans/`, and stale thumbnails, which
+`library.refresh` removes). They are not undoable and leave the history journal alone
+(steps about the deleted assets then refuse with HISTORY_CONFLICT).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import sqlite3
 from typing import Any
@@ -33,6 +35,7 @@ from library.worker.assetrows import chunks, marks
 from library.worker.commands import command
 from library.worker.commands.asset_edit import batch_result
 from library.worker.commands.asset_search import search_page
+from library.worker.commands.thumbnails import store_for
 from library.worker.context import ReadContext
 from library.worker.filestore import FileStore
 from library.worker.transaction import WriteTx
@@ -147,10 +150,12 @@ def _delete(tx: WriteTx, rows: list[sqlite3.Row]) -> DeleteOut:
 
     def remove_files() -> None:
         for sha256, ext in files:
-            try:
+            with contextlib.suppress(OSError):  # left behind: recovery reports an orphan
                 store.remove(sha256, ext)
-            except OSError:
-                pass  # left behind: recovery reports it as an orphan
+        unused = [sha256 for sha256, _ext in files if not conn.execute(
+            "SELECT 1 FROM assets WHERE sha256 = ?", (sha256,)).fetchone()]
+        with contextlib.suppress(OSError):  # derived files: library.refresh removes the rest
+            store_for(tx.layout).remove_many(unused)
     tx.after_commit(remove_files)
     return DeleteOut(deleted=len(ids), freed_bytes=sum(r["size"] for r in rows))
 
