@@ -11,7 +11,9 @@ orientation is applied; an image with real transparency is stored as PNG, others
 Files appear atomically (written in `thumbs/.tmp/`, then `os.replace`), and one lock per
 thumbnail makes concurrent requests for the same one wait for a single generation.
 A file that cannot be decoded leaves a small `<sha256>.failed` marker (with the decoder
-versions), so it is not decoded again and again until Serpent's decoders change.
+versions), so it is not decoded again and again until Serpent's decoders change. A served
+thumbnail's mtime is its last use (refreshed at most every `TOUCH_AFTER`), which the size
+cap (`thumbcap`) evicts by.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ import os
 import secrets
 import shutil
 import threading
+import time
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +47,7 @@ _TRANSPOSE = {2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180,
               8: Image.Transpose.ROTATE_90}
 _ORIENTATION_TAG = 0x0112
 _MIMES = {"jpg": "image/jpeg", "png": "image/png"}
+TOUCH_AFTER = 600.0  # seconds: a served thumbnail's mtime is moved to "now" once this old
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,7 @@ class ThumbStore:
         self._locks: dict[str, tuple[threading.Lock, int]] = {}
         self._locks_guard = threading.Lock()
         self._decoders = imageformats.decoder_versions()
+        self.on_written: Callable[[int], None] | None = None  # bytes of each new file
         shutil.rmtree(self.tmp, ignore_errors=True)  # leftovers of a crash: never final names
         self.tmp.mkdir(parents=True, exist_ok=True)
 
@@ -105,6 +110,7 @@ class ThumbStore:
             except (OSError, UnidentifiedImageError, ValueError):
                 path.unlink(missing_ok=True)  # a torn file (power cut): make it again
                 continue
+            _mark_used(path)
             return Thumb(path, _MIMES[path.suffix[1:]], width, height)
         return None
 
@@ -168,10 +174,14 @@ class ThumbStore:
                 image.save(temporary, "PNG", compress_level=3)
             else:
                 image.save(temporary, "JPEG", quality=JPEG_QUALITY, optimize=True)
+            size = temporary.stat().st_size
             os.replace(temporary, final)
         except BaseException:
             temporary.unlink(missing_ok=True)
             raise
+        written = self.on_written
+        if written is not None:
+            written(size)
         return Thumb(final, _MIMES[ext], image.width, image.height)
 
     def _remember_failure(self, sha256: str, problem: NoThumbnail) -> None:
@@ -215,6 +225,16 @@ class ThumbStore:
                     del self._locks[key]
                 else:
                     self._locks[key] = (lock, users - 1)
+
+
+def _mark_used(path: Path) -> None:
+    """Record a use in the file's mtime (what the size cap evicts by), at most every
+    TOUCH_AFTER seconds per file."""
+    try:
+        if time.time() - path.stat().st_mtime > TOUCH_AFTER:
+            os.utime(path)
+    except OSError:
+        pass  # a read-only library: its thumbnails simply age
 
 
 # -- decoding ------------------------------------------------------------------------------

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import os
 import random
 import struct
+import time
 import zlib
 from concurrent.futures import wait
 from pathlib import Path
@@ -12,8 +14,9 @@ from pathlib import Path
 import pytest
 from PIL import Image, features
 
-from library.worker import imageformats
+from library.worker import imageformats, thumbcap
 from tests.library.factories import TIMEOUT, call, call_error, make_file, make_image
+from tests.library.pictures import wait_until
 
 
 def import_files(host, library_id, paths) -> list[str]:
@@ -239,3 +242,35 @@ def test_bad_input_missing_files_and_preview_status(host, library_id, library, s
     assert error.code == "NOT_FOUND" and error.details["reason"] == "file-missing"
     assert call(host, library_id, "asset.preview-status",
                 {"assetIds": [other]})["items"] == {other: "failed"}
+
+
+def test_thumbnails_beyond_the_size_cap_go_least_recently_used_first(host, library,
+                                                                      sources, monkeypatch):
+    """The worker keeps `thumbs/` under SERPENT_THUMBS_MAX_BYTES in the background: the
+    thumbnails used longest ago go, ones used within the last hour stay, and an evicted one
+    is simply made again."""
+    library_id, root = library["libraryId"], Path(library["path"])
+    paths = []
+    for n in range(10):
+        paths.append(sources / f"noisy {n}.png")
+        noisy((320, 240), n).save(paths[-1])
+    ids = import_files(host, library_id, paths)
+    files = [Path(thumb(host, library_id, asset_id)["path"]) for asset_id in ids]
+    host.close(library_id).result(TIMEOUT)
+    now = time.time()
+    for n, path in enumerate(files[:6]):  # used 6..1 days ago; the last four: just now
+        os.utime(path, (now - (6 - n) * 86400, now - (6 - n) * 86400))
+    sizes = [path.stat().st_size for path in files]
+    kept = sum(sizes[4:])
+    cap = int(kept / thumbcap.LOW_WATER) + 1  # room for all but the four oldest
+    assert sum(sizes[3:]) > cap * thumbcap.LOW_WATER
+    monkeypatch.setenv("SERPENT_THUMBS_MAX_BYTES", str(cap))
+
+    library_id = host.open(root).result(TIMEOUT)["libraryId"]
+    wait_until(lambda: not any(path.exists() for path in files[:4]), "the sweep")
+    assert all(path.exists() for path in files[4:])
+    assert sum(p.stat().st_size for p in (root / "thumbs").rglob("*") if p.is_file()) <= cap
+    served = Path(thumb(host, library_id, ids[4])["path"])  # a use moves it to the front
+    assert served == files[4] and served.stat().st_mtime >= now
+    again = Path(thumb(host, library_id, ids[0])["path"])
+    assert again == files[0] and again.is_file()

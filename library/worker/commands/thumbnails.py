@@ -8,7 +8,8 @@ A file with no picture to show (a PDF, a font, a damaged or gigantic image) answ
 UNSUPPORTED_FORMAT with `reason` not-an-image / damaged / too-large, never a made-up image:
 the window draws its own type badge, and an agent learns plainly that there is nothing to
 see. A record whose file is gone from the library answers NOT_FOUND with reason
-file-missing. Trashed assets still have thumbnails (the trash view shows them).
+file-missing. Trashed assets still have thumbnails (the trash view shows them). `thumbs/`
+stays under a size cap, least recently used first (`thumbcap`, in the background).
 
 `asset.preview-status` (a plain read) answers per asset: `ready` (a thumbnail exists),
 `pending` (not made yet: asset.thumbnail makes it on request), `failed` (the file is
@@ -18,7 +19,9 @@ missing, or decoding it failed), `unsupported` (no decoder for this kind of file
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from library.errors import NOT_FOUND, UNSUPPORTED_FORMAT, LibraryError
 from library.schemas import (
@@ -27,9 +30,9 @@ from library.schemas import (
     AssetThumbnailIn,
     AssetThumbnailOut,
 )
-from library.worker import imageformats
+from library.worker import imageformats, thumbcap
 from library.worker.assetrows import chunks, marks
-from library.worker.commands import command
+from library.worker.commands import background, command
 from library.worker.context import ReadContext
 from library.worker.layout import Layout
 from library.worker.thumbstore import NoThumbnail, ThumbStore
@@ -45,6 +48,15 @@ def store_for(layout: Layout) -> ThumbStore:
         if store is None:
             store = _stores[layout.root] = ThumbStore(layout)
         return store
+
+
+@background
+def keep_thumbnails_capped(services: Any, stopping: threading.Event) -> Callable[[], None]:
+    """Evicts least recently used thumbnails beyond the size cap (`thumbcap`), on its own
+    thread for as long as the worker serves."""
+    cap = thumbcap.ThumbCap(store_for(services.layout), thumbcap.max_bytes())
+    cap.start()
+    return cap.stop
 
 
 @command("asset.thumbnail", AssetThumbnailIn, mode="derive")
