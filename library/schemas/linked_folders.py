@@ -7,10 +7,11 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from library.schemas.common import AssetKind, FolderId, Model
+from library.schemas.common import AssetKind, FolderId, Model, Page
 
 __all__ = [
-    "LinkedFolderId", "LinkedFolderRules", "LinkedFolder", "LinkedFolderCreateIn",
+    "LinkedFolderId", "LinkedFolderRules", "LinkedFolder", "LinkedFolderListOut",
+    "LinkedFolderCreateIn",
     "LinkedFolderReconnectIn", "LinkedFolderUnlinkIn", "LinkedFolderUpdateRulesIn",
     "LinkedFolderRefreshIn", "LinkedFolderRefreshOut",
 ]
@@ -43,6 +44,10 @@ class LinkedFolder(Model):
     asset_count: int
     version: int
     last_refreshed_at: datetime | None = None
+
+
+class LinkedFolderListOut(Page):
+    items: list[LinkedFolder]
 
 
 class LinkedFolderCreateIn(Model):

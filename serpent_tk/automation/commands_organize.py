@@ -27,6 +27,7 @@ from library.schemas import (
     FolderRenameIn,
     LinkedFolder,
     LinkedFolderCreateIn,
+    LinkedFolderListOut,
     LinkedFolderReconnectIn,
     LinkedFolderRefreshIn,
     LinkedFolderRefreshOut,
@@ -81,6 +82,13 @@ FOLDERS: list[CommandSpec] = [
 ]
 
 LINKED_FOLDERS: list[CommandSpec] = [
+    command(
+        "linked-folder.list", Empty, LinkedFolderListOut, "read",
+        "List the library's linked folders (folders on disk kept in step with a library "
+        "folder): ids for the other linked-folder commands, paths, rules and status.",
+        "items with id, path, folderId, rules, status (connected or missing), assetCount, "
+        "version and lastRefreshedAt.",
+        {"libraryId": LIB}),
     command(
         "linked-folder.create", LinkedFolderCreateIn, LinkedFolder, "normal",
         "Link a folder on disk: its files (filtered by rules: include/exclude globs, kinds, "

@@ -56,3 +56,24 @@ def test_linked_folder_commands_through_the_gateway(gateway: Gateway, library: s
     assert code(missing) == "NOT_FOUND"
     assert sorted(p.name for p in moved.iterdir()) == ["pic-001.png", "pic-002.png",
                                                        "pic-003.png"]  # never touched
+
+
+def test_linked_folder_list_gives_agents_the_ids(gateway: Gateway, library: str,
+                                                 tmp_path: Path) -> None:
+    empty = ok(gateway, "linked-folder.list", {"libraryId": library}, READER)
+    assert empty["items"] == []
+    linked = []
+    for name in ("B refs", "A refs"):
+        folder = tmp_path / name
+        save_pictures(folder, [1])
+        linked.append(ok(gateway, "linked-folder.create", {
+            "libraryId": library, "path": str(folder), "rules": {"autoImport": False}},
+            CLAUDE))
+    listed = ok(gateway, "linked-folder.list", {"libraryId": library}, READER)["items"]
+    assert [item["id"] for item in listed] == [linked[1]["id"], linked[0]["id"]]  # by path
+    assert listed[1] == linked[0]  # the same record create returned
+    assert code(call(gateway, "linked-folder.list", {}, READER)) == "LIBRARY_REQUIRED"
+    ok(gateway, "linked-folder.unlink", {"libraryId": library,
+                                         "linkedFolderId": linked[0]["id"]}, CLAUDE)
+    listed = ok(gateway, "linked-folder.list", {"libraryId": library}, READER)["items"]
+    assert [item["id"] for item in listed] == [linked[1]["id"]]

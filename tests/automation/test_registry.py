@@ -33,9 +33,9 @@ CATALOGUE = {
     "asset.restore", "asset.delete-permanently", "trash.list", "trash.empty",
     # folders
     "folder.list", "folder.create", "folder.rename", "folder.move", "folder.delete-empty",
-    # linked folders
-    "linked-folder.create", "linked-folder.reconnect", "linked-folder.unlink",
-    "linked-folder.update-rules", "linked-folder.refresh",
+    # linked folders (`.list`: an additive extension of CONTRACTS.md's catalogue)
+    "linked-folder.list", "linked-folder.create", "linked-folder.reconnect",
+    "linked-folder.unlink", "linked-folder.update-rules", "linked-folder.refresh",
     # tags
     "tag.list", "tag.rename", "tag.delete", "tag.delete-batch", "tag.merge",
     "tag.cooccurrence",

@@ -1,13 +1,13 @@
-"""Linked folders: `linked-folder.create`, `.reconnect`, `.unlink`, `.update-rules`,
+"""Linked folders: `linked-folder.list`, `.create`, `.reconnect`, `.unlink`, `.update-rules`,
 `.refresh`; the sync job the folder watcher queues; starting the watcher.
 
 Runs in the worker process. A linked folder is a folder on disk whose files (filtered by its
 rules) are copied into the library like any import, into a library folder of its own, and
 kept in step: the watcher (`linkwatch`) queues a sync when files appear or change, and
-`refresh` syncs at once (see `linksync` for what a sync does). The commands that sync run on
-the writer thread as `task`s (cancellable, with progress); none of them is an undo step
-(the assets they import are ordinary assets: trash them to undo). Files on disk are never
-changed or deleted by Serpent.
+`refresh` syncs at once (see `linksync` for what a sync does). `list` runs on a reader
+thread; the commands that sync run on the writer thread as `task`s (cancellable, with
+progress); none of them is an undo step (the assets they import are ordinary assets: trash
+them to undo). Files on disk are never changed or deleted by Serpent.
 """
 
 from __future__ import annotations
@@ -27,8 +27,10 @@ from library.errors import (
     LibraryError,
 )
 from library.schemas import (
+    Empty,
     LinkedFolder,
     LinkedFolderCreateIn,
+    LinkedFolderListOut,
     LinkedFolderReconnectIn,
     LinkedFolderRefreshIn,
     LinkedFolderRefreshOut,
@@ -39,7 +41,7 @@ from library.schemas import (
 from library.worker import assetrows, linkwatch
 from library.worker.commands import background, command
 from library.worker.commands.analysis import queue_analysis
-from library.worker.context import TaskContext
+from library.worker.context import ReadContext, TaskContext
 from library.worker.identity import new_id, to_datetime
 from library.worker.layout import enclosing_library
 from library.worker.linkrules import wanted
@@ -74,6 +76,13 @@ def _row(conn: sqlite3.Connection, linked_id: str) -> sqlite3.Row:
 
 
 # -- the commands ------------------------------------------------------------------------------
+@command("linked-folder.list", Empty, mode="read")
+def list_linked(ctx: ReadContext, args: Empty) -> LinkedFolderListOut:
+    ids = [row[0] for row in ctx.conn.execute(
+        "SELECT id FROM linked_folders ORDER BY path, id")]
+    return LinkedFolderListOut(items=[linked_folder(ctx.conn, i) for i in ids])
+
+
 @command("linked-folder.create", LinkedFolderCreateIn, mode="task")
 def create(ctx: TaskContext, args: LinkedFolderCreateIn) -> LinkedFolder:
     conn = ctx.conn
