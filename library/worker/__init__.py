@@ -13,5 +13,7 @@ Map of the package:
   idempotency). `entitystate`: undoable state per entity kind (history).
 - `schema` (numbered migrations), `database` (connections, sqlite -> domain errors),
   `filestore` (content-addressed files through `.staging/`), `layout` (paths), `media`
-  (kinds, Pillow header probe), `assetrows` (asset reads/writes shared by commands).
+  (kinds, Pillow header probe), `assetrows` (asset reads/writes shared by commands),
+  `folderrows` (folder reads shared by commands), `textindex` (the FTS5 trigram index free
+  text is searched through), `thumbstore` + `thumbcap` (thumbnails and their size cap).
 """

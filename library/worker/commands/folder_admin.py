@@ -32,7 +32,7 @@ from library.schemas import (
 )
 from library.worker.assetrows import chunks, marks
 from library.worker.commands import command
-from library.worker.commands.folders import _FOLDER_ROWS, _folder
+from library.worker.folderrows import folder_by_id
 from library.worker.transaction import WriteTx
 
 MAX_LISTED_OFFENDERS = 100
@@ -60,7 +60,7 @@ def _check_sibling_names(conn: sqlite3.Connection, name: str, parent_id: str | N
 
 
 def _result(conn: sqlite3.Connection, folder_id: str) -> Folder:
-    return _folder(conn.execute(f"{_FOLDER_ROWS} WHERE f.id = ?", (folder_id,)).fetchone())
+    return folder_by_id(conn, folder_id)
 
 
 @command("folder.rename", FolderRenameIn, mode="write")

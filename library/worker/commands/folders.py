@@ -10,20 +10,9 @@ from library.errors import ALREADY_EXISTS, NOT_FOUND, LibraryError
 from library.schemas import Folder, FolderCreateIn, FolderListIn, FolderListOut
 from library.worker.commands import command
 from library.worker.context import ReadContext
+from library.worker.folderrows import FOLDER_ROWS, folder_by_id, folder_out
 from library.worker.identity import new_id
 from library.worker.transaction import WriteTx
-
-_FOLDER_ROWS = ("SELECT f.id, f.name, f.parent_id, f.version, "
-                "(SELECT count(*) FROM asset_folders af JOIN assets a ON a.id = af.asset_id "
-                "WHERE af.folder_id = f.id AND a.trashed = 0) AS asset_count, "
-                "(SELECT count(*) FROM folders c WHERE c.parent_id = f.id) AS child_count "
-                "FROM folders f")
-
-
-def _folder(row) -> Folder:
-    return Folder(id=row["id"], name=row["name"], parent_id=row["parent_id"],
-                  version=row["version"], asset_count=row["asset_count"],
-                  child_count=row["child_count"])
 
 
 @command("folder.create", FolderCreateIn, mode="write")
@@ -42,17 +31,17 @@ def create(tx: WriteTx, args: FolderCreateIn) -> Folder:
                  (folder_id, args.name, args.parent_id, tx.now))
     tx.created("folder", [folder_id])
     tx.summary = f"Created the folder {args.name}"
-    return _folder(conn.execute(f"{_FOLDER_ROWS} WHERE f.id = ?", (folder_id,)).fetchone())
+    return folder_by_id(conn, folder_id)
 
 
 @command("folder.list", FolderListIn, mode="read")
 def list_folders(ctx: ReadContext, args: FolderListIn) -> FolderListOut:
     if args.parent_id is None:
-        rows = ctx.conn.execute(f"{_FOLDER_ROWS} ORDER BY f.name COLLATE NOCASE, f.id")
+        rows = ctx.conn.execute(f"{FOLDER_ROWS} ORDER BY f.name COLLATE NOCASE, f.id")
     else:
         if not ctx.conn.execute("SELECT 1 FROM folders WHERE id = ?",
                                 (args.parent_id,)).fetchone():
             raise LibraryError(NOT_FOUND, "That folder does not exist.", field="parentId")
-        rows = ctx.conn.execute(f"{_FOLDER_ROWS} WHERE f.parent_id = ? "
+        rows = ctx.conn.execute(f"{FOLDER_ROWS} WHERE f.parent_id = ? "
                                 f"ORDER BY f.name COLLATE NOCASE, f.id", (args.parent_id,))
-    return FolderListOut(items=[_folder(r) for r in rows.fetchall()])
+    return FolderListOut(items=[folder_out(r) for r in rows.fetchall()])
