@@ -365,7 +365,8 @@ class LibraryHost:
         elif message.name == "task.progress":
             self._emit(TaskProgress(worker.library_id, message.request_id or 0,
                                     data.get("command", ""), data.get("done", 0),
-                                    data.get("total", 0), data.get("message", "")))
+                                    data.get("total", 0), data.get("message", ""),
+                                    data.get("taskId")))
         elif message.name == "library.vanished":
             worker.vanished = True
         elif message.name == "worker.log":

@@ -25,7 +25,9 @@ class LibraryChanged:
 
 @dataclass(frozen=True)
 class TaskProgress:
-    """A long command (an import) moved on: `done` of `total` items."""
+    """A long command (an import) or a background task (analysis) moved on: `done` of
+    `total` items. `request_id` is the call's (0 for a background task); `task_id` names the
+    task row (`task.get`) when the work is one: background tasks, refresh, export."""
 
     library_id: str
     request_id: int
@@ -33,6 +35,7 @@ class TaskProgress:
     done: int
     total: int
     message: str = ""
+    task_id: str | None = None
 
 
 @dataclass(frozen=True)

@@ -78,15 +78,19 @@ class TaskContext:
     def cancelled(self) -> bool:
         return self.scope.cancelled()
 
-    def progress(self, done: int, total: int, message: str = "", *, force: bool = False) -> None:
-        """Send a `task.progress` event, at most every 100 ms unless forced."""
+    def progress(self, done: int, total: int, message: str = "", *, force: bool = False,
+                 task_id: str | None = None) -> None:
+        """Send a `task.progress` event, at most every 100 ms unless forced (`task_id`: the
+        task row this command shows as, if any)."""
         now = time.monotonic()
         if not force and now - self._last_progress < 0.1:
             return
         self._last_progress = now
-        self.services.emit("task.progress", {"command": self.scope.command, "done": done,
-                                             "total": total, "message": message},
-                           self.scope.request_id)
+        data: dict[str, Any] = {"command": self.scope.command, "done": done, "total": total,
+                                "message": message}
+        if task_id is not None:
+            data["taskId"] = task_id
+        self.services.emit("task.progress", data, self.scope.request_id)
 
     def transaction(self, *, history_entry: int | None = None) -> Any:
         from library.worker.transaction import WriteTx

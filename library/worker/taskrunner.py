@@ -258,7 +258,7 @@ class Tracked:
     def progress(self, done: int, total: int | None, message: str = "") -> None:
         self.done, self.total, self.message = done, total, message
         self.board.progress(self.task_id, done, total, message)
-        self.ctx.progress(done, total or 0, message)
+        self.ctx.progress(done, total or 0, message, task_id=self.task_id)
 
 
 @contextlib.contextmanager

@@ -55,12 +55,16 @@ class ToolsChanged:
 
 @dataclass(frozen=True)
 class TaskProgress:
+    """A long command or a background task moved on. `request_id` is 0 for a background
+    task; `task_id` names the task (`task.get`) when the work is one."""
+
     library_id: str
     request_id: int
     command: str
     done: int
     total: int | None
     message: str = ""
+    task_id: str | None = None
 
 
 @dataclass(frozen=True)

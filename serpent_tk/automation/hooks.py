@@ -132,7 +132,7 @@ class Hooks:
             self._publish(TaskProgress(
                 library_id=event.library_id, request_id=event.request_id,
                 command=event.command, done=event.done, total=event.total,
-                message=event.message))
+                message=event.message, task_id=event.task_id))
         elif isinstance(event, HostLibraryClosed) and event.reason != "closed":
             # A close somebody asked for has its lifecycle event from `completed` already;
             # this one happened to the library: its folder vanished or its worker failed.

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from serpent_tk.automation.events import LibraryLifecycle, Toast
+from serpent_tk.automation.events import LibraryLifecycle, TaskProgress, Toast
 from serpent_tk.automation.gateway import Gateway
 from tests.automation.conftest import CLAUDE, FULL, READER, UI, Recorder, call, code, ok
 from tests.library.pictures import FINISHED, picture, save_pictures, wait_until
@@ -62,7 +62,8 @@ def test_export_and_import_exported_open_a_copy_beside_the_original(
     assert code(bad) == "UNSUPPORTED_FORMAT"
 
 
-def test_refresh_through_the_gateway(gateway: Gateway, library: str, tmp_path: Path) -> None:
+def test_refresh_through_the_gateway(gateway: Gateway, library: str, recorder: Recorder,
+                                     tmp_path: Path) -> None:
     import_paths(gateway, library, save_pictures(tmp_path / "src", [3]))
     answer = call(gateway, "library.refresh", {"libraryId": library}, CLAUDE)
     assert answer["status"] == "ok" and answer["libraryId"] == library
@@ -70,6 +71,9 @@ def test_refresh_through_the_gateway(gateway: Gateway, library: str, tmp_path: P
     assert result["checked"] == 1 and result["missingFiles"] == 0
     task = ok(gateway, "task.get", {"libraryId": library, "taskId": result["taskId"]})
     assert task["kind"] == "refresh" and task["status"] == "done"
+    progress = [e for e in recorder.of(TaskProgress) if e.command == "library.refresh"]
+    assert progress and all(e.task_id == result["taskId"] and e.request_id > 0
+                            for e in progress)  # the call's, and the task it shows as
     assert code(call(gateway, "library.refresh", {"libraryId": library}, READER)) == \
         "PERMISSION_DENIED"
 
@@ -116,6 +120,7 @@ def test_delete_from_disk_only_through_a_valid_challenge(
 
 
 def test_imports_are_analysed_and_near_duplicates_found(gateway: Gateway, library: str,
+                                                        recorder: Recorder,
                                                         tmp_path: Path) -> None:
     source = tmp_path / "src"
     paths = save_pictures(source, [7, 8])
@@ -126,6 +131,10 @@ def test_imports_are_analysed_and_near_duplicates_found(gateway: Gateway, librar
     assert queued[0]["kind"] == "analysis" and queued[0]["total"] == 3
     task = finished(gateway, library, queued[0]["id"])
     assert task["status"] == "done" and task["result"] == {"analysed": 3}
+    progress = recorder.wait_for(TaskProgress, lambda e: e.command == "analysis.run")
+    assert progress.task_id == queued[0]["id"]  # a background task: named by its task id
+    assert progress.request_id == 0 and progress.library_id == library
+
 
     found = ok(gateway, "asset.find-duplicates", {"libraryId": library}, READER)
     assert [sorted(g["assetIds"]) for g in found["items"]] == [sorted([ids[0], ids[2]])]

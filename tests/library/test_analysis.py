@@ -78,7 +78,9 @@ def test_analysis_finds_resized_copies_and_says_what_is_not_analysed(host, libra
     changed = [e for e in events.of(LibraryChanged) if "analysis" in e.kinds]
     assert changed and changed[-1].command == "analysis.run" and "task" in changed[-1].kinds
     assert {by_name["a"], by_name["b"]} <= {i for e in changed for i in e.entity_ids}
-    assert any(e.command == "analysis.run" and e.total == 5 for e in events.of(TaskProgress))
+    progress = [e for e in events.of(TaskProgress) if e.command == "analysis.run"]
+    assert any(e.total == 5 for e in progress)
+    assert {(e.task_id, e.request_id) for e in progress} == {(queued["id"], 0)}
 
     again = call(host, library_id, "analysis.run")["task"]
     assert again["status"] == "done" and again["total"] == 0  # nothing left to analyse
