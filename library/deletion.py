@@ -4,15 +4,20 @@ Imported by both processes. In the worker, the confirmed command only *requests*
 deletion (`request`); when the worker closes (database closed, lock released) it moves the
 folder aside in one rename to a hidden tombstone beside it (`retire`), so no half-deleted
 library is ever left under its real name. The main process then removes the tombstone
-(`remove_retired`), after the worker has gone. Only a real Serpent library folder is ever
-removed, never through a link: the folder itself must not be a link or junction, and links
-inside it are removed as links (their targets are never touched).
+(`remove_retired`), after the worker has gone. A crash between the rename and the removal
+leaves the tombstone: the main process finishes it later (`leftover_tombstones` beside a
+library it knew, then `remove_tombstone`). Only a real Serpent library folder is ever
+removed, never through a link: the folder itself must not be a link or junction, its
+`library.sqlite` must be a plain file, and links inside it are removed as links (their
+targets are never touched).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import stat
 import sys
 import threading
 from pathlib import Path
@@ -22,6 +27,8 @@ from library.errors import PATH_FORBIDDEN, PERMISSION_DENIED, LibraryError
 
 DATABASE_NAME = "library.sqlite"
 LIBRARY_SUFFIX = ".serpent"
+
+_LIBRARY_ID = re.compile(r"lib_[0-9a-z]{1,64}")
 
 _requested: dict[Path, str] = {}
 _lock = threading.Lock()
@@ -74,6 +81,35 @@ def remove_retired(root: Path, library_id: str) -> None:
             raise LibraryError(PERMISSION_DENIED, "The library was closed, but its folder "
                                "could not be deleted (is it read-only or in use?).")
         return
+    remove_tombstone(tombstone)
+
+
+def leftover_tombstones(root: Path) -> list[tuple[Path, str]]:
+    """Tombstones a crash left beside the library that was at `root`: exactly
+    `.<root name>.deleting-<library id>`, real folders (not links) holding a library.sqlite
+    file. Returns (tombstone, library id) pairs; nothing is followed or changed."""
+    prefix = f".{root.name}.deleting-"
+    found: list[tuple[Path, str]] = []
+    try:
+        with os.scandir(root.parent) as listing:
+            entries = list(listing)
+    except OSError:
+        return found
+    for entry in entries:
+        library_id = entry.name[len(prefix):]
+        if not entry.name.startswith(prefix) or not _LIBRARY_ID.fullmatch(library_id):
+            continue
+        try:
+            check_deletable_tombstone(Path(entry.path))
+        except (OSError, LibraryError):
+            continue
+        found.append((Path(entry.path), library_id))
+    return found
+
+
+def remove_tombstone(tombstone: Path) -> None:
+    """Remove a deleted library's tombstone (checked again first). Raises PATH_FORBIDDEN for
+    anything but a library folder, PERMISSION_DENIED when files could not be removed."""
     check_deletable_tombstone(tombstone)
     problems: list[str] = []
     if sys.version_info >= (3, 12):
@@ -88,6 +124,11 @@ def remove_retired(root: Path, library_id: str) -> None:
 
 def check_deletable_tombstone(tombstone: Path) -> None:
     status = os.lstat(tombstone)
-    if pathrules.link_kind(status) is not None or not (tombstone / DATABASE_NAME).is_file():
+    try:
+        database = os.lstat(tombstone / DATABASE_NAME)
+    except OSError:
+        database = None
+    if (pathrules.link_kind(status) is not None or not stat.S_ISDIR(status.st_mode)
+            or database is None or not stat.S_ISREG(database.st_mode)):
         raise LibraryError(PATH_FORBIDDEN, "The folder set aside for deletion is not a "
                            "Serpent library; it is left alone.")

@@ -122,6 +122,7 @@ class Gateway:
         self.libraries = Libraries(self.host, settings)
         self.analysis_feeder = AnalysisFeeder(self.hooks.analysis, self.host, self.registry)
         self.analysis_feeder.start()
+        self._io.submit(self.libraries.finish_deletions)  # what a crash left half deleted
 
     # ---- public API -------------------------------------------------------------------
 
@@ -393,6 +394,7 @@ class Gateway:
         if spec.name == "library.list-open":
             return envelope.page(self.libraries.list_open())
         if spec.name == "library.list-recent":
+            yield self._io.submit(self.libraries.finish_deletions)
             recent = yield self._io.submit(self.libraries.recent)
             return envelope.page(recent)
         if spec.name == "library.open":
@@ -433,10 +435,15 @@ class Gateway:
     def _remove_library(self, library_id: str, path: str, result: dict[str, Any]
                         ) -> Generator[Future[Any], Any, dict[str, Any]]:
         """After a confirmed `library.delete-from-disk`: close the library (its worker moves
-        the folder aside as it exits), remove what was set aside, forget the recent entry."""
-        yield self.host.close(library_id)
-        yield self._io.submit(deletion.remove_retired, Path(path), library_id)
-        yield self._io.submit(self.libraries.forget, path)
+        the folder aside as it exits), remove what was set aside, forget the recent entry.
+        A crash meanwhile leaves the set-aside folder to `Libraries.finish_deletions`."""
+        self.libraries.deleting(library_id, True)
+        try:
+            yield self.host.close(library_id)
+            yield self._io.submit(deletion.remove_retired, Path(path), library_id)
+            yield self._io.submit(self.libraries.forget, path)
+        finally:
+            self.libraries.deleting(library_id, False)
         return {**result, "deleted": True}
 
     # ---- events -------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """The libraries a call may target: binding by explicit id, public refs, the recent list.
 
 Thread-safe. A library is bound only from the `libraryId` a caller passed, never from the
-window's focus or a session. `remember`, `rename_recent` and `recent` touch the settings file
-and the disk: the gateway runs them on its I/O threads, never on a caller's thread.
+window's focus or a session. `remember`, `rename_recent`, `recent` and `finish_deletions`
+touch the settings file and the disk: the gateway runs them on its I/O threads, never on a
+caller's thread.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 import portalocker
 
+from library import deletion
 from library.client import LibraryHost
 from library.errors import LIBRARY_NOT_FOUND, LIBRARY_NOT_OPEN, LibraryError
 from serpent_tk.settings import Settings, SettingsStore
@@ -27,6 +29,7 @@ class Libraries:
         self.settings = settings
         self._lock = threading.Lock()
         self._known_ids: set[str] = set()  # every library id seen open in this session
+        self._deleting: set[str] = set()  # library ids a delete-from-disk is removing now
 
     def bind(self, library_id: str) -> dict[str, Any]:
         """The open library `library_id` names, or LIBRARY_NOT_OPEN / LIBRARY_NOT_FOUND."""
@@ -90,6 +93,44 @@ class Libraries:
             self.settings.update(forget)
         except (OSError, portalocker.LockException) as error:
             log.warning("could not update the recent libraries: %s", error)
+
+    def deleting(self, library_id: str, busy: bool) -> None:
+        """Mark a library whose delete-from-disk is under way (`finish_deletions` leaves its
+        tombstone to that deletion)."""
+        with self._lock:
+            if busy:
+                self._deleting.add(library_id)
+            else:
+                self._deleting.discard(library_id)
+
+    def finish_deletions(self) -> int:
+        """Finish deletions from disk a crash cut short: the hidden tombstones
+        (`.<name>.serpent.deleting-<id>`, see `library.deletion`) beside the places of the
+        recent libraries are removed, and a library no longer at its place leaves the recent
+        list. Returns how many tombstones were removed; problems are logged, never raised."""
+        try:
+            recent = [Path(r.path) for r in self.settings.load().settings.recent_libraries]
+        except (OSError, ValueError, portalocker.LockException) as error:
+            log.warning("could not read the recent libraries: %s", error)
+            return 0
+        removed = 0
+        for root in recent:
+            finished = False
+            for tombstone, library_id in deletion.leftover_tombstones(root):
+                with self._lock:
+                    if library_id in self._deleting:
+                        continue
+                try:
+                    deletion.remove_tombstone(tombstone)
+                except (OSError, LibraryError) as error:
+                    log.warning("could not finish deleting %s: %s", tombstone, error)
+                    continue
+                log.info("finished deleting the library %s (%s)", root.name, library_id)
+                removed += 1
+                finished = True
+            if finished and not root.exists():
+                self.forget(root)
+        return removed
 
     def recent(self) -> list[dict[str, Any]]:
         """The recent list, newest first, with whether each is open (and its id) or gone."""

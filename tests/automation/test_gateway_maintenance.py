@@ -155,3 +155,56 @@ def test_imports_are_analysed_and_near_duplicates_found(gateway: Gateway, librar
     assert code(missing) == "NOT_FOUND" and missing["error"]["libraryId"] == library
     assert code(call(gateway, "task.list", {"libraryId": library, "limit": 0})) == \
         "INVALID_ARGUMENT"
+
+
+def fake_library(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "library.sqlite").write_bytes(b"")
+    return folder
+
+
+def test_a_deletion_cut_short_by_a_crash_is_finished_later(gateway: Gateway, library: str,
+                                                           tmp_path: Path) -> None:
+    """Serpent stopped after the library folder was moved aside for deletion but before it
+    was removed: the next start, or library.list-recent, finishes the job, and touches
+    nothing but such a folder beside a library it knew."""
+    root = Path(ok(gateway, "library.info", {"libraryId": library})["path"])
+    ok(gateway, "library.close", {"libraryId": library})
+    parent = root.parent
+    tombstone = parent / f".{root.name}.deleting-{library}"
+    root.rename(tombstone)  # what the worker does once the delete is confirmed
+    elsewhere = fake_library(tmp_path / "elsewhere")
+    decoys = [
+        parent / f".{root.name}.deleting-lib_nodatabase",  # not a library
+        parent / f".{root.name}.deleting-lib_linked",  # a link to a library elsewhere
+        parent / f".{root.name}.deleting-lib_sqlitelink",  # its database is a link
+        parent / f".{root.name}.deleting-lib_abc.old",  # not the exact pattern
+        parent / ".Other.serpent.deleting-lib_other",  # not a library Serpent knew
+    ]
+    decoys[0].mkdir()
+    (decoys[0] / "notes.txt").write_text("mine")
+    decoys[1].symlink_to(elsewhere, target_is_directory=True)
+    decoys[2].mkdir()
+    (decoys[2] / "library.sqlite").symlink_to(elsewhere / "library.sqlite")
+    fake_library(decoys[3])
+    fake_library(decoys[4])
+
+    recent = ok(gateway, "library.list-recent")["items"]
+    assert not tombstone.exists()
+    assert all(item["path"] != str(root) for item in recent)  # the deletion is complete
+    assert all(path.exists() or path.is_symlink() for path in decoys)
+    assert (elsewhere / "library.sqlite").is_file() and (decoys[0] / "notes.txt").is_file()
+
+    # the same at the next start, before anyone asks
+    other = ok(gateway, "library.create", {"selectedParentPath": str(parent), "name": "Refs"})
+    ok(gateway, "library.close", {"libraryId": other["libraryId"]})
+    cut_short = parent / f".Refs.serpent.deleting-{other['libraryId']}"
+    Path(other["path"]).rename(cut_short)
+    restarted = Gateway(gateway.settings)
+    try:
+        wait_until(lambda: not cut_short.exists(), "the deletion finished at start")
+        recent = ok(restarted, "library.list-recent")["items"]
+        assert all(item["path"] != other["path"] for item in recent)
+    finally:
+        restarted.shutdown()
+    assert all(path.exists() or path.is_symlink() for path in decoys)
