@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 import pytest
@@ -16,7 +17,7 @@ from serpent_tk.automation.events import (
     Toast,
 )
 from serpent_tk.automation.hooks import HookContext, Hooks, Veto
-from serpent_tk.automation.registry import build_registry
+from serpent_tk.automation.registry import Registry, build_registry
 
 REGISTRY = build_registry()
 IMPORT_RESULT = {"items": [
@@ -118,10 +119,12 @@ def test_the_analysis_queue_hands_work_to_another_thread() -> None:
 
 
 def test_the_feeder_waits_until_the_worker_can_analyse() -> None:
+    """With analysis.run not available (a build or registry without it), queued analysis
+    waits in the queue instead of being sent to a worker that cannot run it."""
     from serpent_tk.automation.analysis import AnalysisFeeder
-    registry = build_registry()
-    if registry.commands["analysis.run"].available:
-        pytest.skip("analysis.run is available: the gateway tests cover the feeder")
+    specs = [dataclasses.replace(spec, available=False) if name == "analysis.run" else spec
+             for name, spec in build_registry().commands.items()]
+    registry = Registry(specs)
     queue = AnalysisQueue()
     feeder = AnalysisFeeder(queue, host=None, registry=registry)  # type: ignore[arg-type]
     feeder.start()
@@ -129,3 +132,4 @@ def test_the_feeder_waits_until_the_worker_can_analyse() -> None:
     queue.enqueue(request)
     feeder.stop()
     assert not feeder.enabled and queue.pending() == [request]
+    assert AnalysisFeeder(queue, host=None, registry=REGISTRY).enabled  # type: ignore[arg-type]
