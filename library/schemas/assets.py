@@ -36,7 +36,7 @@ __all__ = [
 AssetIds = Annotated[list[AssetId], Field(min_length=1, max_length=1000)]
 SourcePath = Annotated[str, Field(min_length=1, max_length=4096)]
 SearchSort = Literal["added-desc", "added-asc", "name-asc", "name-desc", "rating-desc",
-                     "size-desc", "modified-desc"]
+                     "size-desc", "modified-desc", "collection-order"]
 
 
 class AssetSummary(Model):
@@ -72,6 +72,9 @@ class Asset(AssetSummary):
     added_by: Actor
     modified_by: Actor
     trashed_at: datetime | None = None
+    file_path: str | None = Field(default=None, description="Absolute path of the stored "
+                                  "file on this computer, to open or show it. Read it, never "
+                                  "change it: the library owns the file.")
 
 
 class FileImportIn(Model):
@@ -124,7 +127,9 @@ class AssetSearchIn(Model):
     added_after: datetime | None = None
     added_before: datetime | None = None
     trashed: bool = Field(default=False, description="Search the trash instead.")
-    sort: SearchSort = "added-desc"
+    sort: SearchSort = Field(default="added-desc", description="collection-order: the "
+                             "order of a hand-picked collection's members (needs its "
+                             "collectionId).")
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor | None = None
     offset: int | None = Field(default=None, ge=0, description="Jump to a position "

@@ -8,9 +8,12 @@ stamps `modified_at`/`modified_by` and refreshes the text the search matches.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+from library.worker.layout import Layout
 
 SUMMARY_COLUMNS = ("a.id, a.name, a.ext, a.kind, a.size, a.width, a.height, a.rating, "
                    "a.version, a.added_at, a.trashed, a.missing")
@@ -59,8 +62,10 @@ def summaries(conn: sqlite3.Connection, rows: Sequence[sqlite3.Row]) -> list[dic
              "missing": bool(r["missing"])} for r in rows]
 
 
-def full_assets(conn: sqlite3.Connection, ids: Sequence[str]) -> tuple[list[dict], list[str]]:
-    """`Asset` JSON for the ids that exist (in the order asked), and the ids that do not."""
+def full_assets(conn: sqlite3.Connection, ids: Sequence[str],
+                layout: Layout) -> tuple[list[dict], list[str]]:
+    """`Asset` JSON for the ids that exist (in the order asked), and the ids that do not.
+    `filePath` is where the stored file is (`layout`: the library it lies in)."""
     rows: dict[str, sqlite3.Row] = {}
     for part in chunks(list(dict.fromkeys(ids))):
         for row in conn.execute(f"SELECT {SUMMARY_COLUMNS}, a.format, a.mime, a.sha256, "
@@ -76,7 +81,8 @@ def full_assets(conn: sqlite3.Connection, ids: Sequence[str]) -> tuple[list[dict
                      "originalName": row["original_name"], "modifiedAt": row["modified_at"],
                      "addedBy": json.loads(row["added_by"]),
                      "modifiedBy": json.loads(row["modified_by"]),
-                     "trashedAt": row["trashed_at"]})
+                     "trashedAt": row["trashed_at"],
+                     "filePath": os.path.abspath(layout.file_for(row["sha256"], row["ext"]))})
     return items, [i for i in dict.fromkeys(ids) if i not in rows]
 
 

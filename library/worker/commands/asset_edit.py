@@ -52,7 +52,7 @@ def update(tx: WriteTx, args: AssetUpdateIn) -> AssetUpdateOut:
                                       values["source_url"], args.asset_id))
         assetrows.mark_modified(conn, [args.asset_id], tx.now, tx.actor_json)
         tx.summary = f"Changed the {', '.join(_label(k) for k in changed)} of {values['name']}"
-    items, _ = assetrows.full_assets(conn, [args.asset_id])
+    items, _ = assetrows.full_assets(conn, [args.asset_id], tx.layout)
     return AssetUpdateOut.model_validate({"item": items[0]})
 
 

@@ -3,7 +3,8 @@
 Runs in the worker process, on a reader thread (its own WAL snapshot per request). Every
 sort ends with the asset id as tie-breaker, so pages never repeat or skip an asset. The
 `cursor` is opaque (base64 of the last row's sort key, bound to the filters it came from);
-`offset` jumps to a position instead. `total` counts every match in the same snapshot: the
+`offset` jumps to a position instead. `collection-order` pages through a hand-picked
+collection in its members' order. `total` counts every match in the same snapshot: the
 unfiltered total comes from the trigger-kept `asset_counts`, a filtered one is counted once
 per filter and change sequence (`CountCache`), so paging through a grid counts only once.
 Free text is matched through the trigram index where it can (`textindex`).
@@ -79,7 +80,7 @@ def search(ctx: ReadContext, args: AssetSearchIn) -> dict[str, Any]:
 
 @command("asset.get", AssetGetIn, mode="read")
 def get(ctx: ReadContext, args: AssetGetIn) -> AssetGetOut:
-    items, not_found = assetrows.full_assets(ctx.conn, args.asset_ids)
+    items, not_found = assetrows.full_assets(ctx.conn, args.asset_ids, ctx.layout)
     return AssetGetOut.model_validate({"items": items, "notFound": not_found})
 
 
@@ -103,24 +104,41 @@ def search_page(conn: sqlite3.Connection, args: AssetSearchIn,
         params += text.params
         count_where += text.count_where
         count_params += text.count_params
-    expression, direction = SORTS[args.sort]
+    expression, direction, sort_params = _sort(conn, args)
     key = _filter_key(args) + (condition.key if condition is not None else "")
     page_where, page_params = list(where), list(params)
     if args.cursor is not None:
         value, last_id = _read_cursor(args.cursor, key)
         compare = "<" if direction == "DESC" else ">"
         page_where.append(f"({expression} {compare} ? OR ({expression} = ? AND a.id {compare} ?))")
-        page_params += [value, value, last_id]
-    sql = (f"SELECT {SUMMARY_COLUMNS}, a.{_SORT_COLUMN[args.sort]} AS sort_value "
+        page_params += [*sort_params, value, *sort_params, value, last_id]
+    sort_value = f"a.{_SORT_COLUMN[args.sort]}" if args.sort in _SORT_COLUMN else expression
+    sql = (f"SELECT {SUMMARY_COLUMNS}, {sort_value} AS sort_value "
            f"FROM assets a WHERE {' AND '.join(page_where)} "
            f"ORDER BY {expression} {direction}, a.id {direction} LIMIT ? OFFSET ?")
-    rows = conn.execute(sql, (*page_params, args.limit + 1, args.offset or 0)).fetchall()
+    select_params = [] if args.sort in _SORT_COLUMN else sort_params
+    rows = conn.execute(sql, (*select_params, *page_params, *sort_params, args.limit + 1,
+                              args.offset or 0)).fetchall()
     more = len(rows) > args.limit
     rows = rows[:args.limit]
     total = _total(conn, count_where, count_params, text if only_text else None)
     next_cursor = _make_cursor(rows[-1]["sort_value"], rows[-1]["id"], key) if more else None
     return {"items": assetrows.summaries(conn, rows), "total": total,
             "nextCursor": next_cursor, "truncated": False}
+
+
+def _sort(conn: sqlite3.Connection, args: AssetSearchIn) -> tuple[str, str, list[Any]]:
+    """The ORDER BY expression, its direction and the parameters the expression takes."""
+    if args.sort != "collection-order":
+        expression, direction = SORTS[args.sort]
+        return expression, direction, []
+    collection = conn.execute("SELECT smart FROM collections WHERE id = ?",
+                              (args.collection_id or "",)).fetchone()
+    if collection is None or collection["smart"]:
+        raise LibraryError(INVALID_ARGUMENT, "sort: collection-order needs the collectionId "
+                           "of a hand-picked (not smart) collection.", field="sort")
+    return ("(SELECT ca.position FROM collection_assets ca WHERE ca.collection_id = ? "
+            "AND ca.asset_id = a.id)", "ASC", [args.collection_id])
 
 
 def _total(conn: sqlite3.Connection, where: list[str], params: list,
