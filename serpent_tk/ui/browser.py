@@ -25,6 +25,9 @@ from serpent_tk.ui.thumbnails import Thumbnails
 log = logging.getLogger(__name__)
 
 REFRESH_MS = 150            # gather change events this long before refreshing
+# Change kinds that touch nothing the grid, the sidebar or the inspector shows: analysis
+# writes its results (and its task's progress) every 64 assets or 3 s while it runs.
+UNSEEN_KINDS = frozenset({"analysis", "task"})
 
 
 class Browser:
@@ -104,6 +107,11 @@ class Browser:
         self.grid.refresh()
         self.on_counts(self.pages.count(), len(self.grid.selection))
         self.on_state()
+        if self.inspector.many:       # fresh summaries: the shared/partial tags, the rating
+            keys = self.grid.selected_keys()
+            items = self.pages.items_for(keys)
+            if len(keys) > 1 and len(items) > 1:
+                self.inspector.show_many(items, self.scope.is_trash)
 
     # sidebar -----------------------------------------------------------------------------
     def _sections(self) -> None:
@@ -188,6 +196,8 @@ class Browser:
         self._refresh_timer = None
         kinds, ids, commands = self._pending_kinds, self._pending_ids, self._pending_commands
         self._pending_kinds, self._pending_ids, self._pending_commands = set(), set(), set()
+        if kinds and kinds <= UNSEEN_KINDS:
+            return                  # analysis results, task bookkeeping: nothing shown changed
         self.thumbnails.forget_failures()
         self.pages.invalidate()
         selected = self.grid.selected_keys()

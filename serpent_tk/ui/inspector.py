@@ -8,6 +8,7 @@ runs the commands. A field the person is typing in is never overwritten by a liv
 from __future__ import annotations
 
 import tkinter as tk
+from collections import Counter
 from collections.abc import Sequence
 from tkinter import ttk
 from typing import Any, Protocol
@@ -18,6 +19,18 @@ from serpent_tk.ui.tag_editor import TagEditor
 from serpent_tk.ui.theme import FONT_BODY, FONT_CAPTION, Theme
 
 AGO_REFRESH_MS = 30_000
+
+
+def tag_shares(items: Sequence[dict[str, Any]]) -> tuple[list[str], dict[str, int]]:
+    """Tags every item carries (by name), and tag -> count for those only some carry
+    (most common first)."""
+    counts: Counter[str] = Counter()
+    for item in items:
+        counts.update(set(item.get("tags", [])))
+    shared = sorted((t for t, n in counts.items() if n == len(items)), key=str.casefold)
+    partial = sorted(((t, n) for t, n in counts.items() if n < len(items)),
+                     key=lambda pair: (-pair[1], pair[0].casefold()))
+    return shared, dict(partial)
 
 
 class InspectorActions(Protocol):
@@ -197,6 +210,7 @@ class Inspector(ttk.Frame):
         if not (same and focus is self.name_entry):
             self.name_var.set(asset.get("name", ""))
         self.rating.set(int(asset.get("rating") or 0))
+        self.rating_label.configure(text="Rating")
         self.tags.set_tags(asset.get("tags", []))
         if not (same and focus is self.notes):
             self.notes.delete("1.0", "end")
@@ -218,7 +232,8 @@ class Inspector(ttk.Frame):
             self.show_preview(None, "Loading preview…")
 
     def show_many(self, items: Sequence[dict[str, Any]], trashed: bool = False) -> None:
-        """Several assets (summaries): shared tags and rating, batch actions."""
+        """Several assets (summaries): their tags (shared and partial), rating (setting it
+        rates them all), batch actions."""
         self.asset = None
         self.many = list(items)
         self._cancel_ago()
@@ -226,12 +241,13 @@ class Inspector(ttk.Frame):
         total = sum(int(i.get("size") or 0) for i in items)
         self.title.configure(text=humanize.count(len(items), "asset") + " selected")
         self.subtitle.configure(text=humanize.size(total))
-        common = set(items[0].get("tags", [])) if items else set()
-        for item in items[1:]:
-            common &= set(item.get("tags", []))
-        self.tags.set_tags(sorted(common, key=str.casefold))
+        shared, partial = tag_shares(items)
+        self.tags.set_tags(shared, partial=partial, of=len(items))
         ratings = {int(i.get("rating") or 0) for i in items}
-        self.rating.set(ratings.pop() if len(ratings) == 1 else 0, mixed=len(ratings) > 1)
+        mixed = len(ratings) > 1
+        self.rating.set(ratings.pop() if len(ratings) == 1 else 0, mixed=mixed)
+        self.rating_label.configure(text="Rating · varies (a star sets all)" if mixed
+                                    else "Rating")
         self.single.pack_forget()
         self.name_block.pack_forget()
         self._show_buttons(trashed)

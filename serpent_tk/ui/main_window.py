@@ -44,6 +44,7 @@ from serpent_tk.ui.shortcuts import bind_shortcuts
 from serpent_tk.ui.sidebar import Sidebar
 from serpent_tk.ui.sidebar_menu import SidebarMenu
 from serpent_tk.ui.status_bar import StatusBar
+from serpent_tk.ui.task_status import TaskStatus
 from serpent_tk.ui.theme import Theme
 from serpent_tk.ui.thumbnails import Thumbnails
 from serpent_tk.ui.toasts import ToastStack
@@ -109,6 +110,7 @@ class MainWindow:
                                self.inspector)
         self.activity = AgentActivity(self.toast)
         self.importer = Importer(root, theme, commands, self.status.progress_area, self.toast)
+        self.tasks = TaskStatus(self.status.progress_area, theme, commands, self.toast)
         self.empty = EmptyState(self.grid.canvas, theme, on_import=self.ask_import,
                                 on_connect=lambda: self.open_settings("mcp"),
                                 on_clear_search=lambda: self.search.clear(),
@@ -191,6 +193,7 @@ class MainWindow:
         bus.subscribe(LibraryChanged, self._library_changed)
         bus.subscribe(LibraryLifecycle, self._lifecycle)
         bus.subscribe(TaskProgress, self.importer.progress)
+        bus.subscribe(TaskProgress, self.tasks.progress)
         bus.subscribe(ShowInDesktop, self._show_in_desktop)
         bus.subscribe(ToolsChanged, lambda e: self.browser._sections())
         self._unsubscribe = self.services.gateway.subscribe(bus.post)
@@ -217,6 +220,7 @@ class MainWindow:
     def _library_opened(self, ref: dict[str, Any]) -> None:
         self.root.title(f"{ref['name']} — {APP_NAME}")
         self.switcher.show(ref["name"])
+        self.tasks.show_library(ref["libraryId"])
         if self.browser.library_id != ref["libraryId"]:
             self.search.clear(notify=False)
             self.browser.text = ""
@@ -227,6 +231,7 @@ class MainWindow:
 
     def _library_closed(self, reason: str) -> None:
         self.browser.show_library(None)
+        self.tasks.show_library(None)
         self.empty.show("closed", reason)
 
     def _lifecycle(self, event: LibraryLifecycle) -> None:
@@ -238,6 +243,7 @@ class MainWindow:
 
     def _library_changed(self, event: LibraryChanged) -> None:
         self.browser.library_changed(event)
+        self.tasks.library_changed(event)
         if event.library_id == self.session.library_id:
             self.activity.library_changed(event)
 

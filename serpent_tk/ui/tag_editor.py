@@ -1,16 +1,18 @@
 """Tags of the shown asset(s) as removable chips, plus a field to add one. Tk thread only.
 
 Chips wrap like words (they live in a read-only Text widget). Enter or comma adds what was
-typed; the field completes from the library's known tags.
+typed; the field completes from the library's known tags. For a multi-selection, tags only
+some assets carry show as partial chips ("sky · 3 of 5", outlined) with + to give the tag
+to all of them and ✕ to take it from all of them.
 """
 
 from __future__ import annotations
 
 import tkinter as tk
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from tkinter import ttk
 
-from serpent_tk.ui.theme import FONT_BODY, Theme
+from serpent_tk.ui.theme import FONT_BODY, FONT_CAPTION, Theme
 
 
 class TagEditor(ttk.Frame):
@@ -21,6 +23,8 @@ class TagEditor(ttk.Frame):
         self.on_remove: Callable[[str], None] = lambda tag: None
         self.known_tags: list[str] = []
         self.tags: list[str] = []
+        self.partial: dict[str, int] = {}
+        self._of = 0
         self._built = False
         p = theme.palette
         self.chips = tk.Text(self, height=1, wrap="word", borderwidth=0, highlightthickness=0,
@@ -43,11 +47,18 @@ class TagEditor(ttk.Frame):
         theme.on_change(self._restyle)
         self.chips.configure(state="disabled")
 
-    def set_tags(self, tags: Sequence[str], force: bool = False) -> None:
-        if list(tags) == self.tags and self._built and not force:
+    def set_tags(self, tags: Sequence[str], force: bool = False, *,
+                 partial: Mapping[str, int] | None = None, of: int = 0) -> None:
+        """`tags`: carried by every shown asset; `partial`: tag -> how many of the `of`
+        shown assets carry it (multi-selection only)."""
+        partial = dict(partial or {})
+        if list(tags) == self.tags and partial == self.partial and self._of == of \
+                and self._built and not force:
             return                       # unchanged: keep the chips (no widget churn)
         self._built = True
         self.tags = list(tags)
+        self.partial = partial
+        self._of = of
         chips = self.chips
         chips.configure(state="normal")
         for child in chips.winfo_children():
@@ -56,7 +67,10 @@ class TagEditor(ttk.Frame):
         for tag in self.tags:
             chips.window_create("end", window=self._chip(tag), padx=self.theme.px(2),
                                 pady=self.theme.px(1))
-        if not self.tags:
+        for tag, count in self.partial.items():
+            chips.window_create("end", window=self._partial_chip(tag, count, of),
+                                padx=self.theme.px(2), pady=self.theme.px(1))
+        if not self.tags and not self.partial:
             chips.insert("end", "No tags yet", ("muted",))
             chips.tag_configure("muted", foreground=self.theme.palette.text_muted,
                                 font=FONT_BODY)
@@ -76,16 +90,56 @@ class TagEditor(ttk.Frame):
         frame.tag_name = tag  # type: ignore[attr-defined]  # tests find chips by tag
         return frame
 
+    def _partial_chip(self, tag: str, count: int, of: int) -> tk.Frame:
+        """A tag only some of the shown assets carry: outlined, "sky · 3 of 5"."""
+        p, px = self.theme.palette, self.theme.px
+        frame = tk.Frame(self.chips, background=p.background, padx=px(5), pady=0,
+                         highlightthickness=1, highlightbackground=p.text_muted,
+                         highlightcolor=p.text_muted)
+        label = tk.Label(frame, text=tag, background=p.background, foreground=p.text,
+                         font=FONT_BODY)
+        label.pack(side="left")
+        share = tk.Label(frame, text=f"· {count} of {of}", background=p.background,
+                         foreground=p.text_muted, font=FONT_CAPTION)
+        share.pack(side="left", padx=(px(3), 0))
+        add = tk.Label(frame, text="+", background=p.background, foreground=p.accent,
+                       font=FONT_BODY, cursor="hand2")
+        add.pack(side="left", padx=(px(5), 0))
+        add.bind("<Button-1>", lambda e: self.on_add(tag))
+        remove = tk.Label(frame, text="✕", background=p.background,
+                          foreground=p.text_muted, font=FONT_BODY, cursor="hand2")
+        remove.pack(side="left", padx=(px(3), 0))
+        remove.bind("<Button-1>", lambda e: self.on_remove(tag))
+        frame.tag_name = tag  # type: ignore[attr-defined]
+        frame.partial = True  # type: ignore[attr-defined]
+        frame.add_button = add  # type: ignore[attr-defined]
+        frame.remove_button = remove  # type: ignore[attr-defined]
+        return frame
+
     def chip_names(self) -> list[str]:
-        return [getattr(w, "tag_name", "") for w in self.chips.winfo_children()]
+        """Tags every shown asset carries (normal chips)."""
+        return [getattr(w, "tag_name", "") for w in self.chips.winfo_children()
+                if not getattr(w, "partial", False)]
+
+    def partial_chips(self) -> dict[str, tk.Frame]:
+        """Partial chips by tag (tests press their + and ✕)."""
+        return {w.tag_name: w for w in self.chips.winfo_children()  # type: ignore[attr-defined]
+                if getattr(w, "partial", False)}
 
     def _fit_height(self) -> None:
+        """As tall as the chips need (their rows are taller than a line of text: a height in
+        lines would cut the last row off), at most about six rows of chips."""
         try:
-            lines = self.chips.count("1.0", "end", "displaylines")
+            pixels = self.chips.count("1.0", "end", "update", "ypixels")
         except tk.TclError:
             return
-        count = lines[0] if isinstance(lines, tuple) else (lines or 1)
-        self.chips.configure(height=max(1, min(6, int(count))))
+        needed = pixels[0] if isinstance(pixels, tuple) else (pixels or 0)
+        # a "line" of the Text's height is its font's line plus the spacing above and below
+        line = max(1, self.theme.font(FONT_BODY).metrics("linespace")
+                   + int(self.chips.cget("spacing1")) + int(self.chips.cget("spacing3")))
+        lines = -(-int(needed) // line)
+        if self.chips.cget("height") != max(1, min(14, lines)):
+            self.chips.configure(height=max(1, min(14, lines)))
 
     def _commit(self) -> str:
         text = self.entry_var.get().strip().strip(",").strip()
@@ -115,6 +169,6 @@ class TagEditor(ttk.Frame):
 
     def _restyle(self) -> None:
         self.chips.configure(background=self.theme.palette.background)
-        self.set_tags(self.tags, force=True)
+        self.set_tags(self.tags, force=True, partial=self.partial, of=self._of)
         if self.entry_var.get() == self._placeholder:
             self.entry.configure(foreground=self.theme.palette.text_muted)

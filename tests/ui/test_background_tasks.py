@@ -1,0 +1,89 @@
+"""Background tasks as the person sees them: analysis after an import runs without making
+the grid or the sidebar reload, its progress shows in the status bar and goes away when it
+is done, and clicking it cancels it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from serpent_tk.automation.events import LibraryChanged
+from tests.ui.conftest import App, tiny_png
+
+pytestmark = pytest.mark.gui
+
+COUNT = 1500        # tiny pictures: analysing them takes a few seconds on this machine
+RELOADS = {"asset.search", "asset.get", "tag.list", "folder.list", "collection.list",
+           "library.info"}
+
+
+def spy_on_commands(app: App) -> list[str]:
+    """Names of the commands the window sends from now on."""
+    sent: list[str] = []
+    commands = app.window.commands
+    original = commands.submit
+
+    def submit(name: str, args: dict[str, Any]) -> Any:
+        sent.append(name)
+        return original(name, args)
+
+    commands.submit = submit  # type: ignore[method-assign]
+    return sent
+
+
+def import_many(app: App, folder: Path) -> None:
+    folder.mkdir()
+    for number in range(COUNT):
+        (folder / f"dot-{number:04d}.png").write_bytes(tiny_png(number))
+    window = app.window
+    window.import_paths([str(folder)])
+    app.pump(lambda: window.pages.count() == COUNT and not window.importer.busy,
+             "the imported files in the grid", timeout=120)
+
+
+def test_analysis_reloads_nothing_and_its_progress_comes_and_goes(app: App,
+                                                                  tmp_path: Path) -> None:
+    library_id = app.open_default()
+    window = app.window
+    changes: list[tuple[str, ...]] = []
+    window.services.bus.subscribe(LibraryChanged, lambda e: changes.append(e.kinds))
+    import_many(app, tmp_path / "dots")
+
+    # the analysis an import queues shows in the status bar
+    app.pump(lambda: window.tasks.visible, "the analysis in the status bar", timeout=60)
+    assert re.fullmatch(r"Analysing [\d,]+ / [\d,]+( \(\+1 more\))?", window.tasks.text()), \
+        window.tasks.text()
+    app.screenshot("status-bar-task", window.status)
+
+    # ... and while it writes its results, the window asks the library for nothing new
+    sent = spy_on_commands(app)
+    changes.clear()
+    app.pump(lambda: not window.tasks.visible and not window.tasks.tasks,
+             "the indicator gone once the analysis is done", timeout=120)
+    analysis_batches = [k for k in changes if "analysis" in k]
+    assert analysis_batches, "no analysis results arrived while watching"
+    assert all(set(k) <= {"analysis", "task"} for k in changes), changes
+    assert not RELOADS & set(sent), sent
+    tasks = app.gateway_call("task.list", {"libraryId": library_id})["items"]
+    assert {t["status"] for t in tasks if t["kind"] == "analysis"} == {"done"}
+
+
+def test_clicking_the_indicator_cancels_the_task(app: App, tmp_path: Path) -> None:
+    library_id = app.open_default()
+    window = app.window
+    import_many(app, tmp_path / "dots")
+    app.pump(lambda: not window.tasks.tasks, "the first analysis done", timeout=120)
+
+    task = app.gateway_call("analysis.run", {"libraryId": library_id, "force": True})["task"]
+    app.pump(lambda: window.tasks.visible, "the analysis in the status bar", timeout=60)
+    entries = window.tasks.entries()
+    assert [label for label, _ in entries] == ["Cancel"]
+    entries[0][1]()
+    assert window.tasks.text().startswith("Cancelling")
+    app.pump(lambda: not window.tasks.visible, "the indicator gone after Cancel", timeout=60)
+    stored = app.gateway_call("task.get", {"libraryId": library_id, "taskId": task["id"]})
+    assert stored["status"] == "cancelled"
+    assert stored["done"] < COUNT
