@@ -34,6 +34,7 @@ from library.schemas import (
     RiskReport,
     RiskTarget,
 )
+from library.units import human_size
 from library.worker import imageformats
 from library.worker.assetrows import chunks, marks
 from library.worker.commands import command
@@ -215,7 +216,7 @@ def _deletion_report(conn: sqlite3.Connection, layout: Layout) -> RiskReport:
     token = "st_" + hashlib.sha256(token_source.encode()).hexdigest()[:32]
     summary = (f"Delete the library “{state['name']}” from disk: the folder "
                f"{layout.root.name} with {count} asset{'s' if count != 1 else ''} "
-               f"({_human_size(on_disk)} on disk), trash and history included. This cannot "
+               f"({human_size(on_disk)} on disk), trash and history included. This cannot "
                f"be undone.")
     return RiskReport(summary=summary, count=count, total_bytes=on_disk, irreversible=True,
                       state_token=token,
@@ -250,12 +251,3 @@ def _folder_size(root: Path) -> int:
                 total += os.lstat(os.path.join(directory, name)).st_size
         subdirs[:] = [d for d in subdirs if not os.path.islink(os.path.join(directory, d))]
     return total
-
-
-def _human_size(size: int) -> str:
-    value = float(size)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
-            return f"{int(value)} bytes" if unit == "bytes" else f"{value:.1f} {unit}"
-        value /= 1000
-    return f"{size} bytes"

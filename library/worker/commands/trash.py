@@ -30,6 +30,7 @@ from library.schemas import (
     TrashEmptyIn,
     TrashListIn,
 )
+from library.units import human_size
 from library.worker import assetrows
 from library.worker.assetrows import chunks, marks
 from library.worker.commands import command
@@ -85,7 +86,7 @@ def _report(rows: list[sqlite3.Row], command_name: str, empty_text: str) -> Risk
     total = sum(r["size"] for r in rows)
     count = len(rows)
     summary = (f"Permanently delete {count} asset{'s' if count != 1 else ''} "
-               f"({_human_size(total)}). This cannot be undone." if rows else empty_text)
+               f"({human_size(total)}). This cannot be undone." if rows else empty_text)
     return RiskReport(summary=summary, count=count, total_bytes=total, irreversible=True,
                       state_token=token, targets_truncated=count > MAX_LISTED_TARGETS,
                       targets=[RiskTarget(id=r["id"], name=r["name"], version=r["version"],
@@ -158,12 +159,3 @@ def _delete(tx: WriteTx, rows: list[sqlite3.Row]) -> DeleteOut:
             store_for(tx.layout).remove_many(unused)
     tx.after_commit(remove_files)
     return DeleteOut(deleted=len(ids), freed_bytes=sum(r["size"] for r in rows))
-
-
-def _human_size(size: int) -> str:
-    value = float(size)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
-            return f"{int(value)} bytes" if unit == "bytes" else f"{value:.1f} {unit}"
-        value /= 1000
-    return f"{size} bytes"
