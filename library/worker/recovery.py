@@ -72,7 +72,7 @@ def _reconcile_files(conn: sqlite3.Connection, layout: Layout) -> dict[str, Any]
                     present.add(name)
                 else:
                     orphans.append(Path(entry.path))
-    moved_to = _move_orphans(layout, orphans) if orphans else None
+    moved_to = move_orphans(layout, orphans) if orphans else None
     now_missing = [aid for name, (aid, missing) in expected.items()
                    if name not in present and not missing]
     back = [aid for name, (aid, missing) in expected.items() if name in present and missing]
@@ -88,7 +88,8 @@ def _reconcile_files(conn: sqlite3.Connection, layout: Layout) -> dict[str, Any]
     }
 
 
-def _move_orphans(layout: Layout, orphans: list[Path]) -> Path:
+def move_orphans(layout: Layout, orphans: list[Path]) -> Path:
+    """Move stray store files aside into `.orphans/<time>/` (reported, never deleted)."""
     target = layout.orphans / utc_now().replace(":", "-")
     target.mkdir(parents=True, exist_ok=True)
     for path in orphans:

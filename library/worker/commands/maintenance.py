@@ -40,8 +40,8 @@ from library.worker.assetrows import chunks, marks
 from library.worker.commands import command
 from library.worker.commands.thumbnails import store_for
 from library.worker.context import ReadContext, TaskContext
-from library.worker.identity import utc_now
 from library.worker.layout import Layout, stored_name
+from library.worker.recovery import move_orphans
 from library.worker.taskrunner import Tracked, tracked
 from library.worker.thumbstore import NoThumbnail
 
@@ -92,7 +92,7 @@ def _check_files(ctx: TaskContext, task: Tracked, rows: list[sqlite3.Row],
     out.checked = len(rows)
     task.progress(len(rows), task.total, "Checking files")
     if orphans:
-        folder = _move_aside(layout, orphans)
+        folder = move_orphans(layout, orphans)
         out.orphans_moved = len(orphans)
         out.orphans_folder = folder.relative_to(layout.root).as_posix()
     if missing or back:
@@ -131,16 +131,6 @@ def _scan_store(layout: Layout, expected: dict[str, sqlite3.Row]
             else:
                 orphans.append(Path(entry.path))
     return present, orphans
-
-
-def _move_aside(layout: Layout, orphans: list[Path]) -> Path:
-    target = layout.orphans / utc_now().replace(":", "-")
-    target.mkdir(parents=True, exist_ok=True)
-    for path in orphans:
-        destination = target / path.relative_to(layout.files)
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(path, destination)
-    return target
 
 
 def _rebuild_thumbnails(ctx: TaskContext, task: Tracked, rows: list[sqlite3.Row],
