@@ -40,14 +40,45 @@ def open_with_system(path: Path) -> None:
                          stderr=subprocess.DEVNULL, start_new_session=True)
 
 
-def viewing_copy(library_path: str, asset: dict[str, Any]) -> Path:
+def reveal_in_file_manager(path: Path) -> None:
+    """Show the file selected in the system's file manager. Runs in the background."""
+    if not path.is_file():
+        raise FileNotFoundError(path)
+    if sys.platform == "win32":
+        subprocess.Popen(["explorer", f"/select,{path}"])
+        return
+    if sys.platform == "darwin":
+        subprocess.Popen(["open", "-R", str(path)], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+        return
+    # freedesktop file managers (Nautilus, Dolphin, Nemo, Thunar...) select the item
+    if shutil.which("dbus-send"):
+        shown = subprocess.run(
+            ["dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.FileManager1",
+             "--type=method_call", "/org/freedesktop/FileManager1",
+             "org.freedesktop.FileManager1.ShowItems", f"array:string:{path.as_uri()}",
+             "string:"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=5,
+            check=False)
+        if shown.returncode == 0:
+            return
+    open_with_system(path.parent)            # no such service: at least open the folder
+
+
+def stored_file(asset: dict[str, Any]) -> Path:
+    """Where the library keeps the asset's file (`filePath` from `asset.get`)."""
+    path = asset.get("filePath")
+    if not path:
+        raise FileNotFoundError("the library did not say where the file is")
+    return Path(str(path))
+
+
+def viewing_copy(asset: dict[str, Any]) -> Path:
     """A copy of the asset's file under its own name, for an outside viewer. Runs in the
     background. A copy, never the stored file: an editor saving over it must not change
-    the library's content-addressed store (files/<ab>/<sha256>.<ext>, ARCHITECTURE.md)."""
+    the library's content-addressed store."""
+    stored = stored_file(asset)
     ext = str(asset.get("ext") or "")
-    sha = str(asset["sha256"])
-    stored = Path(library_path) / "files" / sha[:2] / (f"{sha}.{ext}" if ext else sha)
-    name = str(asset.get("originalName") or asset.get("name") or sha)
+    name = str(asset.get("originalName") or asset.get("name") or stored.name)
     if ext and not name.lower().endswith("." + ext.lower()):
         name = f"{name}.{ext}"
     target_dir = app_dirs().cache / "open" / str(asset["id"])
@@ -56,6 +87,16 @@ def viewing_copy(library_path: str, asset: dict[str, Any]) -> Path:
     if not target.exists() or target.stat().st_size != stored.stat().st_size:
         shutil.copyfile(stored, target)
     return target
+
+
+def why_not_opened(error: BaseException) -> str:
+    """What the person reads when opening or showing a file failed: never a path of the
+    library's internals (the details go to the log)."""
+    if isinstance(error, FileNotFoundError):
+        return "its file is missing from the library folder (Refresh the library to check)."
+    if isinstance(error, PermissionError):
+        return "the system did not allow it."
+    return "no app on this computer could open it."
 
 
 class AssetActions:
@@ -71,6 +112,9 @@ class AssetActions:
         self.toast = toast
         self.dialog: Dialog | None = None
         self.on_conflict: Callable[[str], None] = lambda asset_id: None
+        # the operating system's side (tests put recorders here: Xvfb has no file manager)
+        self.launch: Callable[[Path], None] = open_with_system
+        self.reveal: Callable[[Path], None] = reveal_in_file_manager
 
     def _library_id(self) -> str | None:
         ref = self.library()
@@ -128,6 +172,25 @@ class AssetActions:
                       f"move to {label}",
                       lambda r: self.toast(f"Moved {humanize.count(len(asset_ids), 'asset')} "
                                            f"to {label}.", "success"))
+
+    def add_to_collection(self, asset_ids: list[str], collection_id: str, label: str) -> None:
+        if asset_ids:
+            count = humanize.count(len(asset_ids), "asset")
+            self._run("collection.members", {"collectionId": collection_id,
+                                             "add": asset_ids[:1000]},
+                      f"add to {label}",
+                      lambda r: self.toast(f"Added {count} to {label}.", "success"))
+
+    def remove_from_collection(self, asset_ids: list[str], collection_id: str,
+                               label: str) -> None:
+        if asset_ids:
+            count = humanize.count(len(asset_ids), "asset")
+            self._run("collection.members", {"collectionId": collection_id,
+                                             "remove": asset_ids[:1000]},
+                      f"remove from {label}",
+                      lambda r: self.toast(f"Removed {count} from {label}. They stay in the "
+                                           "library; Ctrl+Z puts them back.", "info",
+                                           key="collection"))
 
     def trash(self, asset_ids: list[str]) -> None:
         if not asset_ids:
@@ -213,27 +276,37 @@ class AssetActions:
 
     # opening -----------------------------------------------------------------------------
     def open_assets(self, asset_ids: list[str]) -> None:
+        """Open copies of the files in the system's viewer."""
+        self._with_files(asset_ids[:MAX_OPEN_AT_ONCE], "open it",
+                         lambda asset: self.launch(viewing_copy(asset)))
+
+    def show_in_folder(self, asset_ids: list[str]) -> None:
+        """Show the (first) stored file selected in the system's file manager."""
+        self._with_files(asset_ids[:1], "show it",
+                         lambda asset: self.reveal(stored_file(asset)))
+
+    def _with_files(self, asset_ids: list[str], doing: str,
+                    work: Callable[[dict[str, Any]], None]) -> None:
         ref = self.library()
         if ref is None or not asset_ids:
             return
-        wanted = asset_ids[:MAX_OPEN_AT_ONCE]
 
         def got(reply: Reply) -> None:
             if not reply.ok:
-                self.toast(describe_error(reply, "open it"), "error")
+                self.toast(describe_error(reply, doing), "error")
                 return
             for asset in reply.result.get("items", []):
                 self.commands.background(
-                    lambda a=asset: open_with_system(viewing_copy(ref["path"], a)),
-                    self._opened)
+                    lambda a=asset: work(a),
+                    lambda _result, error: self._done_with_file(doing, error))
 
-        self.commands.call("asset.get", {"libraryId": ref["libraryId"], "assetIds": wanted},
+        self.commands.call("asset.get", {"libraryId": ref["libraryId"], "assetIds": asset_ids},
                            got)
 
-    def _opened(self, _result: object, error: BaseException | None) -> None:
+    def _done_with_file(self, doing: str, error: BaseException | None) -> None:
         if error is not None:
-            log.warning("could not open an asset: %s", error)
-            self.toast(f"Could not open it with your viewer: {error}", "error")
+            log.warning("could not %s: %s", doing, error)
+            self.toast(f"Could not {doing}: {why_not_opened(error)}", "error")
 
     def open_url(self, url: str) -> None:
         url = url.strip()

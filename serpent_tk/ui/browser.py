@@ -45,6 +45,9 @@ class Browser:
         self.sort = "added-desc"
         self.on_counts: Callable[[int, int], None] = lambda total, selected: None
         self.on_state: Callable[[], None] = lambda: None   # empty/filled/loading changed
+        # the sort in use, and whether "collection order" makes sense (a hand-picked one)
+        self.on_sort_shown: Callable[[str, bool], None] = lambda sort, in_collection: None
+        self._sort_elsewhere = self.sort
         self.known_tags: list[str] = []
         self._pending_kinds: set[str] = set()
         self._pending_ids: set[str] = set()
@@ -66,6 +69,9 @@ class Browser:
         self.grid.reset()                       # no cell shows an old picture any more
         self.inspector.show_nothing()
         self.thumbnails.set_library(library_id)
+        if self.sort == "collection-order":
+            self.sort = self._sort_elsewhere
+            self.on_sort_shown(self.sort, False)
         self.scope = ALL
         self.sidebar.current = ALL
         self._sections()
@@ -74,7 +80,13 @@ class Browser:
         self.sidebar_data.show_library(library_id)
 
     def set_scope(self, scope: Scope) -> None:
+        in_collection = scope.kind == "collection"         # hand-picked: it has an order
+        if in_collection and self.scope.kind != "collection":
+            self._sort_elsewhere, self.sort = self.sort, "collection-order"
+        elif not in_collection and self.sort == "collection-order":
+            self.sort = self._sort_elsewhere
         self.scope = scope
+        self.on_sort_shown(self.sort, in_collection)
         self._query()
 
     def set_text(self, text: str) -> None:

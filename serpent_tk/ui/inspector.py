@@ -41,6 +41,7 @@ class InspectorActions(Protocol):
     def add_tag(self, asset_ids: list[str], tag: str) -> None: ...
     def remove_tag(self, asset_ids: list[str], tag: str) -> None: ...
     def open_assets(self, asset_ids: list[str]) -> None: ...
+    def show_in_folder(self, asset_ids: list[str]) -> None: ...
     def open_url(self, url: str) -> None: ...
     def trash(self, asset_ids: list[str]) -> None: ...
     def restore(self, asset_ids: list[str]) -> None: ...
@@ -136,6 +137,8 @@ class Inspector(ttk.Frame):
         self.buttons = ttk.Frame(body)
         self.buttons.pack(fill="x", pady=(px(14), 0))
         self.open_button = ttk.Button(self.buttons, text="Open", command=self._open)
+        self.show_button = ttk.Button(self.buttons, text="Show in folder",
+                                      command=lambda: self.actions.show_in_folder(self._ids()))
         self.trash_button = ttk.Button(self.buttons, text="Move to Trash",
                                        command=lambda: self.actions.trash(self._ids()))
         self.restore_button = ttk.Button(self.buttons, text="Restore",
@@ -275,8 +278,8 @@ class Inspector(ttk.Frame):
         self.preview.coords(self._preview_text, width / 2, height / 2)
 
     def _show_buttons(self, trashed: bool) -> None:
-        for button in (self.open_button, self.trash_button, self.restore_button,
-                       self.delete_button):
+        for button in (self.open_button, self.show_button, self.trash_button,
+                       self.restore_button, self.delete_button):
             button.pack_forget()
         px = self.theme.px
         if trashed:
@@ -285,6 +288,7 @@ class Inspector(ttk.Frame):
         else:
             if self.asset is not None:
                 self.open_button.pack(side="left")
+                self.show_button.pack(side="left", padx=(px(6), 0))
             self.trash_button.pack(side="left", padx=(px(6), 0) if self.asset else 0)
 
     # audit line --------------------------------------------------------------------------

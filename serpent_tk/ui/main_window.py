@@ -26,6 +26,7 @@ from serpent_tk.credentials import CredentialStore
 from serpent_tk.settings import Settings, SettingsStore
 from serpent_tk.ui.agent_activity import AgentActivity
 from serpent_tk.ui.asset_actions import AssetActions
+from serpent_tk.ui.asset_menu import AssetMenu
 from serpent_tk.ui.asset_pages import AssetPages
 from serpent_tk.ui.browser import Browser
 from serpent_tk.ui.bus import UiBus
@@ -43,6 +44,7 @@ from serpent_tk.ui.search_bar import SearchBar
 from serpent_tk.ui.shortcuts import bind_shortcuts
 from serpent_tk.ui.sidebar import Sidebar
 from serpent_tk.ui.sidebar_menu import SidebarMenu
+from serpent_tk.ui.sort_chooser import SortChooser
 from serpent_tk.ui.status_bar import StatusBar
 from serpent_tk.ui.task_status import TaskStatus
 from serpent_tk.ui.theme import Theme
@@ -152,14 +154,8 @@ class MainWindow:
             self.session.library_id, self._folder_target()))
         self.import_button["menu"] = menu
         self.import_button.pack(side="right", padx=(px(8), 0))
-        self.sort = ttk.Combobox(bar, state="readonly", width=14, values=[
-            "Newest first", "Oldest first", "Name A–Z", "Name Z–A", "Best rated", "Largest",
-            "Recently changed"])
-        self._sorts = ["added-desc", "added-asc", "name-asc", "name-desc", "rating-desc",
-                       "size-desc", "modified-desc"]
-        self.sort.current(0)
-        self.sort.bind("<<ComboboxSelected>>", lambda e: self.browser.set_sort(
-            self._sorts[self.sort.current()]))
+        self.sort = SortChooser(bar, self.browser.set_sort)
+        self.browser.on_sort_shown = self.sort.show
         self.sort.pack(side="right")
         self.search = SearchBar(bar, self.theme, self.browser.set_text)
         self.search.pack(side="left", fill="x", expand=True, padx=(px(12), px(12)))
@@ -172,20 +168,26 @@ class MainWindow:
         self.browser.on_counts = lambda total, selected: self.status.show_counts(
             self.browser.summary())
         self.browser.on_state = self.show_state
+        self.asset_menu = AssetMenu(root, self.commands, self.actions, self.sidebar,
+                                    lambda: self.browser.scope, self.grid.canvas, self.toast)
         self.grid.on_open = self.actions.open_assets
-        self.grid.on_context_menu = self._context_menu
-        self.grid.on_drag = self._drag
+        self.grid.on_context_menu = self.asset_menu.popup
+        self.grid.on_drag = self.asset_menu.drag
         self.actions.on_conflict = self.browser.reload_asset
         self.sidebar_menu = SidebarMenu(self.commands, self.theme, root,
                                         lambda: self.session.library_id, self.toast,
-                                        self.actions.empty_trash)
+                                        self.actions.empty_trash, self.sidebar,
+                                        lambda: list(self.browser.known_tags))
         self.sidebar.on_context_menu = self.sidebar_menu.popup
+        can_create = self.commands.available("collection.create")
         self.sidebar.actions_enabled = {
             "new-folder": self.commands.available("folder.create"),
-            "new-collection": self.commands.available("collection.create")}
-        self.sidebar.on_action = lambda action: (
-            self.sidebar_menu.new_folder(None) if action == "new-folder"
-            else self.sidebar_menu.new_collection())
+            "new-collection": can_create, "new-smart": can_create}
+        sidebar_actions = {
+            "new-folder": lambda: self.sidebar_menu.new_folder(None),
+            "new-collection": self.sidebar_menu.new_collection,
+            "new-smart": lambda: self.sidebar_menu.smart_collection(None)}
+        self.sidebar.on_action = lambda action: sidebar_actions[action]()
         self.importer.on_finished = lambda run: None
         bus.subscribe(ShowToast, lambda e: self.toasts.show(e.text, e.level, title=e.title))
         bus.subscribe(Notice, lambda e: self.toasts.show(e.text, "warning"))
@@ -309,39 +311,6 @@ class MainWindow:
         keys = self.grid.selected_keys()
         if keys:
             (in_trash if self.browser.scope.is_trash else normal)(keys)
-
-    def _context_menu(self, keys: list[str], x: int, y: int) -> None:
-        if not keys:
-            return
-        menu = tk.Menu(self.root, tearoff=False)
-        if self.browser.scope.is_trash:
-            menu.add_command(label="Restore", command=lambda: self.actions.restore(keys))
-            menu.add_command(label="Delete permanently…",
-                             command=lambda: self.actions.delete_permanently(keys))
-        else:
-            menu.add_command(label="Open", command=lambda: self.actions.open_assets(keys))
-            menu.add_separator()
-            menu.add_command(label="Move to Trash", command=lambda: self.actions.trash(keys))
-        menu.tk_popup(x, y)
-
-    def _drag(self, keys: list[str], phase: str, x: int, y: int) -> None:
-        """Assets dragged from the grid onto the sidebar: a folder files them, a tag tags
-        them, the Trash trashes them."""
-        scope = self.sidebar.scope_at(x, y)
-        if phase == "motion":
-            self.grid.canvas.configure(cursor="hand2" if scope else "")
-            return
-        self.grid.canvas.configure(cursor="")
-        if scope is None or not keys:
-            return
-        if scope.kind == "folder":
-            self.actions.move_to_folder(keys, scope.target, f"“{scope.label}”")
-        elif scope.kind == "unfiled":
-            self.actions.move_to_folder(keys, None, "Unfiled")
-        elif scope.kind == "tag" and scope.target:
-            self.actions.add_tag(keys, scope.target)
-        elif scope.kind == "trash":
-            self.actions.trash(keys)
 
     # settings, zoom, toasts --------------------------------------------------------------
     def open_settings(self, page: str = "mcp") -> None:

@@ -27,7 +27,8 @@ class Scope:
     iid: str
     label: str
     query: dict[str, Any] = field(default_factory=dict)
-    kind: str = "all"        # all / unfiled / untagged / trash / folder / tag / collection
+    # all / unfiled / untagged / trash / folder / tag / collection (hand-picked) / smart
+    kind: str = "all"
     target: str | None = None  # folder id, tag name or collection id
 
     @property
@@ -83,6 +84,8 @@ class Sidebar(ttk.Frame):
         self._sections: tuple[str, ...] = ()
         self._counts: tuple[str, str] = ("", "")
         self._suppress = False
+        self._pending_select: str | None = None
+        self.collections: dict[str, dict[str, Any]] = {}
         self.current: Scope = ALL
         self.tree.bind("<<TreeviewSelect>>", self._on_select)
         self.tree.bind("<ButtonPress-3>", self._on_right_click)
@@ -154,16 +157,31 @@ class Sidebar(ttk.Frame):
         self._sync("section:tags", rows)
 
     def show_collections(self, collections: list[dict[str, Any]]) -> None:
+        """`collections`: `collection.list` items (kept in `.collections` by id)."""
+        self.collections = {c["id"]: c for c in collections}
         for section, smart in (("collections", False), ("smart", True)):
             if section not in self._sections:
                 continue
             rows = [(Scope(f"collection:{c['id']}", c["name"], {"collectionId": c["id"]},
-                           "collection", c["id"]), c.get("assetCount"))
+                           "smart" if smart else "collection", c["id"]), c.get("assetCount"))
                     for c in sorted(collections, key=lambda c: c.get("position", 0))
                     if bool(c.get("smart")) == smart]
             self._sync(f"section:{section}", rows)
             if section == "collections" and self.actions_enabled.get("new-collection"):
                 self._action_row("section:collections", "new-collection", "New collection…")
+            if section == "smart" and self.actions_enabled.get("new-smart"):
+                self._action_row("section:smart", "new-smart", "New smart collection…")
+        self._select_pending()
+
+    def select_when_shown(self, iid: str) -> None:
+        """Choose `iid` now, or as soon as it appears (a collection just created)."""
+        self._pending_select = iid
+        self._select_pending()
+
+    def _select_pending(self) -> None:
+        if self._pending_select and self.tree.exists(self._pending_select):
+            iid, self._pending_select = self._pending_select, None
+            self._select(iid)
 
     # internals ---------------------------------------------------------------------------
     def _sync(self, parent: str, rows: list[tuple[Scope, Any]]) -> None:

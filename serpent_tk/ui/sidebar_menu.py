@@ -1,5 +1,6 @@
-"""Right-click menus of the sidebar: new/rename/delete folders, rename/delete tags, new
-collections, empty the Trash. Tk thread only.
+"""Right-click menus of the sidebar: new/rename/delete folders, rename/delete tags, new,
+renamed and deleted collections, the smart-collection editor, empty the Trash. Tk thread
+only.
 
 Every entry is a gateway command run as the person; entries whose command the registry
 does not offer are left out. The sidebar refreshes through the usual `LibraryChanged` path.
@@ -13,20 +14,23 @@ from typing import Any
 
 from serpent_tk.ui.commands import Commands, Reply, describe_error
 from serpent_tk.ui.dialogs import AskTextDialog, ConfirmDialog, Dialog
-from serpent_tk.ui.sidebar import Scope
+from serpent_tk.ui.sidebar import Scope, Sidebar
 from serpent_tk.ui.theme import Theme
 
 
 class SidebarMenu:
     def __init__(self, commands: Commands, theme: Theme, parent: tk.Misc,
                  library_id: Callable[[], str | None], toast: Callable[..., None],
-                 empty_trash: Callable[[], None]) -> None:
+                 empty_trash: Callable[[], None], sidebar: Sidebar,
+                 known_tags: Callable[[], list[str]]) -> None:
         self.commands = commands
         self.theme = theme
         self.parent = parent
         self.library_id = library_id
         self.toast = toast
         self.empty_trash = empty_trash
+        self.sidebar = sidebar
+        self.known_tags = known_tags
         self.dialog: Dialog | None = None
 
     def entries(self, iid: str, scope: Scope | None) -> list[tuple[str, Callable[[], None]]]:
@@ -50,8 +54,15 @@ class SidebarMenu:
                 found.append(("Delete tag…", lambda: self.delete_tag(scope)))
         if kind in ("section:collections", "collection") and has("collection.create"):
             found.append(("New collection…", self.new_collection))
-        if kind == "collection" and scope is not None and has("collection.delete"):
-            found.append(("Delete collection…", lambda: self.delete_collection(scope)))
+        if kind in ("section:smart", "smart") and has("collection.create"):
+            found.append(("New smart collection…", lambda: self.smart_collection(None)))
+        if kind == "smart" and scope is not None and has("collection.update"):
+            found.append(("Edit rules…", lambda: self.smart_collection(scope)))
+        if kind in ("collection", "smart") and scope is not None:
+            if has("collection.update"):
+                found.append(("Rename…", lambda: self.rename_collection(scope)))
+            if has("collection.delete"):
+                found.append(("Delete collection…", lambda: self.delete_collection(scope)))
         if kind == "trash" and has("trash.empty"):
             found.append(("Empty Trash…", self.empty_trash))
         return found
@@ -121,6 +132,31 @@ class SidebarMenu:
                   lambda name: self._run("collection.create", {"name": name},
                                          "create the collection",
                                          f"Collection “{name}” created."))
+
+    def rename_collection(self, scope: Scope) -> None:
+        self._ask("Rename collection", "New name:", scope.label, "Rename",
+                  lambda name: self._run("collection.update",
+                                         {"collectionId": scope.target, "name": name},
+                                         "rename the collection", f"Renamed to “{name}”."))
+
+    def smart_collection(self, scope: Scope | None) -> None:
+        """The rule editor: a new smart collection (`scope` None) or this one's rules."""
+        from serpent_tk.ui.smart_collection_dialog import SmartCollectionDialog
+
+        library_id = self.library_id()
+        collection = self.sidebar.collections.get(scope.target or "") if scope else None
+        if library_id is None or (scope is not None and collection is None):
+            return
+
+        def saved(result: dict[str, Any]) -> None:
+            verb = "saved" if collection else "created"
+            self.toast(f"Smart collection “{result.get('name', '')}” {verb}. Ctrl+Z undoes "
+                       "it.", "success", key="smart-collection")
+            self.sidebar.select_when_shown(f"collection:{result['id']}")
+
+        self.dialog = SmartCollectionDialog(self.parent, self.theme, self.commands,
+                                            library_id, tags=self.known_tags(),
+                                            collection=collection, on_saved=saved)
 
     def delete_collection(self, scope: Scope) -> None:
         self.dialog = ConfirmDialog(

@@ -190,7 +190,7 @@ def test_open_hands_the_viewer_a_copy_under_the_original_name(app: App, tmp_path
     key = app.window.grid.source.cell(0).key  # type: ignore[union-attr]
     asset = app.gateway_call("asset.get", {"libraryId": library_id,
                                            "assetIds": [key]})["items"][0]
-    copy = viewing_copy(app.window.session.current["path"], asset)  # type: ignore[index]
+    copy = viewing_copy(asset)
     assert copy.name == "portrait-00.png"
     assert copy.read_bytes() == source.read_bytes()
     assert app_dirs().cache in copy.parents

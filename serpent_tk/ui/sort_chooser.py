@@ -1,0 +1,38 @@
+"""The toolbar's sort menu ("Newest first", "Name A–Z", ...). Tk thread only.
+
+In a hand-picked collection it also offers "Collection order" (the order its assets were
+added in), which is where such a collection opens.
+"""
+
+from __future__ import annotations
+
+import tkinter as tk
+from collections.abc import Callable
+from tkinter import ttk
+
+SORTS = (("added-desc", "Newest first"), ("added-asc", "Oldest first"),
+         ("name-asc", "Name A–Z"), ("name-desc", "Name Z–A"), ("rating-desc", "Best rated"),
+         ("size-desc", "Largest"), ("modified-desc", "Recently changed"))
+COLLECTION_ORDER = ("collection-order", "Collection order")
+
+
+class SortChooser(ttk.Combobox):
+    def __init__(self, master: tk.Misc, on_sort: Callable[[str], None]) -> None:
+        super().__init__(master, state="readonly", width=15)
+        self.on_sort = on_sort
+        self._sorts: list[tuple[str, str]] = list(SORTS)
+        self.configure(values=[label for _, label in self._sorts])
+        self.current(0)
+        self.bind("<<ComboboxSelected>>", lambda e: self.on_sort(self.sort))
+
+    @property
+    def sort(self) -> str:
+        return self._sorts[max(0, self.current())][0]
+
+    def show(self, sort: str, in_collection: bool) -> None:
+        """Offer what fits the view (collection order only in a hand-picked collection) and
+        show `sort` as chosen."""
+        self._sorts = [*SORTS, COLLECTION_ORDER] if in_collection else list(SORTS)
+        self.configure(values=[label for _, label in self._sorts])
+        keys = [key for key, _ in self._sorts]
+        self.current(keys.index(sort) if sort in keys else 0)
