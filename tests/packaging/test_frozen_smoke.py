@@ -214,6 +214,11 @@ def test_serve_imports_through_http_and_through_the_bridge_then_stops_cleanly(
 
     first = make_png(tmp_path / "red.png", (200, 30, 30))
     second = make_png(tmp_path / "blue.png", (30, 30, 200))
+    import pillow_heif
+    from PIL import Image
+
+    heic = tmp_path / "phone photo.heic"  # pillow-heif must be bundled and registered
+    pillow_heif.from_pillow(Image.new("RGB", (40, 30), (20, 160, 90))).save(heic)
     parent = tmp_path / "libraries"
     parent.mkdir()
 
@@ -244,12 +249,15 @@ def test_serve_imports_through_http_and_through_the_bridge_then_stops_cleanly(
                                        env=entry.get("env"))
         async with Client(params) as client:
             imported = await call(client, "serpent_file_import",
-                                  {"libraryId": library_id, "sourcePaths": [str(second)]})
-            assert [i["status"] for i in imported["items"]] == ["imported"]
+                                  {"libraryId": library_id, "sourcePaths": [str(second),
+                                                                           str(heic)]})
+            assert [i["status"] for i in imported["items"]] == ["imported", "imported"]
             found = await call(client, "serpent_asset_search", {"libraryId": library_id})
+            [photo] = [a for a in found["items"] if a["ext"] == "heic"]
+            assert (photo["width"], photo["height"]) == (40, 30)
             return len(found["items"])
 
-    assert asyncio.run(over_bridge()) == 2
+    assert asyncio.run(over_bridge()) == 3
 
     process: subprocess.Popen[str] = served["process"]
     running = frozen_processes(app_folder)
