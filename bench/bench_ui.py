@@ -198,13 +198,10 @@ def writer_process(spec_file: str) -> None:
 def bench_stalls(user_data: Path, seconds: float, clients: int, base: Path) -> None:
     import tkinter as tk
 
-    from serpent_tk.app import (
-        DESKTOP_SWITCH_INTERVAL_S,
-        DesktopMcpControls,
-        settle_after_start_up,
-    )
+    from serpent_tk.app import DESKTOP_SWITCH_INTERVAL_S, settle_after_start_up
     from serpent_tk.automation.gateway import Gateway
     from serpent_tk.credentials import CredentialStore
+    from serpent_tk.desktop_mcp import DesktopMcpControls
     from serpent_tk.mcp.service import McpService
     from serpent_tk.paths import app_dirs
     from serpent_tk.settings import SettingsStore

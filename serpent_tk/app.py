@@ -11,9 +11,9 @@ import logging
 import signal
 import sys
 import threading
-from collections.abc import Callable
 from typing import Any
 
+from serpent_tk.desktop_mcp import DesktopMcpControls
 from serpent_tk.logs import setup_logging
 from serpent_tk.paths import app_dirs
 from serpent_tk.settings import SettingsStore
@@ -109,104 +109,3 @@ def settle_after_start_up() -> None:
     the garbage collector's full collections, which otherwise walk the MCP stack's and
     pydantic's objects and hold the GIL (stalling the window) for 100 ms and more."""
     gc.freeze()
-
-
-class DesktopMcpControls:
-    """Adapts the MCP engineer's `McpService` and `client_configs` to the window's
-    `serpent_tk.ui.mcp_controls.McpControls` (the window never imports `serpent_tk.mcp`).
-
-    Thread-safe. Give it a running-or-not `service`, or `make_service` to build one on first
-    use (off the Tk thread: importing the MCP stack takes a moment)."""
-
-    def __init__(self, credentials: Any, *, service: Any = None,
-                 make_service: Callable[[], Any] | None = None) -> None:
-        self.credentials = credentials
-        self._service = service
-        self._make_service = make_service
-        self._lock = threading.Lock()
-        self._starting = False
-
-    def service(self) -> Any:
-        with self._lock:
-            if self._service is None:
-                assert self._make_service is not None
-                self._service = self._make_service()
-            return self._service
-
-    def warm_up(self, start: bool) -> None:
-        """Background thread: build the service and, if the settings say so, start it."""
-        self._starting = start
-        try:
-            service = self.service()
-            if start:
-                service.start()
-        except Exception:
-            log.exception("the MCP service could not be started")
-        finally:
-            self._starting = False
-
-    def shutdown(self) -> None:
-        if self._service is not None:
-            self._service.stop()
-
-    def status(self) -> Any:
-        from serpent_tk.ui.mcp_controls import McpStatus
-
-        service = self._service
-        if service is None:
-            return McpStatus(running=False, starting=self._starting)
-        s = service.status
-        return McpStatus(running=s.running, port=s.port, url=s.url,
-                         clients_connected=s.clients_connected,
-                         last_request_at=s.last_request_at, client_names=tuple(s.clients),
-                         error=s.last_error, starting=self._starting and not s.running)
-
-    def start(self, port: int) -> Any:
-        from serpent_tk.ui.mcp_controls import McpControlError
-
-        service = self.service()
-        service.port = port
-        status = service.start(port)
-        if not status.running:
-            raise McpControlError(status.last_error or "The MCP server did not start.",
-                                  port_in_use=port if status.port_in_use else None)
-        return self.status()
-
-    def stop(self) -> Any:
-        self.service().stop()
-        return self.status()
-
-    def free_port(self) -> int:
-        import socket
-
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-            probe.bind(("127.0.0.1", 0))
-            return int(probe.getsockname()[1])
-
-    def clients(self) -> list[Any]:
-        from serpent_tk.mcp import client_configs
-        from serpent_tk.ui.mcp_controls import McpClient
-
-        return [McpClient(c.id, c.label, c.paste_hint,
-                          install_path=str(client_configs.install_targets(c.id)[0]))
-                for c in client_configs.CLIENTS.values()]
-
-    def config_snippet(self, client_id: str, credential: str) -> str:
-        from serpent_tk.mcp import client_configs
-        from serpent_tk.mcp.endpoint import current_port
-
-        return client_configs.snippet(client_id, port=current_port(),
-                                      token=self.credentials.token_for(credential))
-
-    def install(self, client_id: str, credential: str) -> str:
-        from serpent_tk.mcp import client_configs
-        from serpent_tk.mcp.endpoint import current_port
-        from serpent_tk.ui.mcp_controls import McpControlError
-
-        try:
-            done = client_configs.install(client_id, port=current_port(),
-                                          token=self.credentials.token_for(credential))
-        except (client_configs.ConfigError, OSError) as error:
-            raise McpControlError(str(error)) from None
-        label = client_configs.client(client_id).label
-        return " ".join(item.sentence() for item in done) + f" Restart {label} to load it."

@@ -2,8 +2,8 @@
 
 Thread-safe by contract: `status()` is fast and callable from the Tk thread; everything
 else may block (sockets, files) and is only called from a background thread. The window
-never imports `serpent_tk.mcp`: the composition root (`serpent_tk/app.py`) adapts the MCP
-service and the client-config module to this protocol. Errors are raised as
+never imports `serpent_tk.mcp`: `serpent_tk/desktop_mcp.py`, built by the composition root,
+adapts the MCP service and the client-config module to this protocol. Errors are raised as
 `McpControlError` with a sentence for people.
 """
 

@@ -23,9 +23,9 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from PIL import Image, ImageDraw, ImageGrab
 
-from serpent_tk.app import DesktopMcpControls
 from serpent_tk.automation.gateway import Gateway
 from serpent_tk.credentials import CredentialStore
+from serpent_tk.desktop_mcp import DesktopMcpControls
 from serpent_tk.mcp.endpoint import endpoint_file
 from serpent_tk.mcp.service import McpService
 from serpent_tk.paths import app_dirs
