@@ -9,12 +9,14 @@ came or went).
 from __future__ import annotations
 
 import copy
+import re
 import threading
+from collections.abc import Collection
 from typing import Any
 
 import mcp_types as types
 
-from serpent_tk.automation.registry import CommandSpec, Registry
+from serpent_tk.automation.registry import CommandSpec, Registry, tool_name_for
 
 THUMBNAIL_COMMAND = "asset.thumbnail"
 
@@ -61,12 +63,23 @@ def output_schema(spec: CommandSpec) -> dict[str, Any]:
     return schema
 
 
-def tool_for(spec: CommandSpec, meta: dict[str, Any] | None = None) -> types.Tool:
+_COMMAND_MENTION = re.compile(r"\b[a-z]+(?:-[a-z]+)*\.[a-z]+(?:-[a-z]+)*\b")
+
+
+def agent_text(text: str, known: Collection[str]) -> str:
+    """`text` with other commands named as an MCP client calls them (`asset.trash` →
+    `serpent_asset_trash`); words that are not commands stay as they are."""
+    return _COMMAND_MENTION.sub(
+        lambda m: tool_name_for(m.group(0)) if m.group(0) in known else m.group(0), text)
+
+
+def tool_for(spec: CommandSpec, meta: dict[str, Any] | None = None,
+             known: Collection[str] = ()) -> types.Tool:
     hints = spec.annotations
     return types.Tool(
         name=spec.tool_name,
-        title=spec.one_line,
-        description=spec.description,
+        title=agent_text(spec.one_line, known),
+        description=agent_text(spec.description, known),
         input_schema=inline_refs(spec.input_schema()),
         output_schema=output_schema(spec),
         annotations=types.ToolAnnotations(
@@ -91,7 +104,7 @@ class Catalogue:
             cached = self._tools.get(spec.tool_name)
             if cached is not None and cached[0] is spec:
                 return cached[1]
-        tool = tool_for(spec, self._tool_meta.get(spec.tool_name))
+        tool = tool_for(spec, self._tool_meta.get(spec.tool_name), self.registry.commands)
         with self._lock:
             self._tools[spec.tool_name] = (spec, tool)
         return tool

@@ -20,6 +20,7 @@ from pydantic import Field
 from library.protocol import CallMeta
 from library.schemas.common import AssetId, Model
 from serpent_tk.automation.registry import plugin_command
+from serpent_tk.mcp.catalogue import agent_text  # noqa: E402
 from serpent_tk.mcp.search_app import SEARCH_APP_URI
 from serpent_tk.mcp.server import INSTRUCTIONS
 from tests.mcp.conftest import (
@@ -69,7 +70,12 @@ def test_the_catalogue_follows_the_registry(server: Server, era: str) -> None:
         assert hints.read_only_hint == (spec.risk == "read")
         assert hints.destructive_hint == spec.annotations.destructive
         assert hints.idempotent_hint == spec.annotations.idempotent
-        assert tool.description and spec.summary in tool.description
+        assert tool.description
+        assert agent_text(spec.summary, registry.commands) in tool.description
+        # other tools are named as this client must call them, never by registry name
+        mentioned = set(re.findall(r"\b[a-z]+(?:-[a-z]+)*\.[a-z]+(?:-[a-z]+)*\b",
+                                   tool.description))
+        assert not mentioned & set(registry.commands), tool.name
 
 
 def test_the_server_tells_agents_how_to_use_it(server: Server) -> None:
