@@ -20,7 +20,7 @@ from pydantic import Field
 from library.protocol import CallMeta
 from library.schemas.common import AssetId, Model
 from serpent_tk.automation.registry import plugin_command
-from serpent_tk.mcp.catalogue import agent_text  # noqa: E402
+from serpent_tk.mcp.catalogue import agent_text
 from serpent_tk.mcp.search_app import SEARCH_APP_URI
 from serpent_tk.mcp.server import INSTRUCTIONS
 from tests.mcp.conftest import (
