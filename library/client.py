@@ -148,7 +148,7 @@ class LibraryHost:
                                future, key), name="library-open", daemon=True).start()
         return future
 
-    def close(self, library_id: str) -> Future[None]:  # type: ignore[type-arg]
+    def close(self, library_id: str) -> Future[None]:
         future: Future = Future()  # type: ignore[type-arg]
         with self._lock:
             worker = self._workers.get(library_id)

@@ -63,7 +63,7 @@ def summaries(conn: sqlite3.Connection, rows: Sequence[sqlite3.Row]) -> list[dic
 
 
 def full_assets(conn: sqlite3.Connection, ids: Sequence[str],
-                layout: Layout) -> tuple[list[dict], list[str]]:
+                layout: Layout) -> tuple[list[dict[str, Any]], list[str]]:
     """`Asset` JSON for the ids that exist (in the order asked), and the ids that do not.
     `filePath` is where the stored file is (`layout`: the library it lies in)."""
     rows: dict[str, sqlite3.Row] = {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import io
 import os
 import secrets
 import stat
@@ -21,7 +22,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 from library.worker.layout import Layout
 
@@ -118,7 +118,7 @@ class NotARegularFile(Exception):
     """A FIFO, socket or device: never opened for reading (a FIFO would block forever)."""
 
 
-def open_regular(source: Path) -> BinaryIO:
+def open_regular(source: Path) -> io.BufferedReader:
     """Open a regular file for reading without ever blocking on a FIFO."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
@@ -131,7 +131,8 @@ def open_regular(source: Path) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
-    return os.fdopen(fd, "rb")
+    reader: io.BufferedReader = os.fdopen(fd, "rb")
+    return reader
 
 
 def _syncfs_function() -> Callable[[Path], None] | None:

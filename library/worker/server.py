@@ -289,4 +289,5 @@ def validation_error(error: ValidationError) -> LibraryError:
 def _dump(result: Any) -> dict[str, Any]:
     if isinstance(result, BaseModel):
         return result.model_dump(mode="json", by_alias=True)
-    return result
+    dumped: dict[str, Any] = result
+    return dumped

@@ -35,7 +35,8 @@ def idempotency_scope(meta: CallMeta) -> str:
     return f"{meta.source}:{meta.credential or ''}"
 
 
-def stored_result(conn: sqlite3.Connection, command: str, meta: CallMeta) -> dict | None:
+def stored_result(conn: sqlite3.Connection, command: str,
+                  meta: CallMeta) -> dict[str, Any] | None:
     """The result a write with this idempotency key already returned, if any."""
     if not meta.idempotency_key:
         return None
@@ -46,7 +47,8 @@ def stored_result(conn: sqlite3.Connection, command: str, meta: CallMeta) -> dic
     if row["command"] != command:
         raise LibraryError(INVALID_ARGUMENT, "This idempotencyKey was already used for "
                            f"another command ({row['command']}).", field="idempotencyKey")
-    return json.loads(row["result"])
+    stored: dict[str, Any] = json.loads(row["result"])
+    return stored
 
 
 class WriteTx:

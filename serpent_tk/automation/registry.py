@@ -169,7 +169,8 @@ class CommandSpec:
                                   "required": ["status"]}
         if defs:
             schema["$defs"] = defs
-        return open_for_additions(schema)
+        opened: dict[str, Any] = open_for_additions(schema)
+        return opened
 
 
 def open_for_additions(schema: Any) -> Any:
