@@ -40,7 +40,7 @@ def _dimensions(item: dict[str, Any]) -> str:
 def to_cell(item: dict[str, Any]) -> GridCell:
     ext = str(item.get("ext") or "").upper() or "FILE"
     return GridCell(key=item["id"], title=str(item.get("name", "")), badge=ext,
-                    detail=_dimensions(item))
+                    detail=_dimensions(item), picture=item.get("kind", "image") == "image")
 
 
 class AssetPages:

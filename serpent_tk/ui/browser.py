@@ -156,12 +156,14 @@ class Browser:
             self.inspector.show_nothing()
             return
         if len(keys) > 1:
-            self.inspector.show_many(self.pages.items_for(keys) or
-                                     [{"id": k} for k in keys], trashed)
-            first = keys[0]
+            items = self.pages.items_for(keys)
+            self.inspector.show_many(items or [{"id": k} for k in keys], trashed)
+            # the preview shows the first picture among them (a PDF has none to show)
+            first = next((i["id"] for i in items if i.get("kind") == "image"), keys[0])
             self.thumbnails.preview(first, self.inspector.preview_pixels(), lambda photo: (
                 self.inspector.show_preview(photo, humanize.count(len(keys), "asset"))
-                if self.inspector.many and self.inspector.many[0]["id"] == first else None))
+                if self.inspector.many and first in {i["id"] for i in self.inspector.many}
+                else None))
             return
         asset_id = keys[0]
         self._asset_request += 1

@@ -22,6 +22,7 @@ class EmptyState(ttk.Frame):
         self.theme = theme
         self.kind = ""
         self._detail = ""
+        self._shown: tuple[object, ...] = ()
         self.title = ttk.Label(self, style="Title.TLabel", anchor="center", justify="center")
         self.title.pack(fill="x")
         self.text = ttk.Label(self, anchor="center", justify="center", wraplength=px(380),
@@ -52,10 +53,14 @@ class EmptyState(ttk.Frame):
         ttk.Button(body, text=button, command=command,
                    style="Accent.TButton" if number == 1 else "TButton").pack(anchor="w")
 
-    def show(self, kind: str, detail: str = "") -> None:
-        """kind: "" (hide), "loading", "empty", "no-match", "trash", "closed"."""
-        if (kind, detail) == (self.kind, self._detail):
+    def show(self, kind: str, detail: str = "", *, title: str | None = None,
+             action: tuple[str, Callable[[], None]] | None = None) -> None:
+        """kind: "" (hide), "loading", "empty", "no-match", "trash", "closed", or "view" (an
+        empty folder, collection... : `title`, `detail` and maybe an `action` say it)."""
+        shown = (kind, detail, title, action[0] if action else None)
+        if shown == self._shown:
             return
+        self._shown = shown
         self.kind, self._detail = kind, detail
         if not kind:
             self.place_forget()
@@ -67,14 +72,14 @@ class EmptyState(ttk.Frame):
             "trash": ("The Trash is empty", "Things you delete wait here until you empty it."),
             "closed": ("This library is closed", detail or "It was closed or removed."),
         }
-        title, text = texts.get(kind, ("", ""))
-        self.title.configure(text=title)
+        heading, text = texts.get(kind, (title or "", detail))
+        self.title.configure(text=title or heading)
         self.text.configure(text=text)
         if kind == "empty":
             self.steps.pack(fill="x")
         else:
             self.steps.pack_forget()
-        action = self._actions.get(kind)
+        action = action or self._actions.get(kind)
         if action:
             self.button.configure(text=action[0], command=action[1])
             self.button.pack(pady=(self.theme.px(12), 0))

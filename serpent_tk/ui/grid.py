@@ -19,7 +19,7 @@ from typing import Protocol
 
 from serpent_tk.ui.grid_input import GridInput
 from serpent_tk.ui.selection import Selection
-from serpent_tk.ui.theme import FONT_BODY, FONT_CAPTION, Theme
+from serpent_tk.ui.theme import FONT_BODY, FONT_CAPTION, FONT_STRONG, Theme
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,7 @@ class GridCell:
     title: str      # file name
     badge: str      # "PNG": shown on the mat when there is no picture (yet)
     detail: str     # "1920 × 1080 · ★★★"
+    picture: bool = True   # an image (a thumbnail may come); else a page with its badge
 
 
 class GridSource(Protocol):
@@ -78,12 +79,13 @@ class _Batch:
 class _Cell:
     """The canvas items of one visible slot, reused as the view scrolls."""
 
-    __slots__ = ("index", "bg", "mat", "image", "badge", "title", "detail", "shown")
+    __slots__ = ("index", "bg", "mat", "page", "image", "badge", "title", "detail", "shown")
 
     def __init__(self, canvas: tk.Canvas) -> None:
         self.index = -1
         self.bg = canvas.create_rectangle(0, 0, 0, 0, width=0, tags=("cell",))
         self.mat = canvas.create_rectangle(0, 0, 0, 0, width=0, tags=("cell",))
+        self.page = canvas.create_polygon(0, 0, 0, 0, 0, 0, tags=("cell",), state="hidden")
         self.image = canvas.create_image(0, 0, tags=("cell",))
         self.badge = canvas.create_text(0, 0, tags=("cell",), font=FONT_CAPTION)
         self.title = canvas.create_text(0, 0, tags=("cell",), font=FONT_BODY, anchor="n")
@@ -91,7 +93,7 @@ class _Cell:
         self.shown: tuple[object, ...] = ()
 
     def items(self) -> tuple[int, ...]:
-        return (self.bg, self.mat, self.image, self.badge, self.title, self.detail)
+        return (self.bg, self.mat, self.page, self.image, self.badge, self.title, self.detail)
 
 
 class VirtualGrid(GridInput, ttk.Frame):
@@ -341,7 +343,12 @@ class VirtualGrid(GridInput, ttk.Frame):
         c.coords(cell.mat, x + pad, y + pad, x + pad + thumb, y + pad + thumb)
         cx, cy = x + self.cell_w / 2, y + pad + thumb / 2
         c.coords(cell.image, cx, cy)
-        c.coords(cell.badge, cx, cy)
+        # a sheet of paper with a folded corner, for files that are not pictures
+        half_w, half_h, fold = thumb * 0.24, thumb * 0.31, thumb * 0.12
+        left, right, top, bottom = cx - half_w, cx + half_w, cy - half_h, cy + half_h
+        c.coords(cell.page, left, top, right - fold, top, right, top + fold, right, bottom,
+                 left, bottom)
+        c.coords(cell.badge, cx, cy + half_h * 0.25)
         title_y = y + pad + thumb + self.theme.px(4)
         c.coords(cell.title, cx, title_y)
         c.coords(cell.detail, cx, title_y + self._body_line)
@@ -371,12 +378,17 @@ class VirtualGrid(GridInput, ttk.Frame):
         c.config(cell.image, state="normal", image=str(image) if image is not None else "")
         inner = self.cell_w - 2 * self.pad
         if data is None:
+            c.config(cell.page, state="hidden")
             c.config(cell.badge, state="hidden")
             c.config(cell.title, state="hidden")
             c.config(cell.detail, state="hidden")
             return
+        sheet = image is None and not data.picture
+        c.config(cell.page, state="normal" if sheet else "hidden", fill=p.background,
+                 outline=p.text_muted, width=1)
         c.config(cell.badge, state="hidden" if image is not None else "normal",
-                 text=data.badge, fill=p.text_muted)
+                 text=data.badge, fill=p.text_muted if not sheet else p.text,
+                 font=FONT_STRONG if sheet else FONT_CAPTION)
         c.config(cell.title, state="normal", fill=p.text,
                  text=self._fit(data.title, FONT_BODY, inner))
         c.config(cell.detail, state="normal", fill=p.text_muted,

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from serpent_tk.ui import humanize
 from serpent_tk.ui.rating import RatingStars
 from serpent_tk.ui.tag_editor import TagEditor
-from serpent_tk.ui.theme import FONT_BODY, FONT_CAPTION, Theme
+from serpent_tk.ui.theme import FONT_BODY, FONT_CAPTION, FONT_SUBTITLE, Theme
 
 AGO_REFRESH_MS = 30_000
 
@@ -68,7 +68,7 @@ class Inspector(ttk.Frame):
         self.preview.bind("<Configure>", lambda e: self._center_preview())
         self.preview.bind("<Double-Button-1>", lambda e: self._open())
 
-        self.title = ttk.Label(self, style="Title.TLabel", anchor="w")
+        self.title = ttk.Label(self, style="Title.TLabel", anchor="w", justify="left")
         self.title.pack(fill="x", pady=(px(10), px(2)))
         self.subtitle = ttk.Label(self, style="Caption.TLabel", anchor="w")
         self.subtitle.pack(fill="x")
@@ -152,6 +152,8 @@ class Inspector(ttk.Frame):
                                     "Tip: Ctrl-click or Shift-click to select several, "
                                     "or drag a box around them.")
         self._ago_timer: str | None = None
+        self._wrap = theme.px(200)
+        self._title_text = ""
         theme.on_change(self._restyle)
         self._restyle()
         self.bind("<Configure>", self._on_resize)
@@ -165,8 +167,30 @@ class Inspector(ttk.Frame):
 
     def _on_resize(self, event: tk.Event) -> None:
         wrap = max(self.theme.px(120), event.width - self.theme.px(28))
-        self.empty.configure(wraplength=wrap)
-        self.audit.configure(wraplength=wrap)
+        if wrap != self._wrap:
+            self._wrap = wrap
+            for label in (self.empty, self.audit, self.title, self.subtitle):
+                label.configure(wraplength=wrap)
+            self._show_title(self._title_text)
+
+    def _show_title(self, text: str) -> None:
+        """The title wraps; a very long name is shortened in the middle to two lines (the
+        Name field below has all of it)."""
+        self._title_text = text
+        font = self.theme.font(FONT_SUBTITLE)
+        room = 2 * self._wrap - font.measure("MMMM")     # two lines, less a word's slack
+        if font.measure(text) > room > 0:
+            low, high, best = 1, len(text), "…"
+            while low <= high:
+                keep = (low + high) // 2
+                head = keep - keep // 3
+                candidate = text[:head] + "…" + text[len(text) - (keep - head):]
+                if font.measure(candidate) <= room:
+                    best, low = candidate, keep + 1
+                else:
+                    high = keep - 1
+            text = best
+        self.title.configure(text=text)
 
     def _restyle(self) -> None:
         p = self.theme.palette
@@ -207,8 +231,10 @@ class Inspector(ttk.Frame):
         self.asset = asset
         self.many = []
         self._show_frame()
-        self.title.configure(text=asset.get("name", ""))
-        self.subtitle.configure(text=humanize.size(asset.get("size")))
+        self._show_title(str(asset.get("name", "")))
+        in_trash = trashed or bool(asset.get("trashed"))
+        self.subtitle.configure(text=humanize.size(asset.get("size")) +
+                                (" · in the Trash" if in_trash else ""))
         focus = self.focus_get()
         if not (same and focus is self.name_entry):
             self.name_var.set(asset.get("name", ""))
@@ -242,7 +268,7 @@ class Inspector(ttk.Frame):
         self._cancel_ago()
         self._show_frame()
         total = sum(int(i.get("size") or 0) for i in items)
-        self.title.configure(text=humanize.count(len(items), "asset") + " selected")
+        self._show_title(humanize.count(len(items), "asset") + " selected")
         self.subtitle.configure(text=humanize.size(total))
         shared, partial = tag_shares(items)
         self.tags.set_tags(shared, partial=partial, of=len(items))

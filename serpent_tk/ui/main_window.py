@@ -39,6 +39,7 @@ from serpent_tk.ui.inspector import Inspector
 from serpent_tk.ui.library_session import LibrarySession
 from serpent_tk.ui.library_switcher import LibrarySwitcher
 from serpent_tk.ui.mcp_controls import McpControls
+from serpent_tk.ui.scope_banner import ScopeBanner
 from serpent_tk.ui.scrolling import ScrollableFrame
 from serpent_tk.ui.search_bar import SearchBar
 from serpent_tk.ui.shortcuts import bind_shortcuts
@@ -50,6 +51,7 @@ from serpent_tk.ui.task_status import TaskStatus
 from serpent_tk.ui.theme import Theme
 from serpent_tk.ui.thumbnails import Thumbnails
 from serpent_tk.ui.toasts import ToastStack
+from serpent_tk.ui.view_state import ViewActions, ViewState
 
 if TYPE_CHECKING:
     from serpent_tk.ui.settings_window import SettingsWindow
@@ -98,15 +100,19 @@ class MainWindow:
         self.sidebar = Sidebar(self.paned, theme)
         self.pages = AssetPages(commands)
         self.thumbnails = Thumbnails(root, commands, services.bus)
-        self.grid = VirtualGrid(self.paned, theme, self.pages, self.thumbnails,
+        self.middle = ttk.Frame(self.paned)
+        self.grid = VirtualGrid(self.middle, theme, self.pages, self.thumbnails,
                                 cell_points=settings.ui.thumbnail_size * 0.75)
+        self.grid.pack(side="top", fill="both", expand=True)
+        self.banner = ScopeBanner(self.middle, theme)
+        self.banner.place_above(self.grid)
         self.actions = AssetActions(commands, theme, root, lambda: self.session.current,
                                     self.toast)
         self.inspector_holder = ScrollableFrame(self.paned, theme)
         self.inspector = Inspector(self.inspector_holder.inner, theme, self.actions)
         self.inspector.pack(fill="both", expand=True)
         self.paned.add(self.sidebar, weight=0)
-        self.paned.add(self.grid, weight=1)
+        self.paned.add(self.middle, weight=1)
         self.paned.add(self.inspector_holder, weight=0)
         self.browser = Browser(commands, self.pages, self.thumbnails, self.grid, self.sidebar,
                                self.inspector)
@@ -117,6 +123,13 @@ class MainWindow:
                                 on_connect=lambda: self.open_settings("mcp"),
                                 on_clear_search=lambda: self.search.clear(),
                                 on_reopen=self.session.reopen)
+        self.view = ViewState(self.session, self.browser, self.pages, self.empty, self.banner,
+                              lambda: self.sidebar.collections, ViewActions(
+                                  import_here=self.ask_import,
+                                  edit_rules=self._edit_rules if commands.available(
+                                      "collection.update") else None,
+                                  empty_trash=self.actions.empty_trash if commands.available(
+                                      "trash.empty") else None))
         self.drop_zone: DropZone | None = None
         if services.drops:
             self.drop_zone = DropZone(self.grid.canvas, theme, self.import_paths,
@@ -168,6 +181,7 @@ class MainWindow:
         self.browser.on_counts = lambda total, selected: self.status.show_counts(
             self.browser.summary())
         self.browser.on_state = self.show_state
+        self.sidebar.on_collections_shown = self.show_state
         self.asset_menu = AssetMenu(root, self.commands, self.actions, self.sidebar,
                                     lambda: self.browser.scope, self.grid.canvas, self.toast)
         self.grid.on_open = self.actions.open_assets
@@ -270,24 +284,12 @@ class MainWindow:
             self._logged_library = self.session.library_id
             log.info("grid shows library %s: %d assets", self._logged_library,
                      self.pages.count())
-        if self.session.current is None:
-            kind = "loading" if self.empty.kind in ("", "loading") else self.empty.kind
-            self.empty.show(kind if kind != "closed" else "closed")
-            return
-        if not self.pages.known:
-            self.empty.show("")
-            return
-        if self.pages.count():
-            self.empty.show("")
-        elif self.browser.scope.is_trash and not self.browser.text:
-            self.empty.show("trash")
-        elif self.browser.filtered:
-            detail = f"Nothing matches “{self.browser.text}”." if self.browser.text else \
-                f"Nothing in {self.browser.scope.label} yet."
-            self.empty.show("no-match", detail)
-        else:
-            self.empty.show("empty")
-        self.status.show_counts(self.browser.summary())
+        self.view.show()
+        if self.session.current is not None and self.pages.known:
+            self.status.show_counts(self.browser.summary())
+
+    def _edit_rules(self, scope: Any) -> None:
+        self.sidebar_menu.smart_collection(scope)
 
     # importing ---------------------------------------------------------------------------
     def _folder_target(self) -> str | None:

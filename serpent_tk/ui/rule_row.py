@@ -15,6 +15,7 @@ from tkinter import ttk
 from typing import Any, get_args
 
 from library.schemas.collections import RuleField, RuleOp
+from serpent_tk.ui import humanize
 from serpent_tk.ui.rule_values import (
     DateValue,
     DaysValue,
@@ -191,3 +192,39 @@ class RuleRow(ttk.Frame):
 
     def on_change_relay(self) -> None:
         self.on_change()
+
+
+def describe_value(field: str, op: str, value: Any) -> str:
+    """A rule's value in words ("3 stars", "5.0 MB", "png or jpg", "the last 7 days")."""
+    values = value if isinstance(value, list) else [value]
+    if field == "rating":
+        return "no stars" if value == 0 else humanize.count(int(value), "star")
+    if field == "size" and isinstance(value, int):
+        return humanize.size(value)
+    if field in ("width", "height"):
+        return f"{value:,} px" if isinstance(value, int) else str(value)
+    if field == "added-at" and op == "in-last-days":
+        return humanize.count(int(value), "day")
+    if field == "folder":
+        return "a chosen folder"
+    if field in ("ext", "kind"):
+        return " or ".join(str(v) for v in values)
+    return f"“{value}”" if isinstance(value, str) else str(value)
+
+
+def describe_rules(ruleset: dict[str, Any] | None) -> str:
+    """'Tag is “sky” and Rating is at least 3 stars' (what a smart collection picks)."""
+    rules = list((ruleset or {}).get("rules") or [])
+    parts = []
+    for rule in rules:
+        field, op, value = rule.get("field"), rule.get("op"), rule.get("value")
+        if field not in FIELDS:
+            continue
+        label, ops = FIELDS[field]
+        if field == "untagged":
+            untagged = (value is not False) != (op == "is-not")
+            parts.append("Has no tags" if untagged else "Has tags")
+            continue
+        parts.append(f"{label} {ops.get(op, op)} {describe_value(field, op, value)}")
+    joiner = " or " if (ruleset or {}).get("match") == "any" else " and "
+    return joiner.join(parts)

@@ -43,6 +43,7 @@ class SearchBar(ttk.Frame):
     def set(self, text: str) -> None:
         self._hide_placeholder()
         self.var.set(text)
+        self._clear_button_shown()
         self._run()
 
     def clear(self, notify: bool = True) -> None:
@@ -60,6 +61,9 @@ class SearchBar(ttk.Frame):
         if self._timer is not None:
             self.after_cancel(self._timer)
         self._timer = self.after(DEBOUNCE_MS, self._run)
+        self._clear_button_shown()
+
+    def _clear_button_shown(self) -> None:
         if self.text:
             self.clear_button.pack(side="left", padx=(self.theme.px(4), 0))
         else:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from tkinter import ttk
 from typing import Any
 
+from serpent_tk.ui.sidebar_labels import LabelFitter
 from serpent_tk.ui.theme import FONT_CAPTION, FONT_STRONG, Theme
 
 SECTIONS = ("library", "folders", "tags", "collections", "smart")
@@ -55,6 +56,7 @@ class Sidebar(ttk.Frame):
         self.on_context_menu: Callable[[str, Scope | None, int, int], None] = \
             lambda iid, scope, x, y: None
         self.on_action: Callable[[str], None] = lambda action: None   # "new-folder", ...
+        self.on_collections_shown: Callable[[], None] = lambda: None
         self.actions_enabled: dict[str, bool] = {}
         self.tree = ttk.Treeview(self, show="tree", selectmode="browse",
                                  style="Sidebar.Treeview", columns=("count",))
@@ -86,6 +88,8 @@ class Sidebar(ttk.Frame):
         self._suppress = False
         self._pending_select: str | None = None
         self.collections: dict[str, dict[str, Any]] = {}
+        self.labels = LabelFitter(self.tree, theme, lambda: [
+            *(row[3] for row in self._rows.values()), *self._counts])
         self.current: Scope = ALL
         self.tree.bind("<<TreeviewSelect>>", self._on_select)
         self.tree.bind("<ButtonPress-3>", self._on_right_click)
@@ -126,6 +130,7 @@ class Sidebar(ttk.Frame):
             self._counts = counts
             self.tree.set("all", "count", counts[0])
             self.tree.set("trash", "count", counts[1])
+            self.labels.refit_soon()
 
     def show_folders(self, folders: list[dict[str, Any]]) -> None:
         """`folders`: `folder.list` items (the whole tree, any order)."""
@@ -172,6 +177,7 @@ class Sidebar(ttk.Frame):
             if section == "smart" and self.actions_enabled.get("new-smart"):
                 self._action_row("section:smart", "new-smart", "New smart collection…")
         self._select_pending()
+        self.on_collections_shown()
 
     def select_when_shown(self, iid: str) -> None:
         """Choose `iid` now, or as soon as it appears (a collection just created)."""
@@ -205,11 +211,13 @@ class Sidebar(ttk.Frame):
                     if self.tree.parent(scope.iid) != parent or \
                             self.tree.index(scope.iid) != position:
                         self.tree.move(scope.iid, parent, position)
-                    self.tree.item(scope.iid, text=scope.label, values=(row[3],))
+                    self.tree.item(scope.iid, values=(row[3],), text=self.labels.text(
+                        scope.iid, scope.label, parent))
                 else:
-                    self.tree.insert(parent, position, iid=scope.iid, text=scope.label,
-                                     values=(row[3],))
+                    self.tree.insert(parent, position, iid=scope.iid, values=(row[3],),
+                                     text=self.labels.text(scope.iid, scope.label, parent))
                 self._rows[scope.iid] = row
+                self.labels.refit_soon()          # the widest count may have changed
             if kids is not None:
                 self._sync_tree(scope.iid, kids)
         self._children[parent] = wanted
@@ -221,6 +229,7 @@ class Sidebar(ttk.Frame):
             self._forget(child)
         self._scopes.pop(iid, None)
         self._rows.pop(iid, None)
+        self.labels.forget(iid)
         self._children.pop(iid, None)
 
     def _select(self, iid: str) -> None:
@@ -274,7 +283,8 @@ class Sidebar(ttk.Frame):
         if self.tree.exists(iid):
             self.tree.move(iid, parent, "end")
         else:
-            self.tree.insert(parent, "end", iid=iid, text=label, tags=("action",))
+            self.tree.insert(parent, "end", iid=iid, tags=("action",),
+                             text=self.labels.text(iid, label, parent))
 
     def scope_at(self, x_root: int, y_root: int) -> Scope | None:
         """The sidebar entry under a screen point (for dropping assets onto it)."""

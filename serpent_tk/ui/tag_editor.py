@@ -128,7 +128,7 @@ class TagEditor(ttk.Frame):
 
     def _fit_height(self) -> None:
         """As tall as the chips need (their rows are taller than a line of text: a height in
-        lines would cut the last row off), at most about six rows of chips."""
+        lines would cut the last row off); the inspector around it scrolls."""
         try:
             pixels = self.chips.count("1.0", "end", "update", "ypixels")
         except tk.TclError:
@@ -138,8 +138,8 @@ class TagEditor(ttk.Frame):
         line = max(1, self.theme.font(FONT_BODY).metrics("linespace")
                    + int(self.chips.cget("spacing1")) + int(self.chips.cget("spacing3")))
         lines = -(-int(needed) // line)
-        if self.chips.cget("height") != max(1, min(14, lines)):
-            self.chips.configure(height=max(1, min(14, lines)))
+        if self.chips.cget("height") != max(1, min(400, lines)):
+            self.chips.configure(height=max(1, min(400, lines)))
 
     def _commit(self) -> str:
         text = self.entry_var.get().strip().strip(",").strip()

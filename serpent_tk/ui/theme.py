@@ -177,7 +177,10 @@ class Theme:
         self._configure_fonts()
         self._configure_styles()
         for listener in list(self._listeners):
-            listener()
+            try:
+                listener()
+            except tk.TclError:     # its widgets are gone (a closed window): forget it
+                self._listeners.remove(listener)
 
     def _after_palette(self, event: tk.Event) -> None:
         if str(event.widget) != ".":

@@ -61,12 +61,15 @@ def test_analysis_reloads_nothing_and_its_progress_comes_and_goes(app: App,
     # ... and while it writes its results, the window asks the library for nothing new
     sent = spy_on_commands(app)
     changes.clear()
+    app.pump(lambda: not app.gateway_call("task.list", {
+        "libraryId": library_id, "status": ["queued", "running"]})["items"],
+        "the analysis done", timeout=120)
     app.pump(lambda: not window.tasks.visible and not window.tasks.tasks,
-             "the indicator gone once the analysis is done", timeout=120)
+             "the indicator gone once the analysis is done", timeout=30)
     analysis_batches = [k for k in changes if "analysis" in k]
     assert analysis_batches, "no analysis results arrived while watching"
     assert all(set(k) <= {"analysis", "task"} for k in changes), changes
-    assert not RELOADS & set(sent), sent
+    assert not RELOADS & set(sent), [n for n in sent if n in RELOADS]
     tasks = app.gateway_call("task.list", {"libraryId": library_id})["items"]
     assert {t["status"] for t in tasks if t["kind"] == "analysis"} == {"done"}
 
@@ -75,10 +78,14 @@ def test_clicking_the_indicator_cancels_the_task(app: App, tmp_path: Path) -> No
     library_id = app.open_default()
     window = app.window
     import_many(app, tmp_path / "dots")
-    app.pump(lambda: not window.tasks.tasks, "the first analysis done", timeout=120)
+    app.pump(lambda: not app.gateway_call("task.list", {
+        "libraryId": library_id, "status": ["queued", "running"]})["items"],
+        "the analysis of the import done", timeout=120)
+    app.pump(lambda: not window.tasks.tasks, "the indicator gone", timeout=30)
 
     task = app.gateway_call("analysis.run", {"libraryId": library_id, "force": True})["task"]
     app.pump(lambda: window.tasks.visible, "the analysis in the status bar", timeout=60)
+    assert list(window.tasks.tasks) == [task["id"]]
     entries = window.tasks.entries()
     assert [label for label, _ in entries] == ["Cancel"]
     entries[0][1]()
