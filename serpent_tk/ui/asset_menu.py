@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import tkinter as tk
 from collections.abc import Callable
+
 from serpent_tk.ui.asset_actions import AssetActions
 from serpent_tk.ui.commands import Commands
 from serpent_tk.ui.sidebar import Scope, Sidebar
@@ -57,8 +58,8 @@ class AssetMenu:
                 continue
             label = f"“{collection['name']}”"
             found.append((str(collection["name"]),
-                          lambda c=collection["id"], l=label: self.actions.add_to_collection(
-                              keys, c, l)))
+                          lambda c=collection["id"], name=label:
+                          self.actions.add_to_collection(keys, c, name)))
         return found
 
     def popup(self, keys: list[str], x: int, y: int) -> None:

@@ -11,6 +11,7 @@ import logging
 import tkinter as tk
 from collections.abc import Callable
 from tkinter import ttk
+from typing import Any
 
 from serpent_tk.credentials import CredentialStore
 from serpent_tk.ui.commands import Commands
@@ -21,6 +22,19 @@ log = logging.getLogger(__name__)
 
 NEW_SUFFIX = " (new)"
 
+
+
+class GridLabelWhenSaid(ttk.Label):
+    """A gridded label that takes no room while it has nothing to say."""
+
+    def configure(self, cnf: Any = None, **kw: Any) -> Any:  # type: ignore[override]
+        result = super().configure(cnf, **kw)
+        if "text" in kw:
+            if kw["text"]:
+                self.grid()
+            else:
+                self.grid_remove()
+        return result
 
 class ClientConfigPanel(ttk.Frame):
     def __init__(self, master: tk.Misc, theme: Theme, commands: Commands,
@@ -60,8 +74,9 @@ class ClientConfigPanel(ttk.Frame):
         self.paste_hint = ttk.Label(card, style="Caption.TLabel", wraplength=px(520),
                                     justify="left")
         self.paste_hint.grid(row=2, column=0, columnspan=4, sticky="w", pady=(px(8), 0))
-        self.connect_result = ttk.Label(card, wraplength=px(520), justify="left")
+        self.connect_result = GridLabelWhenSaid(card, wraplength=px(520), justify="left")
         self.connect_result.grid(row=3, column=0, columnspan=4, sticky="w", pady=(px(4), 0))
+        self.connect_result.grid_remove()             # no empty line until there is news
 
     def set_names(self, names: list[str]) -> None:
         """The credentials that exist now (from the credentials panel)."""

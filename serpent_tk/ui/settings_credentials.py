@@ -58,7 +58,7 @@ class CredentialsPanel(ttk.Frame):
         buttons.pack(fill="x", pady=(px(8), 0))
         ttk.Button(buttons, text="New…", command=self.new_credential).pack(side="left")
         self.mode_var = tk.StringVar()
-        self.mode_button = ttk.Menubutton(buttons, text="Mode")
+        self.mode_button = ttk.Menubutton(buttons, text="Mode", width=7)
         menu = tk.Menu(self.mode_button, tearoff=False)
         for mode, label in MODE_LABELS.items():
             menu.add_radiobutton(label=label, value=mode, variable=self.mode_var,

@@ -80,6 +80,7 @@ class Sidebar(ttk.Frame):
                                 foreground=theme.palette.text_muted)
         self.tree.tag_configure("current", font=FONT_STRONG)
         self.tree.tag_configure("action", foreground=theme.palette.accent)
+        self.tree.tag_configure("hint", foreground=theme.palette.text_muted)
         self._scopes: dict[str, Scope] = {}
         self._rows: dict[str, tuple[str, int, str, str]] = {}   # what each row shows now
         self._children: dict[str, list[str]] = {}
@@ -99,6 +100,7 @@ class Sidebar(ttk.Frame):
     def _recolour(self) -> None:
         self.tree.tag_configure("section", foreground=self.theme.palette.text_muted)
         self.tree.tag_configure("action", foreground=self.theme.palette.accent)
+        self.tree.tag_configure("hint", foreground=self.theme.palette.text_muted)
 
     # structure ---------------------------------------------------------------------------
     def set_sections(self, sections: Iterable[str]) -> None:
@@ -160,6 +162,10 @@ class Sidebar(ttk.Frame):
         rows = [(Scope(f"tag:{t['name']}", t["name"], {"tags": [t["name"]]}, "tag", t["name"]),
                  t.get("count")) for t in sorted(tags, key=lambda t: t["name"].casefold())]
         self._sync("section:tags", rows)
+        if not rows and not self.tree.exists("hint:tags"):       # not an empty heading
+            self.tree.insert("section:tags", "end", iid="hint:tags", tags=("hint",),
+                             text=self.labels.text("hint:tags", "No tags yet",
+                                                   "section:tags"))
 
     def show_collections(self, collections: list[dict[str, Any]]) -> None:
         """`collections`: `collection.list` items (kept in `.collections` by id)."""

@@ -18,7 +18,7 @@ COLLECTION_ORDER = ("collection-order", "Collection order")
 
 class SortChooser(ttk.Combobox):
     def __init__(self, master: tk.Misc, on_sort: Callable[[str], None]) -> None:
-        super().__init__(master, state="readonly", width=15)
+        super().__init__(master, state="readonly", width=14)
         self.on_sort = on_sort
         self._sorts: list[tuple[str, str]] = list(SORTS)
         self.configure(values=[label for _, label in self._sorts])

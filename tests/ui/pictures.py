@@ -29,7 +29,8 @@ def _gradient(size: tuple[int, int], top: tuple[int, int, int],
     column = Image.new("RGB", (1, height))
     for y in range(height):
         t = y / max(1, height - 1)
-        column.putpixel((0, y), tuple(round(a + (b - a) * t) for a, b in zip(top, bottom)))
+        shade = tuple(round(a + (b - a) * t) for a, b in zip(top, bottom, strict=True))
+        column.putpixel((0, y), shade)
     return column.resize(size)
 
 

@@ -35,6 +35,11 @@ def stock(app: App, tmp_path: Path) -> tuple[str, list[str]]:
     """A library of ~40 files with 200 tags, a folder of its own and an empty folder."""
     library_id = app.open_default()
     window = app.window
+    app.pump(lambda: window.empty.kind == "empty", "the first-run hint")
+    for mode in ("dark", "light"):
+        window.theme.apply(mode)
+        app.settle(0.3)
+        app.screenshot(f"looks-first-run-{mode}")
     material = make_library_material(tmp_path / "material")
     window.import_paths([str(p) for p in material])
     app.pump(lambda: window.pages.count() == len(material) and not window.importer.busy,
@@ -82,7 +87,8 @@ def test_the_window_with_a_real_library_light_and_dark(app: App, tmp_path: Path)
         p = window.theme.palette
         for fg, bg in ((p.text, p.background), (p.text_muted, p.background),
                        (p.text, p.surface), (p.accent, p.background),
-                       (p.toast_text, p.toast_bg), (p.text, p.selection)):
+                       (p.toast_text, p.toast_bg), (p.text, p.selection),
+                       (p.danger, p.background), (p.text_muted, p.surface)):
             assert contrast(fg, bg) >= 4.5, (mode, fg, bg)
         show(app, "all")
         grid.select_keys([keys[6]])
