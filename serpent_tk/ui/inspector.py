@@ -263,6 +263,7 @@ class Inspector(ttk.Frame):
     def show_many(self, items: Sequence[dict[str, Any]], trashed: bool = False) -> None:
         """Several assets (summaries): their tags (shared and partial), rating (setting it
         rates them all), batch actions."""
+        same = [i["id"] for i in self.many] == [i["id"] for i in items] and self.asset is None
         self.asset = None
         self.many = list(items)
         self._cancel_ago()
@@ -280,7 +281,8 @@ class Inspector(ttk.Frame):
         self.single.pack_forget()
         self.name_block.pack_forget()
         self._show_buttons(trashed)
-        self.show_preview(None, humanize.count(len(items), "asset"))
+        if not same:                  # the same assets, newer data: keep their picture
+            self.show_preview(None, humanize.count(len(items), "asset"))
 
     def show_preview(self, photo: Any, text: str = "") -> None:
         self._photo = photo

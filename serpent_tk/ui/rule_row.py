@@ -94,6 +94,7 @@ class RuleRow(ttk.Frame):
         self.context = context
         self.on_change: Callable[[], None] = lambda: None
         self.on_remove: Callable[[RuleRow], None] = lambda row: None
+        self.touched = False           # edited since it was added (its gaps may show red)
         px = theme.px
         self.field = "tag"
         self.op = "is"
@@ -126,6 +127,7 @@ class RuleRow(ttk.Frame):
         self._show_field(field, op if op in FIELDS[field][1] else next(iter(FIELDS[field][1])))
         if field != "untagged" and value is not None:
             self.value.set(value)
+        self.touched = False           # shown as given, not edited
 
     def rule(self) -> dict[str, Any]:
         """The rule as the library takes it ({"field", "op", "value"})."""
@@ -163,6 +165,7 @@ class RuleRow(ttk.Frame):
         field = FIELD_ORDER[self.field_box.current()]
         if field != self.field:
             self._show_field(field, next(iter(FIELDS[field][1])))
+            self.touched = True
             self.on_change()
 
     def _op_chosen(self) -> None:
@@ -173,6 +176,7 @@ class RuleRow(ttk.Frame):
         self.op = op
         if dates_to_days:
             self._new_value()
+        self.touched = True
         self.on_change()
 
     def _show_field(self, field: str, op: str) -> None:
@@ -191,6 +195,7 @@ class RuleRow(ttk.Frame):
         self.value.on_change = self.on_change_relay
 
     def on_change_relay(self) -> None:
+        self.touched = True
         self.on_change()
 
 

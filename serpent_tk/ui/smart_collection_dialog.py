@@ -79,6 +79,7 @@ class SmartCollectionDialog(Dialog):
         self.context = RuleContext(tags)
         self.rows: list[RuleRow] = []
         self.saving = False
+        self._revealed = False
         self._preview_timer: str | None = None
         self._generation = 0
         px = theme.px
@@ -170,11 +171,12 @@ class SmartCollectionDialog(Dialog):
             self.preview.configure(text="Counting…")
 
     def _local_problems(self) -> bool:
-        """Show what is plainly incomplete; True if anything is."""
+        """True if a rule is plainly incomplete. Says so on rows the person has edited
+        (a rule just added is not red yet), and on all of them once saving was tried."""
         found = False
         for row in self.rows:
             problem = row.problem()
-            row.show_error(problem)
+            row.show_error(problem if self._revealed or row.touched else None)
             found = found or problem is not None
         return found
 
@@ -237,6 +239,7 @@ class SmartCollectionDialog(Dialog):
             return
         name = self.name_var.get().strip()
         self._say(self.name_error, "" if name else "Please give it a name.")
+        self._revealed = True            # from now on every gap shows, edited or not
         if self._local_problems() or not name:
             return
         args: dict[str, Any] = {"libraryId": self.library_id, "rules": self.ruleset()}

@@ -57,10 +57,14 @@ def test_partial_tags_and_rating_across_a_selection(app: App, tmp_path: Path) ->
     app.pump(lambda: not tags.partial_chips(), "dusk gone")
     assert tagged(app, library_id, "dusk") == 0
 
-    # a change from elsewhere (an agent) shows in the open multi-selection
+    # a change from elsewhere (an agent) shows in the open multi-selection, which keeps
+    # its picture
+    app.pump(lambda: inspector.has_preview, "the selection's picture")
     app.gateway_call("asset.untag", {"libraryId": library_id, "assetIds": keys[3:],
                                      "tags": ["sky"]})
     app.pump(lambda: list(tags.partial_chips()) == ["sky"], "sky partial again")
+    app.settle(0.3)
+    assert inspector.has_preview
 
     # a star rates them all; the stars stop being mixed
     inspector.rating._choose(4)

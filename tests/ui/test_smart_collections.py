@@ -102,7 +102,13 @@ def test_build_rules_with_a_live_count_save_undo_and_edit(app: App, tmp_path: Pa
 
     dialog = open_editor(app)
     first = dialog.rows[0]
-    app.pump(lambda: first.error_text == "Type or choose a tag.", "the empty tag noticed")
+    app.pump(lambda: dialog.preview.cget("text") == "Finish the rules to see what matches.",
+             "the empty rule noticed")
+    assert first.error_text == ""                # a rule just added is not red yet
+    dialog.confirm()                             # ... until saving is tried
+    assert first.error_text == "Type or choose a tag."
+    assert dialog.name_error.cget("text") == "Please give it a name."
+    assert not dialog.closed
     first.value.var.set("sky")  # type: ignore[attr-defined]
     app.pump(lambda: dialog.preview.cget("text") == "3 assets match", "three skies")
     assert first.error_text == ""
