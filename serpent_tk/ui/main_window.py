@@ -82,7 +82,8 @@ class MainWindow:
         settings = services.settings
         self.theme = theme = Theme(root, settings.ui.theme)
         self.commands = commands = Commands(services.gateway, services.bus)
-        self.toasts = ToastStack(root, theme, bottom=lambda: self.status.winfo_height())
+        self.toasts = ToastStack(root, theme, bottom=lambda: self.status.winfo_height(),
+                                 right=self._right_of_grid)
         self.session = LibrarySession(commands, settings)
         self.settings_window: SettingsWindow | None = None
         self._logged_library: str | None = None
@@ -347,6 +348,15 @@ class MainWindow:
     def _set_thumbnail_size(self, size: int) -> None:
         self.services.settings.ui.thumbnail_size = size
         self.grid.set_cell_size(size * 0.75)
+
+    def _right_of_grid(self) -> int:
+        """Pixels from the grid's right edge to the window's (the inspector, when the window
+        is wide enough that the grid still has room for a toast)."""
+        middle = self.middle
+        if middle.winfo_width() < self.theme.px(340):
+            return 0
+        return max(0, self.root.winfo_rootx() + self.root.winfo_width()
+                   - middle.winfo_rootx() - middle.winfo_width())
 
     def toast(self, text: str, level: str = "info", *, key: str | None = None,
               title: str | None = None) -> None:

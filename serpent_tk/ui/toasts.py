@@ -1,4 +1,5 @@
-"""Toasts: short, non-blocking messages stacked in the window's bottom-right corner.
+"""Toasts: short, non-blocking messages stacked in the bottom-right corner of the window's
+content (the grid: never over the inspector's fields and buttons).
 
 Tk thread only. A toast never takes focus and never waits for anyone; it goes away by
 itself (later while the pointer rests on it) or with its close button. Toasts with the
@@ -37,10 +38,12 @@ class ToastStack:
     """The toasts of one window."""
 
     def __init__(self, window: tk.Misc, theme: Theme,
-                 bottom: Callable[[], int] = lambda: 0) -> None:
+                 bottom: Callable[[], int] = lambda: 0,
+                 right: Callable[[], int] = lambda: 0) -> None:
         self.window = window
         self.theme = theme
         self.bottom = bottom       # pixels kept free at the bottom (the status bar)
+        self.right = right         # ... and at the right (the inspector)
         self._toasts: list[_Toast] = []
         self._restack_pending = False
 
@@ -99,6 +102,8 @@ class ToastStack:
         body.pack(side="top", fill="x")
         toast = _Toast(key, frame, title, body, bar, level)
         close.bind("<Button-1>", lambda e: self._dismiss(toast))
+        # its height settles a moment after its text changes: stack again then (no overlap)
+        frame.bind("<Configure>", lambda e: self._schedule_restack())
         for widget in (frame, inner, title, body):
             widget.bind("<Enter>", lambda e: self._hover(toast, True), add="+")
             widget.bind("<Leave>", lambda e: self._hover(toast, False), add="+")
@@ -151,9 +156,10 @@ class ToastStack:
         self._restack_pending = False
         px = self.theme.px
         y = -px(14) - self.bottom()
+        x = -px(14) - max(0, self.right())
         for toast in reversed(self._toasts):
             if not toast.frame.winfo_exists():
                 continue
-            toast.frame.place(relx=1.0, rely=1.0, x=-px(14), y=y, anchor="se", width=px(300))
+            toast.frame.place(relx=1.0, rely=1.0, x=x, y=y, anchor="se", width=px(300))
             toast.frame.lift()
             y -= toast.frame.winfo_reqheight() + px(8)

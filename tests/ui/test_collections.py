@@ -120,7 +120,12 @@ def test_open_and_show_in_folder_use_the_file_the_library_names(app: App,
     window.grid.select_keys([key])
     app.pump(lambda: window.inspector.asset is not None, "the inspector")
     assert window.inspector.show_button.winfo_ismapped()
-    app.screenshot("inspector-single", window.inspector_holder)
+    window.inspector_holder.canvas.yview_moveto(1.0)
+    app.settle(0.2)
+    buttons = window.inspector.buttons
+    assert all(b.winfo_x() + b.winfo_width() <= buttons.winfo_width()
+               for b in buttons.winfo_children() if b.winfo_ismapped()), "a button is cut off"
+    app.screenshot("inspector-single-buttons", window.inspector_holder)
 
     # a file gone missing behind the library's back: said in words, no internal path
     from serpent_tk.ui.asset_actions import reveal_in_file_manager

@@ -35,6 +35,9 @@ def test_toasts_stack_replace_by_key_and_go_away(display: str,
                                  "Could not rename: it was changed meanwhile."]
         frames = [t.frame for t in stack._toasts]
         assert frames[0].winfo_y() < frames[1].winfo_y()     # newest at the bottom
+        root.update()
+        assert frames[0].winfo_y() + frames[0].winfo_height() < frames[1].winfo_y(), \
+            "toasts overlap"
         assert root.focus_get() is entry
         for index in range(8):
             stack.show(f"message {index}", "warning")
