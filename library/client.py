@@ -11,6 +11,7 @@ calls made meanwhile wait for it. A worker crash never raises into the caller's 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import itertools
 import json
 import logging
@@ -172,10 +173,8 @@ class LibraryHost:
         futures = [self.close(w.library_id) for w in workers]
         deadline = time.monotonic() + timeout
         for future in futures:
-            try:
+            with contextlib.suppress(Exception):
                 future.result(max(0.1, deadline - time.monotonic()))
-            except Exception:
-                pass
         for worker in workers:
             if worker.process.is_alive():
                 worker.process.kill()
@@ -458,11 +457,9 @@ class LibraryHost:
     # -- internals: sending --------------------------------------------------------------
     def _send(self, worker: _Worker, message: Any) -> None:
         data = encode(message)
-        with worker.send_lock:
-            try:
-                worker.conn.send_bytes(data)
-            except (OSError, EOFError, ValueError):
-                pass  # the reader thread notices the dead worker and fails the call
+        # a dead worker: the reader thread notices it and fails the call
+        with worker.send_lock, contextlib.suppress(OSError, EOFError, ValueError):
+            worker.conn.send_bytes(data)
 
     def _send_cancel(self, library_id: str, request_id: int) -> None:
         with self._lock:

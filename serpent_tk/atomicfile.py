@@ -6,6 +6,7 @@ temporary file in the same directory, is fsynced, then `os.replace`d over the ta
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -24,10 +25,8 @@ def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
             os.fsync(handle.fileno())
         os.replace(temp_name, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(temp_name)
-        except FileNotFoundError:
-            pass
         raise
     _fsync_directory(path.parent)
 

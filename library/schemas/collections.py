@@ -6,8 +6,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from library.schemas.common import DEFAULT_LIMIT, AssetId, CollectionId, Cursor, EntityName, \
-    Limit, Model, Page
+from library.schemas.common import (
+    DEFAULT_LIMIT,
+    AssetId,
+    CollectionId,
+    Cursor,
+    EntityName,
+    Limit,
+    Model,
+    Page,
+)
 
 __all__ = [
     "Rule", "RuleSet", "Collection", "CollectionListOut", "CollectionCreateIn",

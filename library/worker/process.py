@@ -10,6 +10,7 @@ workers in order (a worker killed by it would be restarted during the shutdown).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -75,11 +76,9 @@ class PipeLogHandler(logging.Handler):
         self.sender = sender
 
     def emit(self, record: logging.LogRecord) -> None:
-        try:
+        with contextlib.suppress(Exception):
             self.sender.event("worker.log", {"level": record.levelname,
                                              "message": self.format(record)})
-        except Exception:
-            pass
 
 
 def worker_main(conn: Connection, opening: dict[str, Any]) -> None:

@@ -10,6 +10,7 @@ caller's idempotency key, all in the same transaction; then it runs the after-co
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Callable, Iterable
@@ -115,10 +116,8 @@ class WriteTx:
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if exc_type is not None:
-            try:
+            with contextlib.suppress(sqlite3.Error):
                 self.conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
             if isinstance(exc, sqlite3.Error):
                 raise translate(exc) from exc
             return
@@ -126,10 +125,8 @@ class WriteTx:
             self._finish()
             self.conn.execute("COMMIT")
         except BaseException as error:
-            try:
+            with contextlib.suppress(sqlite3.Error):
                 self.conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
             if isinstance(error, sqlite3.Error):
                 raise translate(error) from error
             raise
