@@ -157,8 +157,7 @@ def cooccurrence(ctx: ReadContext, args: TagCooccurrenceIn) -> TagCooccurrenceOu
     row = _find(conn, args.tag)
     if row is None:
         raise LibraryError(NOT_FOUND, f"There is no tag called {args.tag!r}.", field="tag")
-    count = conn.execute("SELECT count(*) FROM asset_tags x JOIN assets a ON a.id = x.asset_id "
-                         "WHERE x.tag_id = ? AND a.trashed = 0", (row["id"],)).fetchone()[0]
+    count = conn.execute("SELECT live_count FROM tags WHERE id = ?", (row["id"],)).fetchone()[0]
     items = conn.execute(
         "SELECT t.name, count(*) AS n FROM asset_tags x "
         "JOIN assets a ON a.id = x.asset_id AND a.trashed = 0 "

@@ -1,7 +1,8 @@
 """`tag.list`: every tag with how many assets (outside the trash) carry it.
 
 Runs in the worker process, on a reader thread. Sorted by name or by count (ties by name),
-filtered by a case-insensitive prefix, paged with an opaque cursor.
+filtered by a case-insensitive prefix, paged with an opaque cursor. The counts are the
+trigger-kept `tags.live_count` (schema migration 5), not counted per request.
 """
 
 from __future__ import annotations
@@ -24,11 +25,10 @@ def list_tags(ctx: ReadContext, args: TagListIn) -> TagListOut:
         where = "WHERE fold(t.name) LIKE ? ESCAPE '\\'"
         params.append(escaped.casefold() + "%")
     order = ("t.name COLLATE NOCASE ASC, t.id" if args.sort == "name"
-             else "count DESC, t.name COLLATE NOCASE ASC, t.id")
+             else "t.live_count DESC, t.name COLLATE NOCASE ASC, t.id")
     start = _read_cursor(args.cursor, args) if args.cursor else 0
     rows = ctx.conn.execute(
-        f"SELECT t.name, t.version, (SELECT count(*) FROM asset_tags at JOIN assets a "
-        f"ON a.id = at.asset_id WHERE at.tag_id = t.id AND a.trashed = 0) AS count "
+        f"SELECT t.name, t.version, t.live_count AS count "
         f"FROM tags t {where} ORDER BY {order} LIMIT ? OFFSET ?",
         (*params, args.limit + 1, start)).fetchall()
     total = ctx.conn.execute(f"SELECT count(*) FROM tags t {where}", params).fetchone()[0]
