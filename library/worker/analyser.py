@@ -18,10 +18,9 @@ from typing import Any
 from PIL import Image
 
 from library.worker import phash as phashes
-from library.worker.commands.thumbnails import store_for
 from library.worker.layout import Layout
 from library.worker.palette import palette
-from library.worker.thumbstore import NoThumbnail
+from library.worker.thumbstore import NoThumbnail, store_for
 
 log = logging.getLogger("library.worker.analysis")
 

@@ -13,7 +13,8 @@ thumbnail makes concurrent requests for the same one wait for a single generatio
 A file that cannot be decoded leaves a small `<sha256>.failed` marker (with the decoder
 versions), so it is not decoded again and again until Serpent's decoders change. A served
 thumbnail's mtime is its last use (refreshed at most every `TOUCH_AFTER`), which the size
-cap (`thumbcap`) evicts by.
+cap (`thumbcap`) evicts by. `store_for` hands out the one store of a library per worker
+process, shared by the thumbnail commands, analysis and deletes.
 """
 
 from __future__ import annotations
@@ -225,6 +226,19 @@ class ThumbStore:
                     del self._locks[key]
                 else:
                     self._locks[key] = (lock, users - 1)
+
+
+_stores: dict[Path, ThumbStore] = {}
+_stores_lock = threading.Lock()
+
+
+def store_for(layout: Layout) -> ThumbStore:
+    """The one ThumbStore of this library in this worker."""
+    with _stores_lock:
+        store = _stores.get(layout.root)
+        if store is None:
+            store = _stores[layout.root] = ThumbStore(layout)
+        return store
 
 
 def _mark_used(path: Path) -> None:

@@ -38,12 +38,11 @@ from library.units import human_size
 from library.worker import imageformats
 from library.worker.assetrows import chunks, marks
 from library.worker.commands import command
-from library.worker.commands.thumbnails import store_for
 from library.worker.context import ReadContext, TaskContext
 from library.worker.layout import Layout, stored_name
 from library.worker.recovery import move_orphans
 from library.worker.taskrunner import Tracked, tracked
-from library.worker.thumbstore import NoThumbnail
+from library.worker.thumbstore import NoThumbnail, store_for
 
 MAX_REPORTED = 200
 THUMB_SIZE = 256

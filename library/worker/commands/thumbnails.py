@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from library.errors import NOT_FOUND, UNSUPPORTED_FORMAT, LibraryError
@@ -34,20 +33,7 @@ from library.worker import imageformats, thumbcap
 from library.worker.assetrows import chunks, marks
 from library.worker.commands import background, command
 from library.worker.context import ReadContext
-from library.worker.layout import Layout
-from library.worker.thumbstore import NoThumbnail, ThumbStore
-
-_stores: dict[Path, ThumbStore] = {}
-_stores_lock = threading.Lock()
-
-
-def store_for(layout: Layout) -> ThumbStore:
-    """The one ThumbStore of this library in this worker."""
-    with _stores_lock:
-        store = _stores.get(layout.root)
-        if store is None:
-            store = _stores[layout.root] = ThumbStore(layout)
-        return store
+from library.worker.thumbstore import NoThumbnail, store_for
 
 
 @background

@@ -36,9 +36,9 @@ from library.worker.assetrows import chunks, marks
 from library.worker.commands import command
 from library.worker.commands.asset_edit import batch_result
 from library.worker.commands.asset_search import search_page
-from library.worker.commands.thumbnails import store_for
 from library.worker.context import ReadContext
 from library.worker.filestore import FileStore
+from library.worker.thumbstore import store_for
 from library.worker.transaction import WriteTx
 
 MAX_LISTED_TARGETS = 1000
