@@ -205,9 +205,9 @@ def bench_stalls(user_data: Path, seconds: float, clients: int, base: Path) -> N
     from serpent_tk.mcp.service import McpService
     from serpent_tk.paths import app_dirs
     from serpent_tk.settings import SettingsStore
-    from serpent_tk.ui.bus import UiBus
-    from serpent_tk.ui.desktop import attach
-    from serpent_tk.ui.main_window import WindowServices
+    from serpent_tk.ui.shell.bus import UiBus
+    from serpent_tk.ui.shell.desktop import attach
+    from serpent_tk.ui.shell.main_window import WindowServices
 
     os.environ["SERPENT_USER_DATA_PATH"] = str(user_data)
     sys.setswitchinterval(DESKTOP_SWITCH_INTERVAL_S)        # as the app does

@@ -34,9 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     dirs = app_dirs().ensure()
     setup_logging(dirs.log)
-    from serpent_tk.ui.bus import UiBus
-    from serpent_tk.ui.desktop import NoDisplayError, run_window
-    from serpent_tk.ui.events import ActivateWindow, CloseRequested
+    from serpent_tk.ui.shell.bus import UiBus
+    from serpent_tk.ui.shell.desktop import NoDisplayError, run_window
+    from serpent_tk.ui.shell.events import ActivateWindow, CloseRequested
 
     bus = UiBus()
     instance = SingleInstance(dirs.instance_lock, dirs.instance_info,
@@ -71,7 +71,7 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
     gateway and its workers."""
     from serpent_tk.automation.gateway import Gateway
     from serpent_tk.credentials import CredentialStore
-    from serpent_tk.ui.main_window import WindowServices
+    from serpent_tk.ui.shell.main_window import WindowServices
 
     sys.setswitchinterval(DESKTOP_SWITCH_INTERVAL_S)
     gateway = Gateway(store)

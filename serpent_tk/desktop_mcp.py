@@ -53,7 +53,7 @@ class DesktopMcpControls:
             self._service.stop()
 
     def status(self) -> Any:
-        from serpent_tk.ui.mcp_controls import McpStatus
+        from serpent_tk.ui.settings.mcp_controls import McpStatus
 
         service = self._service
         if service is None:
@@ -65,7 +65,7 @@ class DesktopMcpControls:
                          error=s.last_error, starting=self._starting and not s.running)
 
     def start(self, port: int) -> Any:
-        from serpent_tk.ui.mcp_controls import McpControlError
+        from serpent_tk.ui.settings.mcp_controls import McpControlError
 
         service = self.service()
         service.port = port
@@ -88,7 +88,7 @@ class DesktopMcpControls:
 
     def clients(self) -> list[Any]:
         from serpent_tk.mcp import client_configs
-        from serpent_tk.ui.mcp_controls import McpClient
+        from serpent_tk.ui.settings.mcp_controls import McpClient
 
         return [McpClient(c.id, c.label, c.paste_hint,
                           install_path=str(client_configs.install_targets(c.id)[0]))
@@ -104,7 +104,7 @@ class DesktopMcpControls:
     def install(self, client_id: str, credential: str) -> str:
         from serpent_tk.mcp import client_configs
         from serpent_tk.mcp.endpoint import current_port
-        from serpent_tk.ui.mcp_controls import McpControlError
+        from serpent_tk.ui.settings.mcp_controls import McpControlError
 
         try:
             done = client_configs.install(client_id, port=current_port(),

@@ -1,0 +1,1 @@
+"""What the person does to assets: edit, trash, open, right-click menu, import. Tk thread only."""

@@ -1,0 +1,316 @@
+"""What the person can do to assets from the window: edit, tag, trash, delete, undo, open.
+
+Tk thread only. Every action is a gateway command run as `Caller.ui()`; the window learns
+about the result the same way it learns about an agent's change (a `LibraryChanged`
+event), so there is one refresh path. Dangerous commands show their risk report in a red
+confirmation first and run only with the challenge the gateway handed out.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from serpent_tk.paths import app_dirs
+from serpent_tk.ui.shell import humanize
+from serpent_tk.ui.shell.commands import Commands, Reply, describe_error
+from serpent_tk.ui.shell.dialogs import ConfirmDialog, Dialog
+from serpent_tk.ui.shell.theme import Theme
+
+log = logging.getLogger(__name__)
+
+MAX_OPEN_AT_ONCE = 10
+
+
+def open_with_system(path: Path) -> None:
+    """Hand a file to the OS's default viewer. Runs in the background."""
+    if sys.platform == "win32":
+        os.startfile(str(path))  # type: ignore[attr-defined]
+    elif sys.platform == "darwin":
+        subprocess.Popen(["open", str(path)], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    else:
+        subprocess.Popen(["xdg-open", str(path)], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def reveal_in_file_manager(path: Path) -> None:
+    """Show the file selected in the system's file manager. Runs in the background."""
+    if not path.is_file():
+        raise FileNotFoundError(path)
+    if sys.platform == "win32":
+        subprocess.Popen(["explorer", f"/select,{path}"])
+        return
+    if sys.platform == "darwin":
+        subprocess.Popen(["open", "-R", str(path)], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+        return
+    # freedesktop file managers (Nautilus, Dolphin, Nemo, Thunar...) select the item
+    if shutil.which("dbus-send"):
+        shown = subprocess.run(
+            ["dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.FileManager1",
+             "--type=method_call", "/org/freedesktop/FileManager1",
+             "org.freedesktop.FileManager1.ShowItems", f"array:string:{path.as_uri()}",
+             "string:"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=5,
+            check=False)
+        if shown.returncode == 0:
+            return
+    open_with_system(path.parent)            # no such service: at least open the folder
+
+
+def stored_file(asset: dict[str, Any]) -> Path:
+    """Where the library keeps the asset's file (`filePath` from `asset.get`)."""
+    path = asset.get("filePath")
+    if not path:
+        raise FileNotFoundError("the library did not say where the file is")
+    return Path(str(path))
+
+
+def viewing_copy(asset: dict[str, Any]) -> Path:
+    """A copy of the asset's file under its own name, for an outside viewer. Runs in the
+    background. A copy, never the stored file: an editor saving over it must not change
+    the library's content-addressed store."""
+    stored = stored_file(asset)
+    ext = str(asset.get("ext") or "")
+    name = str(asset.get("originalName") or asset.get("name") or stored.name)
+    if ext and not name.lower().endswith("." + ext.lower()):
+        name = f"{name}.{ext}"
+    target_dir = app_dirs().cache / "open" / str(asset["id"])
+    target_dir.mkdir(parents=True, exist_ok=True)
+    target = target_dir / Path(name).name
+    if not target.exists() or target.stat().st_size != stored.stat().st_size:
+        shutil.copyfile(stored, target)
+    return target
+
+
+def why_not_opened(error: BaseException) -> str:
+    """What the person reads when opening or showing a file failed: never a path of the
+    library's internals (the details go to the log)."""
+    if isinstance(error, FileNotFoundError):
+        return "its file is missing from the library folder (Refresh the library to check)."
+    if isinstance(error, PermissionError):
+        return "the system did not allow it."
+    return "no app on this computer could open it."
+
+
+class AssetActions:
+    """Implements `InspectorActions` plus undo/redo, trash and opening files."""
+
+    def __init__(self, commands: Commands, theme: Theme, parent: Any,
+                 library: Callable[[], dict[str, Any] | None],
+                 toast: Callable[..., None]) -> None:
+        self.commands = commands
+        self.theme = theme
+        self.parent = parent
+        self.library = library
+        self.toast = toast
+        self.dialog: Dialog | None = None
+        self.on_conflict: Callable[[str], None] = lambda asset_id: None
+        # the operating system's side (tests put recorders here: Xvfb has no file manager)
+        self.launch: Callable[[Path], None] = open_with_system
+        self.reveal: Callable[[Path], None] = reveal_in_file_manager
+
+    def _library_id(self) -> str | None:
+        ref = self.library()
+        return ref["libraryId"] if ref else None
+
+    def _run(self, name: str, args: dict[str, Any], doing: str,
+             then: Callable[[Reply], None] | None = None) -> None:
+        library_id = self._library_id()
+        if library_id is None:
+            return
+
+        def answered(reply: Reply) -> None:
+            if reply.ok:
+                if then is not None:
+                    then(reply)
+                return
+            if reply.code == "VERSION_CONFLICT" and "assetId" in args:
+                self.on_conflict(args["assetId"])
+            self.toast(describe_error(reply, doing), "error")
+
+        self.commands.call(name, {"libraryId": library_id, **args}, answered)
+
+    # single-asset edits ------------------------------------------------------------------
+    def _update(self, asset: dict[str, Any], doing: str, **fields: Any) -> None:
+        self._run("asset.update", {"assetId": asset["id"], "expectedVersion": asset["version"],
+                                   **fields}, doing)
+
+    def rename(self, asset: dict[str, Any], name: str) -> None:
+        self._update(asset, "rename it", name=name)
+
+    def set_notes(self, asset: dict[str, Any], notes: str) -> None:
+        self._update(asset, "save the notes", notes=notes)
+
+    def set_source_url(self, asset: dict[str, Any], url: str) -> None:
+        self._update(asset, "save the source URL", sourceUrl=url)
+
+    # batch edits -------------------------------------------------------------------------
+    def set_rating(self, asset_ids: list[str], rating: int) -> None:
+        for asset_id in asset_ids[:500]:
+            self._run("asset.update", {"assetId": asset_id, "rating": rating}, "rate it")
+
+    def add_tag(self, asset_ids: list[str], tag: str) -> None:
+        if asset_ids:
+            self._run("asset.tag", {"assetIds": asset_ids[:1000], "tags": [tag]},
+                      f"tag with “{tag}”")
+
+    def remove_tag(self, asset_ids: list[str], tag: str) -> None:
+        if asset_ids:
+            self._run("asset.untag", {"assetIds": asset_ids[:1000], "tags": [tag]},
+                      f"remove “{tag}”")
+
+    def move_to_folder(self, asset_ids: list[str], folder_id: str | None, label: str) -> None:
+        if asset_ids:
+            self._run("asset.move", {"assetIds": asset_ids[:1000], "folderId": folder_id},
+                      f"move to {label}",
+                      lambda r: self.toast(f"Moved {humanize.count(len(asset_ids), 'asset')} "
+                                           f"to {label}.", "success"))
+
+    def add_to_collection(self, asset_ids: list[str], collection_id: str, label: str) -> None:
+        if asset_ids:
+            count = humanize.count(len(asset_ids), "asset")
+            self._run("collection.members", {"collectionId": collection_id,
+                                             "add": asset_ids[:1000]},
+                      f"add to {label}",
+                      lambda r: self.toast(f"Added {count} to {label}.", "success"))
+
+    def remove_from_collection(self, asset_ids: list[str], collection_id: str,
+                               label: str) -> None:
+        if asset_ids:
+            count = humanize.count(len(asset_ids), "asset")
+            self._run("collection.members", {"collectionId": collection_id,
+                                             "remove": asset_ids[:1000]},
+                      f"remove from {label}",
+                      lambda r: self.toast(f"Removed {count} from {label}. They stay in the "
+                                           "library; Ctrl+Z puts them back.", "info",
+                                           key="collection"))
+
+    def trash(self, asset_ids: list[str]) -> None:
+        if not asset_ids:
+            return
+        self._run("asset.trash", {"assetIds": asset_ids[:1000]}, "move to the Trash",
+                  lambda r: self.toast(
+                      f"Moved {humanize.count(len(asset_ids), 'asset')} to the Trash. "
+                      "Ctrl+Z puts them back.", "info", key="trash"))
+
+    def restore(self, asset_ids: list[str]) -> None:
+        if asset_ids:
+            self._run("asset.restore", {"assetIds": asset_ids[:1000]}, "restore",
+                      lambda r: self.toast(
+                          f"Restored {humanize.count(len(asset_ids), 'asset')}.", "success"))
+
+    # dangerous ---------------------------------------------------------------------------
+    def delete_permanently(self, asset_ids: list[str]) -> None:
+        if asset_ids:
+            self._dangerous("asset.delete-permanently", {"assetIds": asset_ids[:1000]},
+                            "Delete permanently", "delete them")
+
+    def empty_trash(self) -> None:
+        self._dangerous("trash.empty", {}, "Empty Trash", "empty the Trash")
+
+    def _dangerous(self, name: str, args: dict[str, Any], confirm_label: str,
+                   doing: str) -> None:
+        library_id = self._library_id()
+        if library_id is None:
+            return
+        full = {"libraryId": library_id, **args}
+
+        def first(reply: Reply) -> None:
+            if reply.ok:                 # nothing to confirm (e.g. the trash was empty)
+                return
+            if not reply.needs_confirmation:
+                self.toast(describe_error(reply, doing), "error")
+                return
+            report = reply.envelope.get("riskReport") or {}
+            challenge = (reply.envelope.get("challenge") or {}).get("id")
+            self.dialog = ConfirmDialog(
+                self.parent, self.theme, title=confirm_label, danger=True,
+                heading=f"{confirm_label}?",
+                text=str(report.get("summary") or "This cannot be undone."),
+                confirm_label=confirm_label,
+                on_confirm=lambda: self.commands.call(
+                    name, {**full, "confirmChallenge": challenge}, second))
+
+        def second(reply: Reply) -> None:
+            if reply.ok:
+                deleted = reply.result.get("deleted")
+                self.toast(f"Deleted {humanize.count(int(deleted), 'asset')} permanently."
+                           if isinstance(deleted, int) else "Done.", "success")
+            else:
+                self.toast(describe_error(reply, doing), "error")
+
+        self.commands.call(name, full, first)
+
+    # history -----------------------------------------------------------------------------
+    def undo(self) -> None:
+        self._history("history.undo", "Undid", "undo")
+
+    def redo(self) -> None:
+        self._history("history.redo", "Redid", "redo")
+
+    def _history(self, name: str, verb: str, doing: str) -> None:
+        library_id = self._library_id()
+        if library_id is None:
+            return
+
+        def answered(reply: Reply) -> None:
+            if reply.ok:
+                entry = reply.result.get("entry") or {}
+                who = humanize.actor_label(entry.get("actor"))
+                by = "" if who == "You" else f" (by {who})"
+                self.toast(f"{verb}: {entry.get('summary', 'the last change')}{by}", "info",
+                           key="history")
+            elif reply.code == "HISTORY_EMPTY":
+                self.toast("Nothing to " + doing + ".", "info", key="history")
+            else:
+                self.toast(describe_error(reply, doing), "error")
+
+        self.commands.call(name, {"libraryId": library_id}, answered)
+
+    # opening -----------------------------------------------------------------------------
+    def open_assets(self, asset_ids: list[str]) -> None:
+        """Open copies of the files in the system's viewer."""
+        self._with_files(asset_ids[:MAX_OPEN_AT_ONCE], "open it",
+                         lambda asset: self.launch(viewing_copy(asset)))
+
+    def show_in_folder(self, asset_ids: list[str]) -> None:
+        """Show the (first) stored file selected in the system's file manager."""
+        self._with_files(asset_ids[:1], "show it",
+                         lambda asset: self.reveal(stored_file(asset)))
+
+    def _with_files(self, asset_ids: list[str], doing: str,
+                    work: Callable[[dict[str, Any]], None]) -> None:
+        ref = self.library()
+        if ref is None or not asset_ids:
+            return
+
+        def got(reply: Reply) -> None:
+            if not reply.ok:
+                self.toast(describe_error(reply, doing), "error")
+                return
+            for asset in reply.result.get("items", []):
+                self.commands.background(
+                    lambda a=asset: work(a),
+                    lambda _result, error: self._done_with_file(doing, error))
+
+        self.commands.call("asset.get", {"libraryId": ref["libraryId"], "assetIds": asset_ids},
+                           got)
+
+    def _done_with_file(self, doing: str, error: BaseException | None) -> None:
+        if error is not None:
+            log.warning("could not %s: %s", doing, error)
+            self.toast(f"Could not {doing}: {why_not_opened(error)}", "error")
+
+    def open_url(self, url: str) -> None:
+        url = url.strip()
+        if url.startswith(("http://", "https://")):
+            import webbrowser
+
+            self.commands.background(lambda: webbrowser.open(url))

@@ -1,0 +1,267 @@
+"""Getting files in: drag and drop from the file manager, the Import button, progress.
+
+Tk thread only. Drops use tkdnd (`tkinterdnd2`) when it loads; without it the window
+still works and the Import button remains. The native file dialog is a window-only path:
+the MCP side never opens it. Imports go through the gateway (`file.import`) in batches of
+at most 1,000 paths; long ones show a progress bar (from the gateway's `TaskProgress`
+events) with Cancel.
+"""
+
+from __future__ import annotations
+
+import logging
+import tkinter as tk
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from tkinter import filedialog, ttk
+from typing import Any
+
+from serpent_tk.ui.shell import humanize
+from serpent_tk.ui.shell.commands import Commands, Reply, describe_error
+from serpent_tk.ui.shell.theme import FONT_SUBTITLE, Theme
+
+log = logging.getLogger(__name__)
+
+BATCH = 1000
+SHOW_PROGRESS_AFTER_MS = 400
+
+
+def enable_drops(root: tk.Misc) -> bool:
+    """Load tkdnd into this Tk; False (and a log line) when it cannot load."""
+    try:
+        from tkinterdnd2 import TkinterDnD
+
+        TkinterDnD._require(root)
+        return True
+    except Exception as error:  # no tkdnd build for this platform, or a broken install
+        log.warning("drag and drop from the file manager is off: %s", error)
+        return False
+
+
+@dataclass
+class ImportRun:
+    library_id: str
+    batches: list[list[str]]
+    folder_id: str | None
+    tags: list[str]
+    imported: int = 0
+    duplicates: int = 0
+    failed: int = 0
+    failures: list[str] = field(default_factory=list)
+    cancelled: bool = False
+    future: Any = None
+    done_batches: int = 0
+    first_asset: str | None = None
+
+
+class Importer:
+    """Runs imports and draws their progress in `progress_area` (a status-bar frame)."""
+
+    def __init__(self, root: tk.Misc, theme: Theme, commands: Commands,
+                 progress_area: ttk.Frame, toast: Callable[..., None]) -> None:
+        self.root = root
+        self.theme = theme
+        self.commands = commands
+        self.toast = toast
+        self.run: ImportRun | None = None
+        self.on_finished: Callable[[ImportRun], None] = lambda run: None
+        self.frame = ttk.Frame(progress_area)
+        self.label = ttk.Label(self.frame, text="Importing…")
+        self.label.pack(side="left")
+        self.bar = ttk.Progressbar(self.frame, length=theme.px(160), mode="indeterminate")
+        self.bar.pack(side="left", padx=theme.px(8))
+        self.cancel_button = ttk.Button(self.frame, text="Cancel", command=self.cancel)
+        self.cancel_button.pack(side="left")
+        self._show_timer: str | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self.run is not None
+
+    # starting ----------------------------------------------------------------------------
+    def ask_files(self, library_id: str | None, folder_id: str | None = None) -> None:
+        if library_id is None:
+            return
+        paths = filedialog.askopenfilenames(parent=self.root, title="Import files")
+        if paths:
+            self.start(library_id, list(self.root.tk.splitlist(paths))
+                       if isinstance(paths, str) else list(paths), folder_id)
+
+    def ask_folder(self, library_id: str | None, folder_id: str | None = None) -> None:
+        if library_id is None:
+            return
+        path = filedialog.askdirectory(parent=self.root, title="Import a folder",
+                                       mustexist=True)
+        if path:
+            self.start(library_id, [path], folder_id)
+
+    def start(self, library_id: str, paths: Sequence[str], folder_id: str | None = None,
+              tags: Sequence[str] = ()) -> None:
+        paths = [p for p in paths if p]
+        if not paths:
+            return
+        if self.run is not None:
+            self.toast("An import is still running; wait for it or cancel it first.",
+                       "warning")
+            return
+        batches = [list(paths[i:i + BATCH]) for i in range(0, len(paths), BATCH)]
+        self.run = ImportRun(library_id, batches, folder_id, list(tags))
+        self.bar.configure(mode="indeterminate", value=0)
+        self.label.configure(text="Importing…")
+        self._show_timer = self.root.after(SHOW_PROGRESS_AFTER_MS, self._show)
+        self._next_batch()
+
+    def _next_batch(self) -> None:
+        run = self.run
+        assert run is not None
+        if run.cancelled or run.done_batches >= len(run.batches):
+            self._finish()
+            return
+        args: dict[str, Any] = {"libraryId": run.library_id,
+                                "sourcePaths": run.batches[run.done_batches]}
+        if run.folder_id:
+            args["folderId"] = run.folder_id
+        if run.tags:
+            args["tags"] = run.tags
+        run.future = self.commands.call("file.import", args, self._batch_done)
+
+    def _batch_done(self, reply: Reply) -> None:
+        run = self.run
+        if run is None:
+            return
+        run.future = None
+        run.done_batches += 1
+        if not reply.ok:
+            if reply.code == "CANCELLED":
+                run.cancelled = True
+            else:
+                run.failures.append(describe_error(reply))
+                run.failed += len(run.batches[run.done_batches - 1])
+        else:
+            result = reply.result
+            run.imported += int(result.get("imported", 0))
+            run.duplicates += int(result.get("duplicates", 0))
+            run.failed += int(result.get("failed", 0))
+            run.cancelled = run.cancelled or bool(result.get("cancelled"))
+            for item in result.get("items", []):
+                if item.get("status") == "failed" and len(run.failures) < 3:
+                    name = str(item.get("sourcePath", "")).replace("\\", "/").rsplit("/", 1)[-1]
+                    run.failures.append(f"{name}: {item.get('error') or item.get('errorCode')}")
+                if run.first_asset is None and item.get("status") == "imported":
+                    run.first_asset = item.get("assetId")
+        self._next_batch()
+
+    # progress ----------------------------------------------------------------------------
+    def progress(self, event: Any) -> None:
+        """A gateway `TaskProgress` event (Tk thread, via the bus)."""
+        run = self.run
+        if run is None or event.library_id != run.library_id or \
+                not str(event.command).startswith("file.import"):
+            return
+        total = event.total or 0
+        if total > 0:
+            self.bar.stop()
+            self.bar.configure(mode="determinate", maximum=total, value=event.done)
+            self.label.configure(text=f"Importing {event.done:,} of {total:,}…")
+        self._show()
+
+    def _show(self) -> None:
+        self._show_timer = None
+        if self.run is not None and not self.frame.winfo_manager():
+            self.frame.pack(side="right")
+            if str(self.bar.cget("mode")) == "indeterminate":
+                self.bar.start(50)
+
+    def cancel(self) -> None:
+        run = self.run
+        if run is None:
+            return
+        run.cancelled = True
+        self.label.configure(text="Cancelling…")
+        self.cancel_button.state(["disabled"])
+        future = run.future
+        if future is not None:
+            cancel_remote = getattr(future, "cancel_remote", None)
+            if callable(cancel_remote):
+                cancel_remote()
+            else:
+                future.cancel()
+
+    def _finish(self) -> None:
+        run = self.run
+        self.run = None
+        if self._show_timer is not None:
+            self.root.after_cancel(self._show_timer)
+            self._show_timer = None
+        self.bar.stop()
+        self.frame.pack_forget()
+        self.cancel_button.state(["!disabled"])
+        if run is None:
+            return
+        parts = [f"Imported {humanize.count(run.imported, 'file')}"]
+        if run.duplicates:
+            parts.append(f"{run.duplicates:,} already in the library")
+        if run.failed:
+            parts.append(f"{run.failed:,} could not be imported")
+        text = ", ".join(parts) + "."
+        if run.cancelled:
+            text = "Import cancelled. " + text
+        if run.failures:
+            text += "\n" + "\n".join(run.failures[:3])
+        level = "warning" if run.failed or run.cancelled else "success"
+        self.toast(text, level)
+        self.on_finished(run)
+
+
+class DropZone:
+    """Makes a canvas accept files dropped from the file manager, with a visible hint drawn
+    on the canvas itself (an overlay window would steal the drop from under the pointer)."""
+
+    def __init__(self, canvas: tk.Canvas, theme: Theme,
+                 on_drop: Callable[[list[str]], None], label: Callable[[], str]) -> None:
+        from tkinterdnd2 import COPY, DND_FILES
+
+        self.canvas = canvas
+        self.theme = theme
+        self.on_drop = on_drop
+        self.label = label
+        self._copy = COPY
+        self._files = DND_FILES
+        self.accept(canvas)
+
+    def accept(self, widget: tk.Misc) -> None:
+        """Also take drops on `widget` (something placed over the canvas)."""
+        widget.drop_target_register(self._files)  # type: ignore[attr-defined]
+        widget.dnd_bind("<<DropEnter>>", self._enter)  # type: ignore[attr-defined]
+        widget.dnd_bind("<<DropPosition>>", lambda e: self._copy)  # type: ignore[attr-defined]
+        widget.dnd_bind("<<DropLeave>>", self._leave)  # type: ignore[attr-defined]
+        widget.dnd_bind("<<Drop>>", self._drop)  # type: ignore[attr-defined]
+
+    def _enter(self, event: Any) -> str:
+        self.show_hint()
+        return self._copy
+
+    def show_hint(self) -> None:
+        p, px, c = self.theme.palette, self.theme.px, self.canvas
+        c.delete("drop-hint")
+        inset = px(8)
+        width, height = c.winfo_width(), c.winfo_height()
+        c.create_rectangle(inset, inset, width - inset, height - inset, outline=p.accent,
+                           width=px(2), dash=(6, 4), fill=p.surface, tags=("drop-hint",))
+        c.create_text(width / 2, height / 2, text=self.label(), font=FONT_SUBTITLE,
+                      fill=p.accent, tags=("drop-hint",))
+        c.tag_raise("drop-hint")
+
+    def _leave(self, event: Any) -> None:
+        self.canvas.delete("drop-hint")
+
+    def _drop(self, event: Any) -> str:
+        self.canvas.delete("drop-hint")
+        self.drop(list(self.canvas.tk.splitlist(event.data)))
+        return self._copy
+
+    def drop(self, paths: list[str]) -> None:
+        """What a drop does (also called by tests: Xvfb has no file manager to drag from)."""
+        paths = [str(p) for p in paths if p]
+        if paths:
+            self.on_drop(paths)

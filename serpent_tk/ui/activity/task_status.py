@@ -1,0 +1,238 @@
+"""Background tasks in the status bar: "Analysing 120 / 2,000" with a small bar, gone when
+the task ends; clicking it offers Cancel (`task.cancel`).
+
+Tk thread only. Fed by the gateway's `TaskProgress` events (those that name a task: analysis
+after an import, `library.refresh`, exports) and `LibraryChanged` events of kind `task`
+(how a task's end shows). A task that ended is confirmed with `task.get` before it leaves,
+and one that has gone quiet is asked about, so the indicator never stays behind. Imports
+have their own progress bar (`importing`).
+"""
+
+from __future__ import annotations
+
+import time
+import tkinter as tk
+from collections.abc import Callable
+from dataclasses import dataclass
+from tkinter import ttk
+from typing import Any
+
+from serpent_tk.ui.shell.commands import Commands, Reply, describe_error
+from serpent_tk.ui.shell.theme import Theme
+
+SHOW_AFTER_MS = 400        # a task over sooner than this never appears
+CHECK_MS = 2000            # how often quiet tasks are asked about
+QUIET_S = 4.0              # a task without news this long is asked about (task.get)
+FINISHED = {"done", "failed", "cancelled", "interrupted"}
+VERBS = {"analysis.run": "Analysing", "library.refresh": "Refreshing",
+         "library.export": "Exporting", "linked-folder.refresh": "Syncing",
+         "linked-folder.create": "Syncing"}
+
+
+@dataclass
+class RunningTask:
+    task_id: str
+    command: str
+    done: int
+    total: int
+    message: str
+    seen: float                    # time.monotonic() of the last news
+    cancelling: bool = False
+    asking: bool = False           # a task.get is on its way
+
+
+def describe(task: RunningTask) -> str:
+    """'Analysing 120 / 2,000' ('Cancelling…' once asked to stop)."""
+    verb = VERBS.get(task.command) or task.message or "Working"
+    if task.cancelling:
+        return f"Cancelling {verb.lower()}…"
+    if task.total > 0:
+        return f"{verb} {min(task.done, task.total):,} / {task.total:,}"
+    return f"{verb}…"
+
+
+class TaskStatus(ttk.Frame):
+    def __init__(self, master: tk.Misc, theme: Theme, commands: Commands,
+                 toast: Callable[..., None]) -> None:
+        super().__init__(master)
+        self.theme = theme
+        self.commands = commands
+        self.toast = toast
+        self.library_id: str | None = None
+        self.tasks: dict[str, RunningTask] = {}
+        px = theme.px
+        self.label = ttk.Label(self, style="Caption.TLabel", cursor="hand2")
+        self.label.pack(side="left")
+        self.bar = ttk.Progressbar(self, length=px(90), mode="determinate")
+        self.bar.pack(side="left", padx=(px(6), 0))
+        for widget in (self, self.label, self.bar):
+            widget.bind("<Button-1>", self._clicked)
+        self._show_timer: str | None = None
+        self._check_timer: str | None = None
+        self.menu: tk.Menu | None = None
+
+    @property
+    def visible(self) -> bool:
+        return bool(self.winfo_manager())
+
+    def text(self) -> str:
+        return str(self.label.cget("text"))
+
+    # events ------------------------------------------------------------------------------
+    def show_library(self, library_id: str | None) -> None:
+        """The window shows another library: forget the old one's tasks."""
+        if library_id != self.library_id:
+            self.library_id = library_id
+            self.tasks.clear()
+            self._update()
+
+    def progress(self, event: Any) -> None:
+        """A gateway `TaskProgress`."""
+        task_id = getattr(event, "task_id", None)
+        if not task_id or event.library_id != self.library_id:
+            return
+        task = self.tasks.get(task_id)
+        now = time.monotonic()
+        if task is None:
+            task = self.tasks[task_id] = RunningTask(task_id, event.command, 0, 0, "", now)
+        task.done, task.total = int(event.done), int(event.total or 0)
+        task.message, task.seen = str(event.message or ""), now
+        if task.total and task.done >= task.total:
+            self._ask(task)            # probably over: its last event says so
+        self._update()
+
+    def library_changed(self, event: Any) -> None:
+        """A gateway `LibraryChanged`: a task's row changed (it may have ended)."""
+        if event.library_id != self.library_id or "task" not in event.kinds:
+            return
+        for task_id in event.entity_ids:
+            task = self.tasks.get(task_id)
+            if task is not None:
+                self._ask(task)
+
+    # asking about a task -------------------------------------------------------------------
+    def _ask(self, task: RunningTask) -> None:
+        if task.asking or self.library_id is None:
+            return
+        task.asking = True
+        library_id = self.library_id
+
+        def answered(reply: Reply) -> None:
+            task.asking = False
+            if library_id != self.library_id or self.tasks.get(task.task_id) is not task:
+                return
+            if not reply.ok:
+                if reply.code == "NOT_FOUND":
+                    self._forget(task)
+                return
+            status = str(reply.result.get("status", ""))
+            task.seen = time.monotonic()
+            if status in FINISHED:
+                if status == "failed":
+                    message = reply.result.get("message") or "It stopped with an error."
+                    self.toast(f"{VERBS.get(task.command, 'A task')} stopped: {message}",
+                               "warning")
+                self._forget(task)
+            else:
+                task.done = int(reply.result.get("done") or task.done)
+                task.total = int(reply.result.get("total") or task.total)
+                task.cancelling = task.cancelling or bool(reply.result.get("cancelRequested"))
+                self._update()
+
+        self.commands.call("task.get", {"libraryId": library_id, "taskId": task.task_id},
+                           answered)
+
+    def _forget(self, task: RunningTask) -> None:
+        self.tasks.pop(task.task_id, None)
+        self._update()
+
+    def _check_quiet(self) -> None:
+        self._check_timer = None
+        now = time.monotonic()
+        for task in list(self.tasks.values()):
+            if now - task.seen > QUIET_S:
+                self._ask(task)
+        self._update()
+
+    # cancelling ----------------------------------------------------------------------------
+    def entries(self) -> list[tuple[str, Callable[[], None]]]:
+        """What clicking the indicator offers: Cancel per running task."""
+        found: list[tuple[str, Callable[[], None]]] = []
+        for task in self.tasks.values():
+            if task.cancelling:
+                continue
+            label = f"Cancel: {describe(task)}" if len(self.tasks) > 1 else "Cancel"
+            found.append((label, lambda t=task: self.cancel(t.task_id)))
+        return found
+
+    def cancel(self, task_id: str) -> None:
+        task = self.tasks.get(task_id)
+        if task is None or self.library_id is None:
+            return
+        task.cancelling = True
+        self._update()
+
+        def answered(reply: Reply) -> None:
+            if reply.ok:
+                self._ask(task)
+            elif reply.code == "NOT_FOUND":
+                self._forget(task)
+            else:
+                task.cancelling = False
+                self._update()
+                self.toast(describe_error(reply, "cancel it"), "error")
+
+        self.commands.call("task.cancel", {"libraryId": self.library_id, "taskId": task_id},
+                           answered)
+
+    def _clicked(self, event: tk.Event) -> None:
+        entries = self.entries()
+        if not entries:
+            return
+        self.menu = tk.Menu(self, tearoff=False)
+        for label, action in entries:
+            self.menu.add_command(label=label, command=action)
+        self.menu.tk_popup(event.x_root, event.y_root)
+
+    # drawing -------------------------------------------------------------------------------
+    def _update(self) -> None:
+        if not self.tasks:
+            self._cancel_timers()
+            self.pack_forget()
+            return
+        task = max(self.tasks.values(), key=lambda t: t.seen)
+        text = describe(task)
+        others = len(self.tasks) - 1
+        if others:
+            text += f"  (+{others} more)"
+        if self.label.cget("text") != text:
+            self.label.configure(text=text)
+        if task.total > 0:
+            if str(self.bar.cget("mode")) != "determinate":
+                self.bar.stop()
+                self.bar.configure(mode="determinate")
+            self.bar.configure(maximum=task.total, value=min(task.done, task.total))
+        elif str(self.bar.cget("mode")) != "indeterminate":
+            self.bar.configure(mode="indeterminate")
+            self.bar.start(60)
+        if not self.visible and self._show_timer is None:
+            self._show_timer = self.after(SHOW_AFTER_MS, self._show)
+        if self._check_timer is None:
+            self._check_timer = self.after(CHECK_MS, self._check_quiet)
+
+    def _show(self) -> None:
+        self._show_timer = None
+        if self.tasks and not self.visible:
+            self.pack(side="right", padx=(self.theme.px(12), 0))
+
+    def _cancel_timers(self) -> None:
+        for name in ("_show_timer", "_check_timer"):
+            timer = getattr(self, name)
+            if timer is not None:
+                self.after_cancel(timer)
+                setattr(self, name, None)
+        self.bar.stop()
+
+    def destroy(self) -> None:
+        self._cancel_timers()
+        super().destroy()

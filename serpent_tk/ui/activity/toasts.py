@@ -1,0 +1,165 @@
+"""Toasts: short, non-blocking messages stacked in the bottom-right corner of the window's
+content (the grid: never over the inspector's fields and buttons).
+
+Tk thread only. A toast never takes focus and never waits for anyone; it goes away by
+itself (later while the pointer rests on it) or with its close button. Toasts with the
+same `key` replace each other, so a busy agent yields one updating toast, not fifty.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tkinter as tk
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from serpent_tk.ui.shell.theme import FONT_BODY, FONT_STRONG, Theme
+
+Level = Literal["info", "warning", "error", "success"]
+SHOW_MS = {"info": 5000, "success": 4000, "warning": 8000, "error": 10000}
+MAX_VISIBLE = 5
+
+
+@dataclass
+class _Toast:
+    key: str | None
+    frame: tk.Frame
+    title: tk.Label
+    body: tk.Label
+    bar: tk.Frame
+    level: Level
+    timer: str | None = None
+    hovered: bool = False
+    count: int = 1
+
+
+class ToastStack:
+    """The toasts of one window."""
+
+    def __init__(self, window: tk.Misc, theme: Theme,
+                 bottom: Callable[[], int] = lambda: 0,
+                 right: Callable[[], int] = lambda: 0) -> None:
+        self.window = window
+        self.theme = theme
+        self.bottom = bottom       # pixels kept free at the bottom (the status bar)
+        self.right = right         # ... and at the right (the inspector)
+        self._toasts: list[_Toast] = []
+        self._restack_pending = False
+
+    def show(self, text: str, level: Level = "info", *, title: str | None = None,
+             key: str | None = None) -> None:
+        """Show `text`; with `key`, replace the toast that has the same key."""
+        existing = next((t for t in self._toasts if key is not None and t.key == key), None)
+        if existing is not None:
+            existing.count += 1
+            self._fill(existing, text, title, level)
+            self._arm(existing)
+            self._schedule_restack()
+            return
+        toast = self._build(key, level)
+        self._fill(toast, text, title, level)
+        self._toasts.append(toast)
+        while len(self._toasts) > MAX_VISIBLE:
+            self._dismiss(self._toasts[0])
+        self._arm(toast)
+        self._schedule_restack()
+
+    def texts(self) -> list[str]:
+        """What is on screen now, oldest first (title and text)."""
+        result = []
+        for toast in self._toasts:
+            title = toast.title.cget("text")
+            body = toast.body.cget("text")
+            result.append(f"{title}: {body}" if title else body)
+        return result
+
+    def clear(self) -> None:
+        for toast in list(self._toasts):
+            self._dismiss(toast)
+
+    # ---------------------------------------------------------------------------------------
+    def _colour(self, level: Level) -> str:
+        p = self.theme.palette
+        return {"info": p.accent, "success": p.success, "warning": p.warning,
+                "error": p.danger}[level]
+
+    def _build(self, key: str | None, level: Level) -> _Toast:
+        p, px = self.theme.palette, self.theme.px
+        frame = tk.Frame(self.window, background=p.toast_bg, highlightthickness=0,
+                         borderwidth=0)
+        bar = tk.Frame(frame, width=px(3), background=self._colour(level))
+        bar.pack(side="left", fill="y")
+        inner = tk.Frame(frame, background=p.toast_bg)
+        inner.pack(side="left", fill="both", expand=True, padx=(px(9), px(4)), pady=px(7))
+        close = tk.Label(inner, text="✕", background=p.toast_bg, foreground=p.toast_text,
+                         font=FONT_BODY, cursor="hand2")
+        close.pack(side="right", anchor="n", padx=(px(6), 0))
+        title = tk.Label(inner, background=p.toast_bg, foreground=p.toast_text,
+                         font=FONT_STRONG, anchor="w", justify="left")
+        body = tk.Label(inner, background=p.toast_bg, foreground=p.toast_text, font=FONT_BODY,
+                        anchor="w", justify="left", wraplength=px(250))
+        body.pack(side="top", fill="x")
+        toast = _Toast(key, frame, title, body, bar, level)
+        close.bind("<Button-1>", lambda e: self._dismiss(toast))
+        # its height settles a moment after its text changes: stack again then (no overlap)
+        frame.bind("<Configure>", lambda e: self._schedule_restack())
+        for widget in (frame, inner, title, body):
+            widget.bind("<Enter>", lambda e: self._hover(toast, True), add="+")
+            widget.bind("<Leave>", lambda e: self._hover(toast, False), add="+")
+        return toast
+
+    def _fill(self, toast: _Toast, text: str, title: str | None, level: Level) -> None:
+        toast.level = level
+        toast.bar.configure(background=self._colour(level))
+        toast.title.configure(text=title or "")
+        toast.body.configure(text=text)
+        if title:
+            toast.title.pack(side="top", fill="x", before=toast.body)
+        else:
+            toast.title.pack_forget()
+
+    def _arm(self, toast: _Toast) -> None:
+        if toast.timer is not None:
+            self.window.after_cancel(toast.timer)
+            toast.timer = None
+        if not toast.hovered:
+            toast.timer = self.window.after(SHOW_MS[toast.level], lambda: self._dismiss(toast))
+
+    def _hover(self, toast: _Toast, inside: bool) -> None:
+        toast.hovered = inside
+        if inside and toast.timer is not None:
+            self.window.after_cancel(toast.timer)
+            toast.timer = None
+        elif not inside:
+            self._arm(toast)
+
+    def _dismiss(self, toast: _Toast) -> None:
+        if toast.timer is not None:
+            with contextlib.suppress(tk.TclError):
+                self.window.after_cancel(toast.timer)
+            toast.timer = None
+        if toast in self._toasts:
+            self._toasts.remove(toast)
+        with contextlib.suppress(tk.TclError):
+            toast.frame.destroy()
+        self._schedule_restack()
+
+    def _schedule_restack(self) -> None:
+        """Stack the toasts at the next idle moment, when Tk knows their heights (never
+        force a layout pass here: a busy agent updates its toast many times a second)."""
+        if not self._restack_pending:
+            self._restack_pending = True
+            self.window.after_idle(self._restack)
+
+    def _restack(self) -> None:
+        self._restack_pending = False
+        px = self.theme.px
+        y = -px(14) - self.bottom()
+        x = -px(14) - max(0, self.right())
+        for toast in reversed(self._toasts):
+            if not toast.frame.winfo_exists():
+                continue
+            toast.frame.place(relx=1.0, rely=1.0, x=x, y=y, anchor="se", width=px(300))
+            toast.frame.lift()
+            y -= toast.frame.winfo_reqheight() + px(8)

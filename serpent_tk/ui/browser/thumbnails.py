@@ -1,0 +1,211 @@
+"""Thumbnails for the grid and the inspector, loaded without blocking the window.
+
+The Tk thread asks (`image`, `want`, `preview`); the picture's file path comes from the
+gateway command `asset.thumbnail`, Pillow decodes and scales it on a decoder thread, and
+only the last step (making a Tk PhotoImage, which must happen on the Tk thread) arrives
+through the UiBus. A bounded number of requests are in flight, newest-visible first; cells
+that scrolled away are dropped from the queue.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import tkinter as tk
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from serpent_tk.ui.shell.bus import UiBus
+from serpent_tk.ui.shell.events import RunOnTk
+
+if TYPE_CHECKING:
+    from PIL import Image, ImageTk
+
+log = logging.getLogger(__name__)
+
+SIZE_BUCKETS = (128, 192, 256, 384, 512, 768, 1024, 1568)
+RETRY_AFTER_S = 3.0          # a thumbnail still being made: ask again after this
+PIXEL_BUDGET = 24_000_000    # decoded pictures kept (about 100 MB of Tk photo memory)
+UNSUPPORTED_CODES = {"UNSUPPORTED_FORMAT", "NOT_FOUND"}
+
+
+def bucket(pixels: int) -> int:
+    """The thumbnail size to ask the library for: a few fixed sizes, so they get reused."""
+    for size in SIZE_BUCKETS:
+        if size >= pixels:
+            return size
+    return SIZE_BUCKETS[-1]
+
+
+def decode(path: str, pixels: int) -> Image.Image:
+    """Runs on a decoder thread: the file at `path`, fitted into a `pixels` square."""
+    from PIL import Image, ImageOps  # loaded off the Tk thread, after the window is up
+
+    with Image.open(path) as image:
+        image.draft("RGB", (pixels, pixels))
+        image = ImageOps.exif_transpose(image)
+        if image.mode not in ("RGB", "RGBA"):
+            has_alpha = image.mode in ("LA", "PA", "P") and (
+                image.mode != "P" or "transparency" in image.info)
+            image = image.convert("RGBA" if has_alpha else "RGB")
+        image.thumbnail((pixels, pixels), Image.Resampling.BICUBIC, reducing_gap=2.0)
+        image.load()
+        return image
+
+
+class Thumbnails:
+    """Decoded thumbnails keyed by (asset id, pixels). Tk thread API."""
+
+    def __init__(self, root: tk.Misc, commands: Any, bus: UiBus, *, max_in_flight: int = 4,
+                 max_images: int = 500) -> None:
+        self.root = root
+        self.commands = commands
+        self.bus = bus
+        self.library_id: str | None = None
+        self.on_ready: Callable[[str], None] = lambda key: None
+        self.on_retry_due: Callable[[], None] = lambda: None
+        self._retry_scheduled = False
+        self.max_in_flight = max_in_flight
+        self.max_images = max_images
+        self._images: OrderedDict[tuple[str, int], ImageTk.PhotoImage] = OrderedDict()
+        self._pixels = 0
+        self._wanted: list[tuple[str, int]] = []
+        self._in_flight: set[tuple[str, int]] = set()
+        self._failed: dict[tuple[str, int], float] = {}
+        self._waiters: dict[tuple[str, int], list[Callable[[tk.PhotoImage | None], None]]] = {}
+        self._generation = 0
+        self._decoder = ThreadPoolExecutor(max_workers=2, thread_name_prefix="thumb-decode")
+
+    def set_library(self, library_id: str | None) -> None:
+        """Another library is shown: forget everything of the old one."""
+        self.library_id = library_id
+        self._generation += 1
+        self._images.clear()
+        self._pixels = 0
+        self._wanted.clear()
+        self._in_flight.clear()
+        self._failed.clear()
+        self._waiters.clear()
+
+    def forget_failures(self) -> None:
+        """The library changed: thumbnails that were missing may exist now."""
+        self._failed.clear()
+
+    def forget(self, keys: Sequence[str]) -> None:
+        for entry in [e for e in self._images if e[0] in keys]:
+            photo = self._images.pop(entry)
+            self._pixels -= photo.width() * photo.height()
+
+    # ThumbnailSource ---------------------------------------------------------------------
+    def image(self, key: str, pixels: int) -> tk.PhotoImage | None:
+        entry = (key, pixels)
+        photo = self._images.get(entry)
+        if photo is not None:
+            self._images.move_to_end(entry)
+        return photo  # type: ignore[return-value]
+
+    def want(self, keys: Sequence[str], pixels: int) -> None:
+        now = time.monotonic()
+        self._wanted = [
+            (key, pixels) for key in keys
+            if (key, pixels) not in self._images and (key, pixels) not in self._in_flight
+            and self._failed.get((key, pixels), 0.0) <= now]
+        self._pump()
+
+    def preview(self, key: str, pixels: int,
+                deliver: Callable[[tk.PhotoImage | None], None]) -> None:
+        """One larger picture (the inspector); `deliver` runs on the Tk thread."""
+        entry = (key, pixels)
+        photo = self._images.get(entry)
+        if photo is not None:
+            deliver(photo)  # type: ignore[arg-type]
+            return
+        self._waiters.setdefault(entry, []).append(deliver)
+        if entry not in self._in_flight:
+            self._start(entry)
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._in_flight)
+
+    # loading -----------------------------------------------------------------------------
+    def _pump(self) -> None:
+        while self._wanted and len(self._in_flight) < self.max_in_flight:
+            self._start(self._wanted.pop(0))
+
+    def _start(self, entry: tuple[str, int]) -> None:
+        if self.library_id is None:
+            return
+        key, pixels = entry
+        generation = self._generation
+        self._in_flight.add(entry)
+        future: Future[dict[str, Any]] = self.commands.submit(
+            "asset.thumbnail",
+            {"libraryId": self.library_id, "assetId": key, "size": bucket(pixels)})
+
+        def answered(f: Future[dict[str, Any]]) -> None:       # any thread: no Tk here
+            try:
+                envelope = f.result()
+            except Exception as error:
+                envelope = {"status": "error", "error": {"code": "INTERNAL",
+                                                         "message": str(error)}}
+            if envelope.get("status") != "ok":
+                code = str((envelope.get("error") or {}).get("code", ""))
+                self.bus.post(RunOnTk(self._failed_to_load, (generation, entry, code)))
+                return
+            path = str(envelope["result"]["path"])
+            self._decoder.submit(self._decode, generation, entry, path)
+
+        future.add_done_callback(answered)
+
+    def _decode(self, generation: int, entry: tuple[str, int], path: str) -> None:
+        try:
+            image = decode(path, entry[1])
+        except Exception as error:  # a damaged thumbnail file must not stop the others
+            log.info("thumbnail %s not decoded: %s", entry[0], error)
+            self.bus.post(RunOnTk(self._failed_to_load, (generation, entry, "UNREADABLE")))
+            return
+        self.bus.post(RunOnTk(self._decoded, (generation, entry, image)))
+
+    def _decoded(self, generation: int, entry: tuple[str, int], image: Image.Image) -> None:
+        if generation != self._generation:
+            return
+        self._in_flight.discard(entry)
+        from PIL import ImageTk
+
+        try:
+            photo = ImageTk.PhotoImage(image, master=self.root)
+        except tk.TclError:          # the window is closing
+            return
+        self._images[entry] = photo
+        self._pixels += photo.width() * photo.height()
+        while len(self._images) > 1 and (len(self._images) > self.max_images
+                                         or self._pixels > PIXEL_BUDGET):
+            _, oldest = self._images.popitem(last=False)
+            self._pixels -= oldest.width() * oldest.height()
+        for deliver in self._waiters.pop(entry, ()):
+            deliver(photo)  # type: ignore[arg-type]
+        self.on_ready(entry[0])
+        self._pump()
+
+    def _failed_to_load(self, generation: int, entry: tuple[str, int], code: str) -> None:
+        if generation != self._generation:
+            return
+        self._in_flight.discard(entry)
+        wait = 3600.0 if code in UNSUPPORTED_CODES else RETRY_AFTER_S
+        self._failed[entry] = time.monotonic() + wait
+        if wait == RETRY_AFTER_S and not self._retry_scheduled:
+            self._retry_scheduled = True
+            self.root.after(int(RETRY_AFTER_S * 1000) + 50, self._retry)
+        for deliver in self._waiters.pop(entry, ()):
+            deliver(None)
+        self._pump()
+
+    def _retry(self) -> None:
+        self._retry_scheduled = False
+        self.on_retry_due()
+
+    def shutdown(self) -> None:
+        self._decoder.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,105 @@
+"""What the grid area says about the view it shows: the empty-state panel (opening, an empty
+library, nothing matching a search, an empty folder, collection, smart collection or Trash)
+and the banner above special views (the Trash, a smart collection and its rules).
+
+Tk thread only. Decides; `EmptyState` and `ScopeBanner` draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from serpent_tk.ui.browser.empty_state import EmptyState
+from serpent_tk.ui.browser.scope_banner import ScopeBanner
+from serpent_tk.ui.collections.rule_row import describe_rules
+from serpent_tk.ui.sidebar.sidebar import Scope
+
+Action = tuple[str, Callable[[], None]] | None
+
+
+@dataclass
+class ViewActions:
+    """What the panels' buttons do (each may be missing when its command is)."""
+
+    import_here: Callable[[], None]
+    edit_rules: Callable[[Scope], None] | None
+    empty_trash: Callable[[], None] | None
+
+
+def empty_view(scope: Scope, actions: ViewActions,
+               collection: dict[str, Any] | None) -> tuple[str, str, Action]:
+    """Title, words and button for a view with nothing in it (no search typed)."""
+    if scope.kind == "folder":
+        return ("This folder is empty", "Drag assets onto it in the sidebar, or import "
+                "files straight into it.",
+                ("Import into this folder…", actions.import_here))
+    if scope.kind == "collection":
+        return ("This collection is empty", f"Drag assets onto “{scope.label}” in the "
+                "sidebar, or right-click them and choose Add to collection.", None)
+    if scope.kind == "smart":
+        rules = describe_rules((collection or {}).get("rules"))
+        edit = actions.edit_rules
+        return ("Nothing fits these rules yet",
+                f"It shows assets where {rules[:1].lower() + rules[1:]}." if rules else "",
+                ("Edit rules…", lambda: edit(scope)) if edit else None)
+    if scope.kind == "unfiled":
+        return ("Every asset is in a folder", "Assets that are in no folder show up here.",
+                None)
+    if scope.kind == "untagged":
+        return ("Every asset has tags", "Assets without any tag show up here — handy for "
+                "a tagging session.", None)
+    return (f"Nothing in {scope.label} yet", "", None)
+
+
+class ViewState:
+    def __init__(self, session: Any, browser: Any, pages: Any, empty: EmptyState,
+                 banner: ScopeBanner, collections: Callable[[], dict[str, dict[str, Any]]],
+                 actions: ViewActions) -> None:
+        self.session = session
+        self.browser = browser
+        self.pages = pages
+        self.empty = empty
+        self.banner = banner
+        self.collections = collections
+        self.actions = actions
+
+    def show(self) -> None:
+        self._banner()
+        if self.session.current is None:
+            kind = "loading" if self.empty.kind in ("", "loading") else self.empty.kind
+            self.empty.show(kind if kind != "closed" else "closed")
+            return
+        if not self.pages.known or self.pages.count():
+            self.empty.show("")
+            return
+        scope, text = self.browser.scope, self.browser.text
+        if text:
+            where = "" if scope.kind == "all" else f" in {scope.label}"
+            self.empty.show("no-match", f"Nothing{where} matches “{text}”.")
+        elif scope.is_trash:
+            self.empty.show("trash")
+        elif scope.kind != "all":
+            title, detail, action = empty_view(scope, self.actions,
+                                               self.collections().get(scope.target or ""))
+            self.empty.show("view", detail, title=title, action=action)
+        else:
+            self.empty.show("empty")
+
+    def _banner(self) -> None:
+        scope = self.browser.scope if self.session.current is not None else None
+        if scope is not None and scope.is_trash:
+            empty_trash = self.actions.empty_trash
+            self.banner.show("Trash", "Right-click → Restore brings assets back; emptying "
+                             "the Trash deletes them for good.",
+                             ("Empty Trash…", empty_trash) if empty_trash and
+                             self.pages.count() else None)
+        elif scope is not None and scope.kind == "smart":
+            rules = describe_rules((self.collections().get(scope.target or "") or {}
+                                    ).get("rules"))
+            edit = self.actions.edit_rules
+            self.banner.show("Smart collection", rules,
+                             ("Edit rules…", lambda: edit(scope)) if edit else None)
+        else:
+            self.banner.hide()

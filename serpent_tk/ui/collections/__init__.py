@@ -1,0 +1,1 @@
+"""The smart-collection editor: rule rows (field, operator, value). Tk thread only."""

@@ -1,0 +1,355 @@
+"""Value fields of a smart-collection rule, one per kind of value: text, tag (completing
+from the library's tags), extensions, whole numbers, file size with a unit, rating stars,
+a date, a number of days, kinds (several may be ticked) and a folder picker.
+
+Tk thread only. Each field is a frame with `get()` (the rule's value, as the library wants
+it), `set(value)`, `problem()` (a sentence when the input is plainly incomplete, else None:
+everything else the library checks) and `on_change` (called on every edit).
+"""
+
+from __future__ import annotations
+
+import tkinter as tk
+from collections.abc import Callable
+from datetime import date, timedelta
+from tkinter import ttk
+from typing import Any, get_args
+
+from library.schemas.common import AssetKind
+from serpent_tk.ui.inspector.rating import RatingStars
+from serpent_tk.ui.shell.theme import Theme
+
+KINDS: tuple[str, ...] = get_args(AssetKind)
+SIZE_UNITS = (("KB", 1000), ("MB", 1000 ** 2), ("GB", 1000 ** 3), ("bytes", 1))
+
+
+class RuleContext:
+    """What value fields choose from: the library's tags and folders (folders arrive later,
+    from `folder.list`; fields showing them are told)."""
+
+    def __init__(self, tags: list[str]) -> None:
+        self.tags = tags
+        self.folders: list[tuple[str, str]] = []      # (folder id, "Trips / Alps")
+        self.loaded = False
+        self._listeners: list[Callable[[], None]] = []
+
+    def set_folders(self, folders: list[tuple[str, str]]) -> None:
+        self.folders = folders
+        self.loaded = True
+        for listener in list(self._listeners):
+            listener()
+
+    def on_folders(self, listener: Callable[[], None]) -> None:
+        self._listeners.append(listener)
+
+
+def whole_number(text: str) -> Any:
+    """"12" -> 12; anything else is sent as typed, and the library says what is wrong."""
+    text = text.strip().replace(",", "").replace("_", "")
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
+
+class ValueField(ttk.Frame):
+    def __init__(self, master: tk.Misc, theme: Theme) -> None:
+        super().__init__(master)
+        self.theme = theme
+        self.on_change: Callable[[], None] = lambda: None
+
+    def get(self) -> Any:
+        raise NotImplementedError
+
+    def set(self, value: Any) -> None:
+        raise NotImplementedError
+
+    def problem(self) -> str | None:
+        return None
+
+    def _entry(self, width: int, initial: str = "") -> tuple[ttk.Entry, tk.StringVar]:
+        var = tk.StringVar(value=initial)
+        entry = ttk.Entry(self, textvariable=var, width=width)
+        var.trace_add("write", lambda *_: self.on_change())
+        return entry, var
+
+    def _unit(self, text: str) -> None:
+        ttk.Label(self, text=text, style="Muted.TLabel").pack(side="left",
+                                                              padx=(self.theme.px(6), 0))
+
+
+class TextValue(ValueField):
+    def __init__(self, master: tk.Misc, theme: Theme) -> None:
+        super().__init__(master, theme)
+        self.entry, self.var = self._entry(18)
+        self.entry.pack(side="left", fill="x", expand=True)
+
+    def get(self) -> Any:
+        return self.var.get()
+
+    def set(self, value: Any) -> None:
+        self.var.set("" if value is None else str(value))
+
+
+class TagValue(ValueField):
+    """A tag name; the list offers the library's tags that start with what was typed."""
+
+    def __init__(self, master: tk.Misc, theme: Theme, context: RuleContext) -> None:
+        super().__init__(master, theme)
+        self.context = context
+        self.var = tk.StringVar()
+        self.entry = ttk.Combobox(self, textvariable=self.var, width=18,
+                                  postcommand=self._offer)
+        self.entry.pack(side="left", fill="x", expand=True)
+        self.var.trace_add("write", lambda *_: self.on_change())
+        self.entry.bind("<<ComboboxSelected>>", lambda e: self.on_change())
+
+    def _offer(self) -> None:
+        typed = self.var.get().strip().casefold()
+        tags = [t for t in self.context.tags if t.casefold().startswith(typed)] \
+            if typed else list(self.context.tags)
+        self.entry.configure(values=tags[:200])
+
+    def get(self) -> Any:
+        return self.var.get().strip()
+
+    def set(self, value: Any) -> None:
+        self.var.set("" if value is None else str(value))
+
+    def problem(self) -> str | None:
+        return None if self.get() else "Type or choose a tag."
+
+
+class ExtensionValue(ValueField):
+    """One extension or several, separated by commas ("png, jpg")."""
+
+    def __init__(self, master: tk.Misc, theme: Theme) -> None:
+        super().__init__(master, theme)
+        self.entry, self.var = self._entry(14, "png")
+        self.entry.pack(side="left", fill="x", expand=True)
+        self._unit("e.g. png, jpg")
+
+    def get(self) -> Any:
+        parts = [p.strip().lstrip(".") for p in self.var.get().split(",") if p.strip()]
+        return parts[0] if len(parts) == 1 else parts
+
+    def set(self, value: Any) -> None:
+        self.var.set(", ".join(value) if isinstance(value, list) else str(value or ""))
+
+    def problem(self) -> str | None:
+        return None if self.get() else "Type an extension, like png."
+
+
+class NumberValue(ValueField):
+    def __init__(self, master: tk.Misc, theme: Theme, unit: str = "",
+                 initial: int = 0) -> None:
+        super().__init__(master, theme)
+        self.entry, self.var = self._entry(8, str(initial))
+        self.entry.pack(side="left")
+        if unit:
+            self._unit(unit)
+
+    def get(self) -> Any:
+        return whole_number(self.var.get())
+
+    def set(self, value: Any) -> None:
+        self.var.set("" if value is None else str(value))
+
+    def problem(self) -> str | None:
+        return None if self.var.get().strip() else "Type a number."
+
+
+class SizeValue(ValueField):
+    """A file size: a number and a unit (KB, MB, GB: powers of 1000, as sizes are shown)."""
+
+    def __init__(self, master: tk.Misc, theme: Theme) -> None:
+        super().__init__(master, theme)
+        self.entry, self.var = self._entry(8, "1")
+        self.entry.pack(side="left")
+        self.unit = ttk.Combobox(self, state="readonly", width=6,
+                                 values=[name for name, _ in SIZE_UNITS])
+        self.unit.set("MB")
+        self.unit.pack(side="left", padx=(self.theme.px(6), 0))
+        self.unit.bind("<<ComboboxSelected>>", lambda e: self.on_change())
+
+    def get(self) -> Any:
+        number = whole_number(self.var.get())
+        if isinstance(number, str):
+            return number
+        factor = dict(SIZE_UNITS)[self.unit.get()]
+        return round(number * factor)
+
+    def set(self, value: Any) -> None:
+        if not isinstance(value, int) or isinstance(value, bool):
+            self.var.set(str(value))
+            self.unit.set("bytes")
+            return
+        for name, factor in sorted(SIZE_UNITS, key=lambda unit: -unit[1]):
+            if factor == 1 or (value >= factor and value % factor == 0):
+                self.var.set(str(value // factor))
+                self.unit.set(name)
+                return
+
+    def problem(self) -> str | None:
+        return None if self.var.get().strip() else "Type a size."
+
+
+class RatingValue(ValueField):
+    def __init__(self, master: tk.Misc, theme: Theme) -> None:
+        super().__init__(master, theme)
+        self.stars = RatingStars(self, theme)
+        self.stars.set(3)
+        self.stars.pack(side="left", pady=(theme.px(3), 0))
+        self.stars.on_change = lambda rating: self._changed()
+        self.hint = ttk.Label(self, style="Muted.TLabel")
+        self.hint.pack(side="left", padx=(theme.px(8), 0))
+        self._changed(notify=False)
+
+    def _changed(self, notify: bool = True) -> None:
+        self.hint.configure(text="no stars (unrated)" if self.stars.value == 0 else
+                            f"{self.stars.value} star{'s' if self.stars.value != 1 else ''}")
+        if notify:
+            self.on_change()
+
+    def get(self) -> Any:
+        return self.stars.value
+
+    def set(self, value: Any) -> None:
+        self.stars.set(int(value) if isinstance(value, int | float) else 0)
+        self._changed(notify=False)
+
+
+class DateValue(ValueField):
+    """An ISO date (YYYY-MM-DD); Up and Down move it a day."""
+
+    def __init__(self, master: tk.Misc, theme: Theme) -> None:
+        super().__init__(master, theme)
+        self.entry, self.var = self._entry(12, date.today().isoformat())
+        self.entry.pack(side="left")
+        self.entry.bind("<Up>", lambda e: self._step(1))
+        self.entry.bind("<Down>", lambda e: self._step(-1))
+        self._unit("YYYY-MM-DD  (↑↓ a day)")
+
+    def _step(self, days: int) -> str:
+        try:
+            day = date.fromisoformat(self.var.get().strip())
+        except ValueError:
+            day = date.today()
+        self.var.set((day + timedelta(days=days)).isoformat())
+        return "break"
+
+    def get(self) -> Any:
+        return self.var.get().strip()
+
+    def set(self, value: Any) -> None:
+        text = str(value or "")
+        self.var.set(text[:10] if len(text) > 10 and text[10] == "T" and
+                     text.endswith(("T00:00:00Z", "T00:00:00+00:00")) else text)
+
+    def problem(self) -> str | None:
+        return None if self.get() else "Type a date like 2026-05-01."
+
+
+class DaysValue(NumberValue):
+    def __init__(self, master: tk.Misc, theme: Theme) -> None:
+        super().__init__(master, theme, "days", initial=7)
+
+
+class KindValue(ValueField):
+    """One kind or several (any of them)."""
+
+    def __init__(self, master: tk.Misc, theme: Theme) -> None:
+        super().__init__(master, theme)
+        self.button = ttk.Menubutton(self, width=18)
+        self.button.pack(side="left", fill="x", expand=True)
+        self.menu = tk.Menu(self.button, tearoff=False)
+        self.button["menu"] = self.menu
+        self.vars = {kind: tk.BooleanVar(value=kind == "image") for kind in KINDS}
+        for kind in KINDS:
+            self.menu.add_checkbutton(label=kind.capitalize(), variable=self.vars[kind],
+                                      command=self._changed)
+        self._label()
+
+    def _label(self) -> None:
+        chosen = [k.capitalize() for k in KINDS if self.vars[k].get()]
+        self.button.configure(text=", ".join(chosen) if chosen else "Choose…")
+
+    def _changed(self) -> None:
+        self._label()
+        self.on_change()
+
+    def get(self) -> Any:
+        chosen = [k for k in KINDS if self.vars[k].get()]
+        return chosen[0] if len(chosen) == 1 else chosen
+
+    def set(self, value: Any) -> None:
+        values = set(value if isinstance(value, list) else [value])
+        for kind, var in self.vars.items():
+            var.set(kind in values)
+        self._label()
+
+    def problem(self) -> str | None:
+        return None if self.get() else "Choose at least one kind."
+
+
+class FolderValue(ValueField):
+    """A folder of the library, by its path ("Trips / Alps")."""
+
+    def __init__(self, master: tk.Misc, theme: Theme, context: RuleContext) -> None:
+        super().__init__(master, theme)
+        self.context = context
+        self.folder_id = ""
+        self.box = ttk.Combobox(self, state="readonly", width=22)
+        self.box.pack(side="left", fill="x", expand=True)
+        self.box.bind("<<ComboboxSelected>>", lambda e: self._chosen())
+        context.on_folders(self._fill)
+        self._fill()
+
+    def _fill(self) -> None:
+        if not self.winfo_exists():
+            return
+        labels = [label for _, label in self.context.folders]
+        self.box.configure(values=labels)
+        if not self.context.loaded:
+            self.box.set("Loading folders…")
+        elif not labels:
+            self.box.set("This library has no folders")
+        else:
+            self._show()
+
+    def _show(self) -> None:
+        for folder_id, label in self.context.folders:
+            if folder_id == self.folder_id:
+                self.box.set(label)
+                return
+        self.box.set("Choose a folder…")
+
+    def _chosen(self) -> None:
+        index = self.box.current()
+        if 0 <= index < len(self.context.folders):
+            self.folder_id = self.context.folders[index][0]
+        self.on_change()
+
+    def get(self) -> Any:
+        return self.folder_id
+
+    def set(self, value: Any) -> None:
+        self.folder_id = str(value or "")
+        if self.context.loaded:
+            self._show()
+
+    def problem(self) -> str | None:
+        return None if self.folder_id else "Choose a folder."
+
+
+class NoValue(ValueField):
+    """Fields whose operator says it all (untagged)."""
+
+    def get(self) -> Any:
+        return True
+
+    def set(self, value: Any) -> None:
+        pass

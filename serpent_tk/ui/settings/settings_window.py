@@ -1,0 +1,71 @@
+"""The Settings window: a notebook with the MCP and General pages. Tk thread only.
+
+One window at most; asking again brings it to the front on the requested page.
+"""
+
+from __future__ import annotations
+
+import tkinter as tk
+from collections.abc import Callable
+from tkinter import ttk
+
+from serpent_tk import APP_NAME
+from serpent_tk.credentials import CredentialStore
+from serpent_tk.settings import Settings, SettingsStore
+from serpent_tk.ui.settings.mcp_controls import McpControls
+from serpent_tk.ui.settings.settings_general import GeneralSettingsPage
+from serpent_tk.ui.settings.settings_mcp import McpSettingsPage
+from serpent_tk.ui.shell.commands import Commands
+from serpent_tk.ui.shell.scrolling import ScrollableFrame
+from serpent_tk.ui.shell.theme import Theme
+
+
+class SettingsWindow(tk.Toplevel):
+    def __init__(self, parent: tk.Misc, theme: Theme, commands: Commands,
+                 settings_store: SettingsStore, settings: Settings,
+                 controls: McpControls | None, credentials: CredentialStore | None,
+                 on_theme: Callable[[str], None],
+                 on_thumbnail_size: Callable[[int], None] | None = None) -> None:
+        super().__init__(parent)
+        self.theme = theme
+        self.title(f"Settings — {APP_NAME}")
+        self.configure(background=theme.palette.background)
+        self.transient(parent.winfo_toplevel())
+        self.notebook = ttk.Notebook(self)
+        self.notebook.pack(fill="both", expand=True, padx=theme.px(8), pady=theme.px(8))
+        self.mcp: McpSettingsPage | None = None
+        if controls is not None and credentials is not None:
+            holder = ScrollableFrame(self.notebook, theme)
+            self.mcp = McpSettingsPage(holder.inner, theme, commands, controls,
+                                       settings_store, settings, credentials)
+            self.mcp.pack(fill="both", expand=True)
+            self.notebook.add(holder, text="MCP")
+            self._mcp_tab: tk.Misc = holder
+        else:
+            missing = ttk.Frame(self.notebook, padding=theme.px(16))
+            ttk.Label(missing, text="The MCP service is not part of this build.").pack(
+                anchor="w")
+            self.notebook.add(missing, text="MCP")
+        general = ScrollableFrame(self.notebook, theme)
+        self.general = GeneralSettingsPage(general.inner, theme, commands, settings_store,
+                                           settings, on_theme, on_thumbnail_size)
+        self.general.pack(fill="both", expand=True)
+        self.notebook.add(general, text="General")
+        self._general_tab: tk.Misc = general
+        self.bind("<Escape>", lambda e: self.destroy())
+        self.update_idletasks()
+        wanted = self.mcp or self.general
+        width = max(wanted.winfo_reqwidth() + theme.px(40), theme.px(560))
+        height = min(wanted.winfo_reqheight() + theme.px(70),
+                     self.winfo_screenheight() - theme.px(80))
+        self.geometry(f"{width}x{height}")
+        self.minsize(theme.px(480), theme.px(360))
+
+    def show_page(self, page: str) -> None:
+        if page == "mcp":
+            self.notebook.select(0)
+        else:
+            self.notebook.select(self._general_tab)
+        self.deiconify()
+        self.lift()
+        self.focus_set()

@@ -1,0 +1,1 @@
+"""The window's frame: root, main window, UiBus, command runner, theme, dialogs. Tk thread only."""

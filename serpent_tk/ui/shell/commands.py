@@ -1,0 +1,182 @@
+"""How the window runs library commands: through the gateway, answers back on the Tk thread.
+
+`call()` may be used from the Tk thread only; it never blocks. The gateway's future resolves
+on some other thread; its callback only posts a `RunOnTk` event to the UiBus, and the
+handler given to `call()` runs later on the Tk thread. This module is also the one place
+where an error envelope becomes words for the person (`describe_error`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from serpent_tk.automation.caller import Caller
+from serpent_tk.ui.shell.bus import UiBus
+from serpent_tk.ui.shell.events import RunOnTk, ShowToast
+
+log = logging.getLogger(__name__)
+
+_FRIENDLY = {
+    "VERSION_CONFLICT": "It was changed meanwhile (perhaps by an AI client). "
+                        "The newest version is shown now; please try again.",
+    "WORKER_UNAVAILABLE": "The library is restarting. Please try again in a moment.",
+    "BUSY": "The library is busy. Please try again in a moment.",
+    "LIBRARY_NOT_OPEN": "That library is not open any more.",
+    "HISTORY_EMPTY": "There is nothing to undo.",
+    "PERMISSION_DENIED": "That is not allowed.",
+}
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One gateway envelope (CONTRACTS §2), read by the Tk thread."""
+
+    envelope: dict[str, Any]
+
+    @property
+    def status(self) -> str:
+        return str(self.envelope.get("status", "error"))
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def needs_confirmation(self) -> bool:
+        return self.status == "confirmation_required"
+
+    @property
+    def result(self) -> dict[str, Any]:
+        result = self.envelope.get("result")
+        return result if isinstance(result, dict) else {}
+
+    @property
+    def error(self) -> dict[str, Any]:
+        error = self.envelope.get("error")
+        return error if isinstance(error, dict) else {}
+
+    @property
+    def code(self) -> str:
+        return str(self.error.get("code", "")) if not self.ok else ""
+
+    @property
+    def change_sequence(self) -> int | None:
+        value = self.envelope.get("libraryChangeSequence")
+        return value if isinstance(value, int) else None
+
+
+def describe_error(reply: Reply, doing: str | None = None) -> str:
+    """The sentence a person reads when `reply` failed ("Could not rename: ...")."""
+    code = reply.code
+    message = _FRIENDLY.get(code) or str(reply.error.get("message") or "Something went wrong.")
+    if code == "INTERNAL" and reply.error.get("incidentId"):
+        message += f" (incident {reply.error['incidentId']} is in the log)"
+    return f"Could not {doing}: {message}" if doing else message
+
+
+class Commands:
+    """Runs gateway commands as the person at the window (`Caller.ui()`)."""
+
+    def __init__(self, gateway: Any, bus: UiBus, *, workers: int = 2) -> None:
+        self.gateway = gateway
+        self.bus = bus
+        self.caller = Caller.ui()
+        self._background = ThreadPoolExecutor(max_workers=workers,
+                                              thread_name_prefix="ui-background")
+        self._submitter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ui-submit")
+
+    def available(self, name: str) -> bool:
+        """Does the registry know `name` (and is it available)? Thread-safe."""
+        spec = self.gateway.registry.commands.get(name)
+        return spec is not None and getattr(spec, "available", True)
+
+    def submit(self, name: str, args: dict[str, Any]) -> Future[dict[str, Any]]:
+        """The gateway's answer as a future (for callers that continue off the Tk thread).
+
+        The gateway validates and sends on the calling thread; that work is done by one
+        submitting thread (in order), so the Tk thread only queues the call. Cancelling the
+        returned future cancels the gateway call."""
+        outer: Future[dict[str, Any]] = Future()
+
+        def send() -> None:
+            if outer.cancelled():
+                return
+            try:
+                inner = self.gateway.submit(name, args, self.caller)
+            except Exception as error:     # the gateway promises not to raise; never hang
+                outer.set_exception(error)
+                return
+            outer.add_done_callback(lambda f: inner.cancel() if f.cancelled() else None)
+            inner.add_done_callback(lambda f: _copy_outcome(f, outer))
+
+        try:
+            self._submitter.submit(send)
+        except RuntimeError:               # shut down: the window is closing
+            outer.cancel()
+        return outer
+
+    def call(self, name: str, args: dict[str, Any],
+             on_reply: Callable[[Reply], None] | None = None, *,
+             doing: str | None = None) -> Future[dict[str, Any]]:
+        """Submit `name`; `on_reply(reply)` runs on the Tk thread.
+
+        Without `on_reply`, a failure becomes an error toast ("Could not `doing`: ...").
+        With it, the handler decides what to show.
+        """
+        future = self.submit(name, args)
+
+        def done(f: Future[dict[str, Any]]) -> None:       # any thread: only posts
+            if f.cancelled():
+                envelope: dict[str, Any] = {"status": "error", "error": {
+                    "code": "CANCELLED", "message": "The command was cancelled."}}
+            elif f.exception() is not None:                # the gateway promises not to raise
+                log.error("gateway future for %s failed: %s", name, f.exception())
+                envelope = {"status": "error",
+                            "error": {"code": "INTERNAL", "message": str(f.exception())}}
+            else:
+                envelope = f.result()
+            reply = Reply(envelope)
+            if on_reply is not None:
+                self.bus.post(RunOnTk(on_reply, (reply,)))
+            elif not reply.ok:
+                self.bus.post(ShowToast(describe_error(reply, doing or name), "error"))
+
+        future.add_done_callback(done)
+        return future
+
+    def background(self, work: Callable[[], Any],
+                   on_done: Callable[[Any, BaseException | None], None] | None = None) -> None:
+        """Run slow non-library work (files, sockets) off the Tk thread; `on_done(result,
+        error)` runs on the Tk thread."""
+
+        def run() -> None:
+            error: BaseException | None = None
+            try:
+                result = work()
+            except Exception as caught:  # reported to the Tk thread, never lost
+                result, error = None, caught
+            if on_done is not None:
+                self.bus.post(RunOnTk(on_done, (result, error)))
+
+        with contextlib.suppress(RuntimeError):     # shut down: the window is closing
+            self._background.submit(run)
+
+    def shutdown(self, wait: bool = False) -> None:
+        self._submitter.shutdown(wait=wait, cancel_futures=True)
+        self._background.shutdown(wait=wait, cancel_futures=True)
+
+
+def _copy_outcome(source: Future[dict[str, Any]], target: Future[dict[str, Any]]) -> None:
+    if target.done():
+        return
+    if source.cancelled():
+        target.cancel()
+    elif source.exception() is not None:
+        target.set_exception(source.exception())  # type: ignore[arg-type]
+    else:
+        target.set_result(source.result())

@@ -1,0 +1,125 @@
+"""Builds the Tk root and runs the event loop. Tk thread only (the process's main thread).
+
+This module owns the root (DPI awareness before `Tk()`, the icon, tkdnd), the UiBus drain
+loop and the ordered close; the window itself is `main_window.MainWindow`.
+"""
+
+from __future__ import annotations
+
+import logging
+import tkinter as tk
+from collections.abc import Callable
+
+from serpent_tk import APP_NAME
+from serpent_tk.resources import icon_path
+from serpent_tk.ui.actions.importing import enable_drops
+from serpent_tk.ui.shell.bus import UiBus
+from serpent_tk.ui.shell.events import ActivateWindow, CloseRequested, RunOnTk
+from serpent_tk.ui.shell.main_window import MainWindow, WindowServices
+from serpent_tk.ui.shell.theme import enable_windows_dpi_awareness
+
+log = logging.getLogger(__name__)
+
+DRAIN_INTERVAL_MS = 15
+ICON_SIZES = (16, 32, 48, 64, 128, 256)
+
+
+class NoDisplayError(RuntimeError):
+    """Tk could not open a display (for example over SSH without X forwarding)."""
+
+
+def create_root() -> tk.Tk:
+    enable_windows_dpi_awareness()
+    try:
+        root = tk.Tk(className=APP_NAME)
+    except tk.TclError as error:
+        raise NoDisplayError(
+            f"Serpent needs a display to open its window ({error}). "
+            "Run it on a desktop session, or use `serpent-tk serve` for the headless MCP "
+            "server.") from error
+    root.title(APP_NAME)
+    set_icon(root)
+    return root
+
+
+def set_icon(root: tk.Tk) -> None:
+    try:
+        images = [tk.PhotoImage(master=root, file=str(icon_path(size))) for size in ICON_SIZES]
+    except (FileNotFoundError, tk.TclError) as error:
+        log.warning("app icon not loaded: %s", error)
+        return
+    root.iconphoto(True, *images)
+    root._serpent_icons = images  # type: ignore[attr-defined]  # keep references alive
+
+
+def bring_to_front(root: tk.Tk) -> None:
+    root.deiconify()
+    root.lift()
+    root.attributes("-topmost", True)
+    root.after(200, lambda: root.attributes("-topmost", False))
+    root.focus_force()
+
+
+def pump_bus(root: tk.Misc, bus: UiBus) -> None:
+    """Drain the bus every few milliseconds, on the Tk thread, within a time budget."""
+
+    def tick() -> None:
+        try:
+            bus.drain()
+        finally:
+            root.after(DRAIN_INTERVAL_MS, tick)
+
+    root.after(DRAIN_INTERVAL_MS, tick)
+
+
+def cancel_timers(root: tk.Misc) -> None:
+    """Cancel every pending `after` of this interpreter, so none fires into destroyed widgets
+    (the Tcl event loop outlives the root when another root is made in the same thread)."""
+    for timer in root.tk.splitlist(root.tk.call("after", "info")):
+        root.tk.call("after", "cancel", timer)
+
+
+def attach(root: tk.Tk, services: WindowServices,
+           on_close: Callable[[], None] | None = None) -> tuple[MainWindow, Callable[[], None]]:
+    """Build the main window on `root` and wire the bus; returns it and its close function.
+
+    Tests use this with their own root; `run_window` is the app's path.
+    """
+    bus = services.bus
+    bus.subscribe(RunOnTk, lambda event: event.fn(*event.args))
+    window = MainWindow(root, services)
+    pump_bus(root, bus)
+    closed = False
+
+    def close() -> None:
+        nonlocal closed
+        if closed:
+            return
+        closed = True
+        window.close()
+        if on_close is not None:
+            on_close()
+        cancel_timers(root)
+        root.destroy()
+        bus.discard_pending()
+
+    root.protocol("WM_DELETE_WINDOW", close)
+    bus.subscribe(CloseRequested, lambda _event: close())
+    bus.subscribe(ActivateWindow, lambda _event: bring_to_front(root))
+    return window, close
+
+
+def run_window(services: WindowServices, on_close: Callable[[], None] | None = None,
+               on_ready: Callable[[], None] | None = None) -> int:
+    """The desktop app: build the root and the window, open the first library, run.
+    `on_ready` runs once the window is drawn (the app starts the MCP service there)."""
+    root = create_root()
+    services.drops = enable_drops(root)
+    window, _close = attach(root, services, on_close)
+    root.update_idletasks()          # lay out and draw before saying so
+    log.info("window ready")
+    window.start()
+    if on_ready is not None:
+        on_ready()
+    root.mainloop()
+    return 0

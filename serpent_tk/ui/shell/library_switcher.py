@@ -1,0 +1,77 @@
+"""The library switcher in the toolbar: the current library's name, a menu of recent and
+open libraries, and New / Open library. Tk thread only."""
+
+from __future__ import annotations
+
+import tkinter as tk
+from collections.abc import Callable
+from pathlib import Path
+from tkinter import filedialog, ttk
+from typing import Any
+
+from serpent_tk.paths import LIBRARY_SUFFIX, app_dirs
+from serpent_tk.ui.shell.dialogs import AskTextDialog, Dialog
+from serpent_tk.ui.shell.library_session import LibrarySession
+from serpent_tk.ui.shell.theme import Theme
+
+
+class LibrarySwitcher(ttk.Menubutton):
+    def __init__(self, master: tk.Misc, theme: Theme, session: LibrarySession) -> None:
+        super().__init__(master, text="Opening…", width=18)
+        self.theme = theme
+        self.session = session
+        self.menu = tk.Menu(self, tearoff=False, postcommand=self._refresh_menu)
+        self["menu"] = self.menu
+        self.items: list[dict[str, Any]] = []
+        self.dialog: Dialog | None = None
+        self.on_error: Callable[[str], None] = lambda text: None
+        self._build_menu()
+
+    def show(self, name: str) -> None:
+        self.configure(text=name or "Library")
+
+    def _refresh_menu(self) -> None:
+        self.session.list_libraries(self._listed)
+
+    def _listed(self, items: list[dict[str, Any]]) -> None:
+        self.items = items
+        self._build_menu()
+
+    def _build_menu(self) -> None:
+        menu = self.menu
+        menu.delete(0, "end")
+        current = self.session.library_id
+        for item in self.items:
+            label = item.get("name") or Path(str(item.get("path", ""))).stem
+            if not item.get("exists", True):
+                menu.add_command(label=f"{label} — missing", state="disabled")
+                continue
+            mark = "● " if item.get("libraryId") and item.get("libraryId") == current else "   "
+            path = str(item.get("path", ""))
+            menu.add_command(label=mark + label,
+                             command=lambda p=path: self.session.open_path(p))
+        if self.items:
+            menu.add_separator()
+        menu.add_command(label="New library…", command=self.ask_new)
+        menu.add_command(label="Open library…", command=self.ask_open)
+
+    def ask_new(self) -> None:
+        parent = filedialog.askdirectory(parent=self, title="Where should the new library go?",
+                                         initialdir=str(app_dirs().libraries), mustexist=True)
+        if not parent:
+            return
+        self.dialog = AskTextDialog(self, self.theme, title="New library",
+                                    prompt="Name of the new library:", initial="References",
+                                    confirm_label="Create",
+                                    on_confirm=lambda name: self.session.create(parent, name))
+
+    def ask_open(self) -> None:
+        path = filedialog.askdirectory(parent=self, title="Open a library folder (.serpent)",
+                                       initialdir=str(app_dirs().libraries), mustexist=True)
+        if not path:
+            return
+        if not path.endswith(LIBRARY_SUFFIX):
+            self.on_error(f"That folder is not a Serpent library (its name ends in "
+                          f"{LIBRARY_SUFFIX}).")
+            return
+        self.session.open_path(path)

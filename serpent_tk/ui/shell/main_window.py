@@ -1,0 +1,417 @@
+"""The main window: builds the views and connects them. Wiring only. Tk thread only.
+
+Toolbar (library switcher, search, import, undo/redo, zoom, settings) · sidebar | grid |
+inspector · status bar, plus toasts, the empty-state panel and drag and drop. Gateway
+events reach the views through the UiBus.
+"""
+
+from __future__ import annotations
+
+import logging
+import tkinter as tk
+from dataclasses import dataclass, field
+from tkinter import ttk
+from typing import TYPE_CHECKING, Any
+
+from serpent_tk import APP_NAME
+from serpent_tk.automation.events import (
+    LibraryChanged,
+    LibraryLifecycle,
+    ShowInDesktop,
+    TaskProgress,
+    Toast,
+    ToolsChanged,
+)
+from serpent_tk.credentials import CredentialStore
+from serpent_tk.settings import Settings, SettingsStore
+from serpent_tk.ui.actions.asset_actions import AssetActions
+from serpent_tk.ui.actions.asset_menu import AssetMenu
+from serpent_tk.ui.actions.importing import DropZone, Importer
+from serpent_tk.ui.activity.agent_activity import AgentActivity
+from serpent_tk.ui.activity.status_bar import StatusBar
+from serpent_tk.ui.activity.task_status import TaskStatus
+from serpent_tk.ui.activity.toasts import ToastStack
+from serpent_tk.ui.browser.asset_pages import AssetPages
+from serpent_tk.ui.browser.browser import Browser
+from serpent_tk.ui.browser.empty_state import EmptyState
+from serpent_tk.ui.browser.grid import VirtualGrid
+from serpent_tk.ui.browser.scope_banner import ScopeBanner
+from serpent_tk.ui.browser.search_bar import SearchBar
+from serpent_tk.ui.browser.sort_chooser import SortChooser
+from serpent_tk.ui.browser.thumbnails import Thumbnails
+from serpent_tk.ui.browser.view_state import ViewActions, ViewState
+from serpent_tk.ui.inspector.inspector import Inspector
+from serpent_tk.ui.settings.mcp_controls import McpControls
+from serpent_tk.ui.shell.bus import UiBus
+from serpent_tk.ui.shell.commands import Commands
+from serpent_tk.ui.shell.events import Notice, ShowToast
+from serpent_tk.ui.shell.library_session import LibrarySession
+from serpent_tk.ui.shell.library_switcher import LibrarySwitcher
+from serpent_tk.ui.shell.scrolling import ScrollableFrame
+from serpent_tk.ui.shell.shortcuts import bind_shortcuts
+from serpent_tk.ui.shell.theme import Theme
+from serpent_tk.ui.sidebar.sidebar import Sidebar
+from serpent_tk.ui.sidebar.sidebar_menu import SidebarMenu
+
+if TYPE_CHECKING:
+    from serpent_tk.ui.settings.settings_window import SettingsWindow
+
+log = logging.getLogger(__name__)
+
+ZOOM_STEPS = (96, 120, 144, 160, 192, 224, 256, 320)
+
+
+@dataclass
+class WindowServices:
+    """What the composition root hands the window."""
+
+    bus: UiBus
+    gateway: Any                      # serpent_tk.automation.gateway.Gateway
+    settings_store: SettingsStore
+    settings: Settings
+    mcp: McpControls | None = None
+    credentials: CredentialStore | None = None
+    notices: list[str] = field(default_factory=list)
+    drops: bool = False               # tkdnd loaded: accept files from the file manager
+
+
+class MainWindow:
+    def __init__(self, root: tk.Tk, services: WindowServices) -> None:
+        self.root = root
+        self.services = services
+        settings = services.settings
+        self.theme = theme = Theme(root, settings.ui.theme)
+        self.commands = commands = Commands(services.gateway, services.bus)
+        self.toasts = ToastStack(root, theme, bottom=lambda: self.status.winfo_height(),
+                                 right=self._right_of_grid)
+        self.session = LibrarySession(commands, settings)
+        self.settings_window: SettingsWindow | None = None
+        self._logged_library: str | None = None
+        px = theme.px
+
+        self.toolbar = ttk.Frame(root, padding=(px(10), px(8)))
+        self.toolbar.pack(side="top", fill="x")
+        ttk.Separator(root).pack(side="top", fill="x")
+        self.status = StatusBar(root, theme, services.mcp, lambda: self.open_settings("mcp"))
+        self.status.pack(side="bottom", fill="x")
+        ttk.Separator(root).pack(side="bottom", fill="x")
+
+        self.paned = ttk.PanedWindow(root, orient="horizontal")
+        self.paned.pack(side="top", fill="both", expand=True)
+        self.sidebar = Sidebar(self.paned, theme)
+        self.pages = AssetPages(commands)
+        self.thumbnails = Thumbnails(root, commands, services.bus)
+        self.middle = ttk.Frame(self.paned)
+        self.grid = VirtualGrid(self.middle, theme, self.pages, self.thumbnails,
+                                cell_points=settings.ui.thumbnail_size * 0.75)
+        self.grid.pack(side="top", fill="both", expand=True)
+        self.banner = ScopeBanner(self.middle, theme)
+        self.banner.place_above(self.grid)
+        self.actions = AssetActions(commands, theme, root, lambda: self.session.current,
+                                    self.toast)
+        self.inspector_holder = ScrollableFrame(self.paned, theme)
+        self.inspector = Inspector(self.inspector_holder.inner, theme, self.actions)
+        self.inspector.pack(fill="both", expand=True)
+        self.paned.add(self.sidebar, weight=0)
+        self.paned.add(self.middle, weight=1)
+        self.paned.add(self.inspector_holder, weight=0)
+        self.browser = Browser(commands, self.pages, self.thumbnails, self.grid, self.sidebar,
+                               self.inspector)
+        self.activity = AgentActivity(self.toast)
+        self.importer = Importer(root, theme, commands, self.status.progress_area, self.toast)
+        self.tasks = TaskStatus(self.status.progress_area, theme, commands, self.toast)
+        self.empty = EmptyState(self.grid.canvas, theme, on_import=self.ask_import,
+                                on_connect=lambda: self.open_settings("mcp"),
+                                on_clear_search=lambda: self.search.clear(),
+                                on_reopen=self.session.reopen)
+        self.view = ViewState(self.session, self.browser, self.pages, self.empty, self.banner,
+                              lambda: self.sidebar.collections, ViewActions(
+                                  import_here=self.ask_import,
+                                  edit_rules=self._edit_rules if commands.available(
+                                      "collection.update") else None,
+                                  empty_trash=self.actions.empty_trash if commands.available(
+                                      "trash.empty") else None))
+        self.drop_zone: DropZone | None = None
+        if services.drops:
+            self.drop_zone = DropZone(self.grid.canvas, theme, self.import_paths,
+                                      lambda: f"Drop to add to {self._library_name()}")
+            for widget in self.empty.widgets():
+                self.drop_zone.accept(widget)
+        self._build_toolbar()
+        self._connect()
+        self._restore_geometry()
+        self.show_state()
+
+    # construction ------------------------------------------------------------------------
+    def _build_toolbar(self) -> None:
+        """[Library ▾] [Search…] [Sort ▾] [Import] [↶][↷] [zoom] [⚙]. Everything but the
+        search box keeps its size; the search box takes what is left (packed last)."""
+        px, bar = self.theme.px, self.toolbar
+        self.switcher = LibrarySwitcher(bar, self.theme, self.session)
+        self.switcher.on_error = lambda text: self.toast(text, "warning")
+        self.switcher.pack(side="left")
+        self.settings_button = ttk.Button(bar, text="⚙", width=3,
+                                          command=lambda: self.open_settings("mcp"))
+        self.settings_button.pack(side="right")
+        self.zoom = ttk.Scale(bar, from_=0, to=len(ZOOM_STEPS) - 1, length=px(80),
+                              command=lambda v: self._zoom_to(round(float(v))))
+        self.zoom.set(self._zoom_index(self.services.settings.ui.thumbnail_size))
+        self.zoom.pack(side="right", padx=(px(10), px(10)))
+        self.redo_button = ttk.Button(bar, text="↷", width=3, command=self.actions.redo)
+        self.redo_button.pack(side="right", padx=(px(2), 0))
+        self.undo_button = ttk.Button(bar, text="↶", width=3, command=self.actions.undo)
+        self.undo_button.pack(side="right", padx=(px(8), 0))
+        self.import_button = ttk.Menubutton(bar, text="Import", style="Accent.TButton")
+        menu = tk.Menu(self.import_button, tearoff=False)
+        menu.add_command(label="Files…", command=self.ask_import)
+        menu.add_command(label="A folder…", command=lambda: self.importer.ask_folder(
+            self.session.library_id, self._folder_target()))
+        self.import_button["menu"] = menu
+        self.import_button.pack(side="right", padx=(px(8), 0))
+        self.sort = SortChooser(bar, self.browser.set_sort)
+        self.browser.on_sort_shown = self.sort.show
+        self.sort.pack(side="right")
+        self.search = SearchBar(bar, self.theme, self.browser.set_text)
+        self.search.pack(side="left", fill="x", expand=True, padx=(px(12), px(12)))
+
+    def _connect(self) -> None:
+        bus, root = self.services.bus, self.root
+        self.session.on_opened = self._library_opened
+        self.session.on_closed = self._library_closed
+        self.session.on_problem = lambda text: self.toast(text, "error")
+        self.browser.on_counts = lambda total, selected: self.status.show_counts(
+            self.browser.summary())
+        self.browser.on_state = self.show_state
+        self.sidebar.on_collections_shown = self.show_state
+        self.asset_menu = AssetMenu(root, self.commands, self.actions, self.sidebar,
+                                    lambda: self.browser.scope, self.grid.canvas, self.toast)
+        self.grid.on_open = self.actions.open_assets
+        self.grid.on_context_menu = self.asset_menu.popup
+        self.grid.on_drag = self.asset_menu.drag
+        self.actions.on_conflict = self.browser.reload_asset
+        self.sidebar_menu = SidebarMenu(self.commands, self.theme, root,
+                                        lambda: self.session.library_id, self.toast,
+                                        self.actions.empty_trash, self.sidebar,
+                                        lambda: list(self.browser.known_tags))
+        self.sidebar.on_context_menu = self.sidebar_menu.popup
+        can_create = self.commands.available("collection.create")
+        self.sidebar.actions_enabled = {
+            "new-folder": self.commands.available("folder.create"),
+            "new-collection": can_create, "new-smart": can_create}
+        sidebar_actions = {
+            "new-folder": lambda: self.sidebar_menu.new_folder(None),
+            "new-collection": self.sidebar_menu.new_collection,
+            "new-smart": lambda: self.sidebar_menu.smart_collection(None)}
+        self.sidebar.on_action = lambda action: sidebar_actions[action]()
+        self.importer.on_finished = lambda run: None
+        bus.subscribe(ShowToast, lambda e: self.toasts.show(e.text, e.level, title=e.title))
+        bus.subscribe(Notice, lambda e: self.toasts.show(e.text, "warning"))
+        bus.subscribe(Toast, self._gateway_toast)
+        bus.subscribe(LibraryChanged, self._library_changed)
+        bus.subscribe(LibraryLifecycle, self._lifecycle)
+        bus.subscribe(TaskProgress, self.importer.progress)
+        bus.subscribe(TaskProgress, self.tasks.progress)
+        bus.subscribe(ShowInDesktop, self._show_in_desktop)
+        bus.subscribe(ToolsChanged, lambda e: self.browser._sections())
+        self._unsubscribe = self.services.gateway.subscribe(bus.post)
+        self.services.gateway.window_attached = True
+        bind_shortcuts(root, {
+            "trash": lambda: self._selection_action(self.actions.trash,
+                                                    self.actions.delete_permanently),
+            "undo": self.actions.undo, "redo": self.actions.redo,
+            "search": self.search.focus, "import": self.ask_import,
+            "settings": lambda: self.open_settings("mcp"), "refresh": self.refresh,
+            "zoom_in": lambda: self._zoom_step(1), "zoom_out": lambda: self._zoom_step(-1),
+        })
+        for notice in self.services.notices:
+            self.toasts.show(notice, "warning")
+
+    def start(self) -> None:
+        """Open the first library (asynchronously: the window is already drawn)."""
+        self.session.start()
+
+    # library -----------------------------------------------------------------------------
+    def _library_name(self) -> str:
+        return self.session.current["name"] if self.session.current else "the library"
+
+    def _library_opened(self, ref: dict[str, Any]) -> None:
+        self.root.title(f"{ref['name']} — {APP_NAME}")
+        self.switcher.show(ref["name"])
+        self.tasks.show_library(ref["libraryId"])
+        if self.browser.library_id != ref["libraryId"]:
+            self.search.clear(notify=False)
+            self.browser.text = ""
+            self.browser.show_library(ref["libraryId"])
+            if self.root.focus_get() is None:
+                self.grid.canvas.focus_set()     # arrows and Delete work at once
+        self.show_state()
+
+    def _library_closed(self, reason: str) -> None:
+        self.browser.show_library(None)
+        self.tasks.show_library(None)
+        self.empty.show("closed", reason)
+
+    def _lifecycle(self, event: LibraryLifecycle) -> None:
+        if event.action == "renamed":
+            self.session.renamed(event.library_id, event.name)
+        elif event.action in ("closed", "deleted"):
+            self.session.closed(event.library_id, f"{event.actor_label} {event.action} it."
+                                if event.actor_label else "")
+
+    def _library_changed(self, event: LibraryChanged) -> None:
+        self.browser.library_changed(event)
+        self.tasks.library_changed(event)
+        if event.library_id == self.session.library_id:
+            self.activity.library_changed(event)
+
+    def _gateway_toast(self, event: Toast) -> None:
+        title = None if event.actor_label in ("", "You") else event.actor_label
+        self.toasts.show(event.text, event.level, title=title)
+
+    def _show_in_desktop(self, event: ShowInDesktop) -> None:
+        from serpent_tk.ui.shell.desktop import bring_to_front
+
+        bring_to_front(self.root)
+        if event.asset_ids and event.library_id == self.session.library_id:
+            self.browser.select(list(event.asset_ids))
+
+    def refresh(self) -> None:
+        self.pages.invalidate()
+        self.browser.refresh_sidebar()
+
+    # state -------------------------------------------------------------------------------
+    def show_state(self) -> None:
+        if self.pages.known and self._logged_library != self.session.library_id:
+            self._logged_library = self.session.library_id
+            log.info("grid shows library %s: %d assets", self._logged_library,
+                     self.pages.count())
+        self.view.show()
+        if self.session.current is not None and self.pages.known:
+            self.status.show_counts(self.browser.summary())
+
+    def _edit_rules(self, scope: Any) -> None:
+        self.sidebar_menu.smart_collection(scope)
+
+    # importing ---------------------------------------------------------------------------
+    def _folder_target(self) -> str | None:
+        scope = self.browser.scope
+        return scope.target if scope.kind == "folder" else None
+
+    def ask_import(self) -> None:
+        self.importer.ask_files(self.session.library_id, self._folder_target())
+
+    def import_paths(self, paths: list[str]) -> None:
+        library_id = self.session.library_id
+        if library_id is None:
+            self.toast("Wait until the library is open, then drop again.", "warning")
+            return
+        scope = self.browser.scope
+        tags = [scope.target] if scope.kind == "tag" and scope.target else []
+        self.importer.start(library_id, paths, self._folder_target(), tags)
+
+    # selection helpers -------------------------------------------------------------------
+    def _selection_action(self, normal: Any, in_trash: Any) -> None:
+        keys = self.grid.selected_keys()
+        if keys:
+            (in_trash if self.browser.scope.is_trash else normal)(keys)
+
+    # settings, zoom, toasts --------------------------------------------------------------
+    def open_settings(self, page: str = "mcp") -> None:
+        from serpent_tk.ui.settings.settings_window import (
+            SettingsWindow,  # loaded when first needed
+        )
+
+        window = self.settings_window
+        if window is None or not window.winfo_exists():
+            s = self.services
+            window = self.settings_window = SettingsWindow(
+                self.root, self.theme, self.commands, s.settings_store, s.settings, s.mcp,
+                s.credentials, on_theme=self.theme.apply,
+                on_thumbnail_size=self._set_thumbnail_size)
+        window.show_page(page)
+
+    def _zoom_index(self, size: int) -> int:
+        return min(range(len(ZOOM_STEPS)), key=lambda i: abs(ZOOM_STEPS[i] - size))
+
+    def _zoom_step(self, delta: int) -> None:
+        index = self._zoom_index(self.services.settings.ui.thumbnail_size) + delta
+        index = max(0, min(len(ZOOM_STEPS) - 1, index))
+        self.zoom.set(index)
+        self._zoom_to(index)
+
+    def _zoom_to(self, index: int) -> None:
+        size = ZOOM_STEPS[index]
+        if size != self.services.settings.ui.thumbnail_size:
+            self._set_thumbnail_size(size)
+            store = self.services.settings_store
+            self.commands.background(lambda: store.update(
+                lambda s: setattr(s.ui, "thumbnail_size", size)))
+
+    def _set_thumbnail_size(self, size: int) -> None:
+        self.services.settings.ui.thumbnail_size = size
+        self.grid.set_cell_size(size * 0.75)
+
+    def _right_of_grid(self) -> int:
+        """Pixels from the grid's right edge to the window's (the inspector, when the window
+        is wide enough that the grid still has room for a toast)."""
+        middle = self.middle
+        if middle.winfo_width() < self.theme.px(340):
+            return 0
+        return max(0, self.root.winfo_rootx() + self.root.winfo_width()
+                   - middle.winfo_rootx() - middle.winfo_width())
+
+    def toast(self, text: str, level: str = "info", *, key: str | None = None,
+              title: str | None = None) -> None:
+        self.toasts.show(text, level, key=key, title=title)  # type: ignore[arg-type]
+
+    # geometry and shutdown ---------------------------------------------------------------
+    def _restore_geometry(self) -> None:
+        ui = self.services.settings.ui
+        scaled, root = self.theme.scaled, self.root
+        root.minsize(min(scaled(940), root.winfo_screenwidth()),
+                     min(scaled(540), root.winfo_screenheight()))
+        width = min(scaled(1280), int(root.winfo_screenwidth() * 0.92))
+        height = min(scaled(820), int(root.winfo_screenheight() * 0.88))
+        root.geometry(ui.window_geometry or f"{width}x{height}")
+        self.sidebar.configure(width=self.theme.scaled(ui.sidebar_width))
+        self.inspector_holder.configure(width=self.theme.scaled(ui.inspector_width))
+        self.root.after_idle(self._place_sashes)
+
+    def _place_sashes(self) -> None:
+        ui = self.services.settings.ui
+        width = self.paned.winfo_width()
+        if width <= 1:
+            self.root.after(50, self._place_sashes)
+            return
+        try:
+            sidebar = self.theme.scaled(ui.sidebar_width)
+            inspector = self.theme.scaled(ui.inspector_width)
+            self.paned.sashpos(0, sidebar)
+            self.paned.sashpos(1, max(sidebar + self.theme.px(150), width - inspector))
+        except tk.TclError:
+            pass
+
+    def close(self) -> None:
+        """Tk thread: remember the window layout, detach from the gateway."""
+        self.services.gateway.window_attached = False
+        self._unsubscribe()
+        geometry = self.root.geometry()
+        try:
+            sidebar = self.theme.unscaled(self.paned.sashpos(0))
+            inspector = self.theme.unscaled(self.paned.winfo_width() - self.paned.sashpos(1))
+        except tk.TclError:
+            sidebar, inspector = None, None
+
+        def remember(settings: Settings) -> None:
+            settings.ui.window_geometry = geometry
+            if sidebar and 120 <= sidebar <= 800:
+                settings.ui.sidebar_width = sidebar
+            if inspector and 160 <= inspector <= 900:
+                settings.ui.inspector_width = inspector
+
+        try:
+            self.services.settings_store.update(remember)
+        except Exception as error:  # never keep the window open because of this
+            log.warning("window layout not saved: %s", error)
+        self.thumbnails.shutdown()
+        self.commands.shutdown()

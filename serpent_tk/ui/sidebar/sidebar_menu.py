@@ -1,0 +1,169 @@
+"""Right-click menus of the sidebar: new/rename/delete folders, rename/delete tags, new,
+renamed and deleted collections, the smart-collection editor, empty the Trash. Tk thread
+only.
+
+Every entry is a gateway command run as the person; entries whose command the registry
+does not offer are left out. The sidebar refreshes through the usual `LibraryChanged` path.
+"""
+
+from __future__ import annotations
+
+import tkinter as tk
+from collections.abc import Callable
+from typing import Any
+
+from serpent_tk.ui.shell.commands import Commands, Reply, describe_error
+from serpent_tk.ui.shell.dialogs import AskTextDialog, ConfirmDialog, Dialog
+from serpent_tk.ui.shell.theme import Theme
+from serpent_tk.ui.sidebar.sidebar import Scope, Sidebar
+
+
+class SidebarMenu:
+    def __init__(self, commands: Commands, theme: Theme, parent: tk.Misc,
+                 library_id: Callable[[], str | None], toast: Callable[..., None],
+                 empty_trash: Callable[[], None], sidebar: Sidebar,
+                 known_tags: Callable[[], list[str]]) -> None:
+        self.commands = commands
+        self.theme = theme
+        self.parent = parent
+        self.library_id = library_id
+        self.toast = toast
+        self.empty_trash = empty_trash
+        self.sidebar = sidebar
+        self.known_tags = known_tags
+        self.dialog: Dialog | None = None
+
+    def entries(self, iid: str, scope: Scope | None) -> list[tuple[str, Callable[[], None]]]:
+        """(label, action) pairs for the sidebar row `iid`."""
+        has = self.commands.available
+        found: list[tuple[str, Callable[[], None]]] = []
+        kind = scope.kind if scope else iid
+        if kind in ("section:folders", "folder") and has("folder.create"):
+            parent = scope.target if scope else None
+            found.append(("New folder…" if parent is None else "New folder inside…",
+                          lambda: self.new_folder(parent)))
+        if kind == "folder" and scope is not None:
+            if has("folder.rename"):
+                found.append(("Rename…", lambda: self.rename_folder(scope)))
+            if has("folder.delete-empty"):
+                found.append(("Delete (when empty)", lambda: self.delete_folder(scope)))
+        if kind == "tag" and scope is not None:
+            if has("tag.rename"):
+                found.append(("Rename tag…", lambda: self.rename_tag(scope)))
+            if has("tag.delete"):
+                found.append(("Delete tag…", lambda: self.delete_tag(scope)))
+        if kind in ("section:collections", "collection") and has("collection.create"):
+            found.append(("New collection…", self.new_collection))
+        if kind in ("section:smart", "smart") and has("collection.create"):
+            found.append(("New smart collection…", lambda: self.smart_collection(None)))
+        if kind == "smart" and scope is not None and has("collection.update"):
+            found.append(("Edit rules…", lambda: self.smart_collection(scope)))
+        if kind in ("collection", "smart") and scope is not None:
+            if has("collection.update"):
+                found.append(("Rename…", lambda: self.rename_collection(scope)))
+            if has("collection.delete"):
+                found.append(("Delete collection…", lambda: self.delete_collection(scope)))
+        if kind == "trash" and has("trash.empty"):
+            found.append(("Empty Trash…", self.empty_trash))
+        return found
+
+    def popup(self, iid: str, scope: Scope | None, x: int, y: int) -> None:
+        entries = self.entries(iid, scope)
+        if not entries:
+            return
+        menu = tk.Menu(self.parent, tearoff=False)
+        for label, action in entries:
+            menu.add_command(label=label, command=action)
+        menu.tk_popup(x, y)
+
+    # commands ------------------------------------------------------------------------------
+    def _run(self, name: str, args: dict[str, Any], doing: str, done: str) -> None:
+        library_id = self.library_id()
+        if library_id is None:
+            return
+
+        def answered(reply: Reply) -> None:
+            if reply.ok:
+                self.toast(done, "success")
+            else:
+                self.toast(describe_error(reply, doing), "error")
+
+        self.commands.call(name, {"libraryId": library_id, **args}, answered)
+
+    def _ask(self, title: str, prompt: str, initial: str, confirm: str,
+             then: Callable[[str], None]) -> None:
+        self.dialog = AskTextDialog(self.parent, self.theme, title=title, prompt=prompt,
+                                    initial=initial, confirm_label=confirm, on_confirm=then)
+
+    def new_folder(self, parent_id: str | None) -> None:
+        def create(name: str) -> None:
+            args: dict[str, Any] = {"name": name}
+            if parent_id:
+                args["parentId"] = parent_id
+            self._run("folder.create", args, "create the folder", f"Folder “{name}” created.")
+
+        self._ask("New folder", "Name of the new folder:", "", "Create", create)
+
+    def rename_folder(self, scope: Scope) -> None:
+        self._ask("Rename folder", "New name:", scope.label, "Rename",
+                  lambda name: self._run("folder.rename",
+                                         {"folderId": scope.target, "name": name},
+                                         "rename the folder", f"Renamed to “{name}”."))
+
+    def delete_folder(self, scope: Scope) -> None:
+        self._run("folder.delete-empty", {"folderIds": [scope.target]},
+                  "delete the folder", f"Folder “{scope.label}” deleted.")
+
+    def rename_tag(self, scope: Scope) -> None:
+        self._ask("Rename tag", "New name for the tag:", scope.label, "Rename",
+                  lambda name: self._run("tag.rename", {"tag": scope.target, "newName": name},
+                                         "rename the tag", f"Tag renamed to “{name}”."))
+
+    def delete_tag(self, scope: Scope) -> None:
+        self.dialog = ConfirmDialog(
+            self.parent, self.theme, title="Delete tag", heading=f"Delete “{scope.label}”?",
+            text="The tag is removed from every asset. Ctrl+Z brings it back.",
+            confirm_label="Delete tag",
+            on_confirm=lambda: self._run("tag.delete", {"tag": scope.target},
+                                         "delete the tag", f"Tag “{scope.label}” deleted."))
+
+    def new_collection(self) -> None:
+        self._ask("New collection", "Name of the new collection:", "", "Create",
+                  lambda name: self._run("collection.create", {"name": name},
+                                         "create the collection",
+                                         f"Collection “{name}” created."))
+
+    def rename_collection(self, scope: Scope) -> None:
+        self._ask("Rename collection", "New name:", scope.label, "Rename",
+                  lambda name: self._run("collection.update",
+                                         {"collectionId": scope.target, "name": name},
+                                         "rename the collection", f"Renamed to “{name}”."))
+
+    def smart_collection(self, scope: Scope | None) -> None:
+        """The rule editor: a new smart collection (`scope` None) or this one's rules."""
+        from serpent_tk.ui.collections.smart_collection_dialog import SmartCollectionDialog
+
+        library_id = self.library_id()
+        collection = self.sidebar.collections.get(scope.target or "") if scope else None
+        if library_id is None or (scope is not None and collection is None):
+            return
+
+        def saved(result: dict[str, Any]) -> None:
+            verb = "saved" if collection else "created"
+            self.toast(f"Smart collection “{result.get('name', '')}” {verb}. Ctrl+Z undoes "
+                       "it.", "success", key="smart-collection")
+            self.sidebar.select_when_shown(f"collection:{result['id']}")
+
+        self.dialog = SmartCollectionDialog(self.parent, self.theme, self.commands,
+                                            library_id, tags=self.known_tags(),
+                                            collection=collection, on_saved=saved)
+
+    def delete_collection(self, scope: Scope) -> None:
+        self.dialog = ConfirmDialog(
+            self.parent, self.theme, title="Delete collection",
+            heading=f"Delete “{scope.label}”?",
+            text="The collection goes away; its assets stay in the library.",
+            confirm_label="Delete collection",
+            on_confirm=lambda: self._run("collection.delete", {"collectionId": scope.target},
+                                         "delete the collection",
+                                         f"Collection “{scope.label}” deleted."))
