@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from library.protocol import CallMeta
-from library.worker.layout import Layout
+from library.worker.store.layout import Layout
 
 Emit = Callable[[str, dict[str, Any], int | None], None]
 
@@ -93,7 +93,7 @@ class TaskContext:
         self.services.emit("task.progress", data, self.scope.request_id)
 
     def transaction(self, *, history_entry: int | None = None) -> Any:
-        from library.worker.transaction import WriteTx
+        from library.worker.store.transaction import WriteTx
 
         return WriteTx(self.services, self.scope.command, self.scope.meta,
                        history_entry=history_entry)

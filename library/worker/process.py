@@ -110,16 +110,16 @@ def _library_path(opening: dict[str, Any]) -> Any:
     if opening["action"] == "open":
         return opening["path"]
     if opening["action"] == "import":
-        from library.worker.archive import unpack_library
+        from library.worker.store.archive import unpack_library
 
         return unpack_library(opening["archive"], opening["parent"])
-    from library.worker.opening import create_library
+    from library.worker.store.opening import create_library
 
     return create_library(opening["parent"], opening["name"])
 
 
 def _run(conn: Connection, sender: Sender, opening: dict[str, Any]) -> int:
-    from library.worker.opening import open_library
+    from library.worker.store.opening import open_library
 
     try:
         path = _library_path(opening)

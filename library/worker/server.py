@@ -39,12 +39,13 @@ from library.protocol import (
     decode_to_worker,
     json_safe,
 )
-from library.worker import assetrows, commands
+from library.worker import commands
 from library.worker.context import ReadContext, RequestScope, Services, TaskContext
-from library.worker.database import connect, translate, translate_os
-from library.worker.opening import OpenLibrary
 from library.worker.process import Sender
-from library.worker.transaction import WriteTx, stored_result
+from library.worker.rows import assetrows
+from library.worker.store.database import connect, translate, translate_os
+from library.worker.store.opening import OpenLibrary
+from library.worker.store.transaction import WriteTx, stored_result
 
 log = logging.getLogger("library.worker")
 READER_THREADS = 2

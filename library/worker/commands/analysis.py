@@ -17,12 +17,13 @@ import time
 
 from library.errors import NOT_FOUND, LibraryError
 from library.schemas import AnalysisRunIn, AnalysisRunOut
-from library.worker import assetrows, taskrows
-from library.worker.analyser import ANALYSER, Analysis, analyse
 from library.worker.commands import command
-from library.worker.taskboard import board_for
-from library.worker.taskrunner import JobContext, Outcome, job
-from library.worker.transaction import WriteTx
+from library.worker.files.analyser import ANALYSER, Analysis, analyse
+from library.worker.rows import assetrows
+from library.worker.store.transaction import WriteTx
+from library.worker.tasks import taskrows
+from library.worker.tasks.taskboard import board_for
+from library.worker.tasks.taskrunner import JobContext, Outcome, job
 
 KIND = "analysis"
 BATCH = 64  # results per transaction ...

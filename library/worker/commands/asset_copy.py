@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from library.errors import NOT_FOUND, LibraryError
 from library.schemas import AssetBatchOut, AssetCopyIn
-from library.worker import assetrows
 from library.worker.commands import command
 from library.worker.commands.asset_edit import batch_result
-from library.worker.transaction import WriteTx
+from library.worker.rows import assetrows
+from library.worker.store.transaction import WriteTx
 
 
 @command("asset.copy", AssetCopyIn, mode="write")

@@ -17,9 +17,9 @@ from library.schemas import (
     AssetUpdateOut,
     ItemResult,
 )
-from library.worker import assetrows
 from library.worker.commands import command
-from library.worker.transaction import WriteTx
+from library.worker.rows import assetrows
+from library.worker.store.transaction import WriteTx
 
 
 @command("asset.update", AssetUpdateIn, mode="write")

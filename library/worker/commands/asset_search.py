@@ -22,11 +22,11 @@ from typing import Any
 
 from library.errors import INVALID_ARGUMENT, NOT_FOUND, LibraryError
 from library.schemas import AssetGetIn, AssetGetOut, AssetSearchIn
-from library.worker import assetrows, rules, textindex
-from library.worker.assetrows import SUMMARY_COLUMNS, marks
 from library.worker.commands import command
 from library.worker.context import ReadContext
-from library.worker.identity import from_datetime
+from library.worker.rows import assetrows, rules, textindex
+from library.worker.rows.assetrows import SUMMARY_COLUMNS, marks
+from library.worker.store.identity import from_datetime
 
 # sort name -> (SQL expression, direction)
 SORTS: dict[str, tuple[str, str]] = {

@@ -39,12 +39,12 @@ from library.schemas import (
     Empty,
     RuleSet,
 )
-from library.worker import assetrows, collectionstate, rules
 from library.worker.commands import command
 from library.worker.commands.asset_search import search_page
 from library.worker.context import ReadContext
-from library.worker.identity import new_id
-from library.worker.transaction import WriteTx
+from library.worker.rows import assetrows, collectionstate, rules
+from library.worker.store.identity import new_id
+from library.worker.store.transaction import WriteTx
 
 
 def _get(conn: sqlite3.Connection, collection_id: str) -> sqlite3.Row:

@@ -16,10 +16,10 @@ from collections import defaultdict
 
 from library.errors import INVALID_ARGUMENT, LibraryError
 from library.schemas import DuplicateGroup, FindDuplicatesIn, FindDuplicatesOut
-from library.worker.analyser import ANALYSER
 from library.worker.commands import command
 from library.worker.context import ReadContext
-from library.worker.phash import distance, to_unsigned
+from library.worker.files.analyser import ANALYSER
+from library.worker.files.phash import distance, to_unsigned
 
 BITS = 64
 

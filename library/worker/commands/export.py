@@ -18,7 +18,9 @@ from pathlib import Path
 
 from library import pathrules
 from library.schemas import LibraryExportIn, LibraryExportOut
-from library.worker.archive import (
+from library.worker.commands import command
+from library.worker.context import TaskContext
+from library.worker.store.archive import (
     export_target,
     library_entries,
     manifest_for,
@@ -26,10 +28,8 @@ from library.worker.archive import (
     remove_partial,
     write_archive,
 )
-from library.worker.commands import command
-from library.worker.context import TaskContext
-from library.worker.layout import LIBRARY_SUFFIX
-from library.worker.taskrunner import CLEANUPS, tracked
+from library.worker.store.layout import LIBRARY_SUFFIX
+from library.worker.tasks.taskrunner import CLEANUPS, tracked
 
 KIND = "export"
 CLEANUPS[KIND] = lambda params: remove_partial(Path(params["partialPath"]))

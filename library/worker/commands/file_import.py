@@ -32,18 +32,19 @@ from library.errors import (
     LibraryError,
 )
 from library.schemas import FileImportIn, FileImportOut, ImportItem
-from library.worker import assetrows, media
 from library.worker.commands import command
 from library.worker.context import TaskContext
-from library.worker.filestore import (
+from library.worker.files import media
+from library.worker.rows import assetrows
+from library.worker.store.filestore import (
     CopyCancelled,
     FileStore,
     NotARegularFile,
     SourceUnreadable,
     Staged,
 )
-from library.worker.identity import new_id
-from library.worker.layout import LIBRARY_SUFFIX, enclosing_library
+from library.worker.store.identity import new_id
+from library.worker.store.layout import LIBRARY_SUFFIX, enclosing_library
 
 BATCH_FILES = 64
 BATCH_SECONDS = 1.0

@@ -30,10 +30,10 @@ from library.schemas import (
     FolderMoveIn,
     FolderRenameIn,
 )
-from library.worker.assetrows import chunks, marks
 from library.worker.commands import command
-from library.worker.folderrows import folder_by_id
-from library.worker.transaction import WriteTx
+from library.worker.rows.assetrows import chunks, marks
+from library.worker.rows.folderrows import folder_by_id
+from library.worker.store.transaction import WriteTx
 
 MAX_LISTED_OFFENDERS = 100
 

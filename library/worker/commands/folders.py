@@ -10,9 +10,9 @@ from library.errors import ALREADY_EXISTS, NOT_FOUND, LibraryError
 from library.schemas import Folder, FolderCreateIn, FolderListIn, FolderListOut
 from library.worker.commands import command
 from library.worker.context import ReadContext
-from library.worker.folderrows import FOLDER_ROWS, folder_by_id, folder_out
-from library.worker.identity import new_id
-from library.worker.transaction import WriteTx
+from library.worker.rows.folderrows import FOLDER_ROWS, folder_by_id, folder_out
+from library.worker.store.identity import new_id
+from library.worker.store.transaction import WriteTx
 
 
 @command("folder.create", FolderCreateIn, mode="write")

@@ -20,11 +20,11 @@ import sqlite3
 
 from library.errors import HISTORY_CONFLICT, HISTORY_EMPTY, INVALID_ARGUMENT, LibraryError
 from library.schemas import Empty, HistoryEntry, HistoryListIn, HistoryListOut, HistoryStepOut
-from library.worker import assetrows, entitystate
 from library.worker.commands import command
 from library.worker.context import ReadContext
-from library.worker.identity import to_datetime
-from library.worker.transaction import WriteTx
+from library.worker.rows import assetrows, entitystate
+from library.worker.store.identity import to_datetime
+from library.worker.store.transaction import WriteTx
 
 
 def _entry(row: sqlite3.Row) -> HistoryEntry:

@@ -15,8 +15,8 @@ from library.schemas import (
 )
 from library.worker.commands import command
 from library.worker.context import ReadContext
-from library.worker.identity import to_datetime
-from library.worker.transaction import WriteTx
+from library.worker.store.identity import to_datetime
+from library.worker.store.transaction import WriteTx
 
 
 @command("library.info", Empty, mode="read")

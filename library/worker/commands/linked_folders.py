@@ -38,16 +38,17 @@ from library.schemas import (
     LinkedFolderUnlinkIn,
     LinkedFolderUpdateRulesIn,
 )
-from library.worker import assetrows, linkwatch
 from library.worker.commands import background, command
 from library.worker.commands.analysis import queue_analysis
 from library.worker.context import ReadContext, TaskContext
-from library.worker.identity import new_id, to_datetime
-from library.worker.layout import enclosing_library
-from library.worker.linkrules import wanted
-from library.worker.linksync import Syncer, SyncResult, held, rules_json
-from library.worker.taskrunner import JobContext, job
-from library.worker.transaction import WriteTx
+from library.worker.linked import linkwatch
+from library.worker.linked.linkrules import wanted
+from library.worker.linked.linksync import Syncer, SyncResult, held, rules_json
+from library.worker.rows import assetrows
+from library.worker.store.identity import new_id, to_datetime
+from library.worker.store.layout import enclosing_library
+from library.worker.store.transaction import WriteTx
+from library.worker.tasks.taskrunner import JobContext, job
 
 background(linkwatch.start)
 

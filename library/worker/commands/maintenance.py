@@ -35,14 +35,14 @@ from library.schemas import (
     RiskTarget,
 )
 from library.units import human_size
-from library.worker import imageformats
-from library.worker.assetrows import chunks, marks
 from library.worker.commands import command
 from library.worker.context import ReadContext, TaskContext
-from library.worker.layout import Layout, stored_name
-from library.worker.recovery import move_orphans
-from library.worker.taskrunner import Tracked, tracked
-from library.worker.thumbstore import NoThumbnail, store_for
+from library.worker.files import imageformats
+from library.worker.files.thumbstore import NoThumbnail, store_for
+from library.worker.rows.assetrows import chunks, marks
+from library.worker.store.layout import Layout, stored_name
+from library.worker.store.recovery import move_orphans
+from library.worker.tasks.taskrunner import Tracked, tracked
 
 MAX_REPORTED = 200
 THUMB_SIZE = 256

@@ -25,11 +25,11 @@ from library.schemas import (
     TagMergeIn,
     TagRenameIn,
 )
-from library.worker import assetrows, tagstate
-from library.worker.assetrows import chunks, marks
 from library.worker.commands import command
 from library.worker.context import ReadContext
-from library.worker.transaction import WriteTx
+from library.worker.rows import assetrows, tagstate
+from library.worker.rows.assetrows import chunks, marks
+from library.worker.store.transaction import WriteTx
 
 
 def _find(conn: sqlite3.Connection, name: str) -> sqlite3.Row | None:

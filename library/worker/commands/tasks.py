@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from library.errors import INVALID_ARGUMENT, LibraryError
 from library.schemas import Task, TaskCancelIn, TaskGetIn, TaskListIn, TaskListOut
-from library.worker import taskrows
 from library.worker.commands import background, command
 from library.worker.context import ReadContext
-from library.worker.identity import to_datetime, utc_now
-from library.worker.taskboard import board_for
-from library.worker.taskrunner import start as start_runner
+from library.worker.store.identity import to_datetime, utc_now
+from library.worker.tasks import taskrows
+from library.worker.tasks.taskboard import board_for
+from library.worker.tasks.taskrunner import start as start_runner
 
 CANCEL_WAIT_SECONDS = 10.0
 

@@ -29,11 +29,11 @@ from library.schemas import (
     AssetThumbnailIn,
     AssetThumbnailOut,
 )
-from library.worker import imageformats, thumbcap
-from library.worker.assetrows import chunks, marks
 from library.worker.commands import background, command
 from library.worker.context import ReadContext
-from library.worker.thumbstore import NoThumbnail, store_for
+from library.worker.files import imageformats, thumbcap
+from library.worker.files.thumbstore import NoThumbnail, store_for
+from library.worker.rows.assetrows import chunks, marks
 
 
 @background

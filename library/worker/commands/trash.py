@@ -31,15 +31,15 @@ from library.schemas import (
     TrashListIn,
 )
 from library.units import human_size
-from library.worker import assetrows
-from library.worker.assetrows import chunks, marks
 from library.worker.commands import command
 from library.worker.commands.asset_edit import batch_result
 from library.worker.commands.asset_search import search_page
 from library.worker.context import ReadContext
-from library.worker.filestore import FileStore
-from library.worker.thumbstore import store_for
-from library.worker.transaction import WriteTx
+from library.worker.files.thumbstore import store_for
+from library.worker.rows import assetrows
+from library.worker.rows.assetrows import chunks, marks
+from library.worker.store.filestore import FileStore
+from library.worker.store.transaction import WriteTx
 
 MAX_LISTED_TARGETS = 1000
 

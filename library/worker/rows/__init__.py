@@ -1,0 +1,1 @@
+"""Rows shared by commands: assets, folders, undo state, smart rules, text index. Worker process."""

@@ -1,0 +1,152 @@
+"""Reading and changing asset rows: summaries, full records, tags, folders, search text.
+
+Runs in the worker process (any thread with its own connection). Commands and the history
+journal share these so an asset is always changed the same way: a change bumps `version`,
+stamps `modified_at`/`modified_by` and refreshes the text the search matches.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from library.worker.store.layout import Layout
+
+SUMMARY_COLUMNS = ("a.id, a.name, a.ext, a.kind, a.size, a.width, a.height, a.rating, "
+                   "a.version, a.added_at, a.trashed, a.missing")
+CHUNK = 500
+
+
+def chunks(ids: Sequence[str], size: int = CHUNK) -> Iterable[Sequence[str]]:
+    for start in range(0, len(ids), size):
+        yield ids[start:start + size]
+
+
+def marks(count: int) -> str:
+    return ",".join("?" * count)
+
+
+def tags_of(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {i: [] for i in ids}
+    for part in chunks(ids):
+        for asset_id, name in conn.execute(
+                f"SELECT at.asset_id, t.name FROM asset_tags at JOIN tags t ON t.id = at.tag_id "
+                f"WHERE at.asset_id IN ({marks(len(part))}) ORDER BY t.name COLLATE NOCASE",
+                part):
+            found[asset_id].append(name)
+    return found
+
+
+def folders_of(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {i: [] for i in ids}
+    for part in chunks(ids):
+        for asset_id, folder_id in conn.execute(
+                f"SELECT asset_id, folder_id FROM asset_folders WHERE asset_id IN "
+                f"({marks(len(part))}) ORDER BY folder_id", part):
+            found[asset_id].append(folder_id)
+    return found
+
+
+def summaries(conn: sqlite3.Connection, rows: Sequence[sqlite3.Row]) -> list[dict[str, Any]]:
+    """`AssetSummary` JSON (camelCase) for rows selected with SUMMARY_COLUMNS."""
+    ids = [row["id"] for row in rows]
+    tags = tags_of(conn, ids)
+    folders = folders_of(conn, ids)
+    return [{"id": r["id"], "name": r["name"], "ext": r["ext"], "kind": r["kind"],
+             "size": r["size"], "width": r["width"], "height": r["height"],
+             "rating": r["rating"], "tags": tags[r["id"]], "folderIds": folders[r["id"]],
+             "version": r["version"], "addedAt": r["added_at"], "trashed": bool(r["trashed"]),
+             "missing": bool(r["missing"])} for r in rows]
+
+
+def full_assets(conn: sqlite3.Connection, ids: Sequence[str],
+                layout: Layout) -> tuple[list[dict[str, Any]], list[str]]:
+    """`Asset` JSON for the ids that exist (in the order asked), and the ids that do not.
+    `filePath` is where the stored file is (`layout`: the library it lies in)."""
+    rows: dict[str, sqlite3.Row] = {}
+    for part in chunks(list(dict.fromkeys(ids))):
+        for row in conn.execute(f"SELECT {SUMMARY_COLUMNS}, a.format, a.mime, a.sha256, "
+                                f"a.notes, a.source_url, a.original_name, a.modified_at, "
+                                f"a.added_by, a.modified_by, a.trashed_at FROM assets a "
+                                f"WHERE a.id IN ({marks(len(part))})", part):
+            rows[row["id"]] = row
+    ordered = [rows[i] for i in dict.fromkeys(ids) if i in rows]
+    items = summaries(conn, ordered)
+    for item, row in zip(items, ordered, strict=True):
+        item.update({"format": row["format"], "mime": row["mime"], "sha256": row["sha256"],
+                     "notes": row["notes"], "sourceUrl": row["source_url"],
+                     "originalName": row["original_name"], "modifiedAt": row["modified_at"],
+                     "addedBy": json.loads(row["added_by"]),
+                     "modifiedBy": json.loads(row["modified_by"]),
+                     "trashedAt": row["trashed_at"],
+                     "filePath": os.path.abspath(layout.file_for(row["sha256"], row["ext"]))})
+    return items, [i for i in dict.fromkeys(ids) if i not in rows]
+
+
+def existing(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, sqlite3.Row]:
+    found: dict[str, sqlite3.Row] = {}
+    for part in chunks(list(dict.fromkeys(ids))):
+        for row in conn.execute(f"SELECT id, version, trashed, name, size, sha256, ext "
+                                f"FROM assets WHERE id IN ({marks(len(part))})", part):
+            found[row["id"]] = row
+    return found
+
+
+def tag_ids(conn: sqlite3.Connection, names: Iterable[str], now: str) -> dict[str, int]:
+    """Ids of the tags (case-insensitive), created when missing. Keyed by the casefolded name."""
+    result: dict[str, int] = {}
+    for name in names:
+        key = name.casefold()
+        if key in result:
+            continue
+        row = conn.execute("SELECT id FROM tags WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            row = conn.execute("INSERT INTO tags (name, created_at) VALUES (?, ?) RETURNING id",
+                               (name, now)).fetchone()
+        result[key] = row[0]
+    return result
+
+
+def set_tags(conn: sqlite3.Connection, asset_id: str, names: Iterable[str], now: str) -> None:
+    ids = tag_ids(conn, names, now)
+    conn.execute("DELETE FROM asset_tags WHERE asset_id = ?", (asset_id,))
+    conn.executemany("INSERT INTO asset_tags (asset_id, tag_id) VALUES (?, ?)",
+                     [(asset_id, tag_id) for tag_id in ids.values()])
+
+
+def set_folders(conn: sqlite3.Connection, asset_id: str, folder_ids: Iterable[str]) -> None:
+    conn.execute("DELETE FROM asset_folders WHERE asset_id = ?", (asset_id,))
+    conn.executemany("INSERT OR IGNORE INTO asset_folders (asset_id, folder_id) "
+                     "SELECT ?, id FROM folders WHERE id = ?",
+                     [(asset_id, folder_id) for folder_id in folder_ids])
+
+
+def mark_modified(conn: sqlite3.Connection, ids: Sequence[str], now: str, actor_json: str) -> None:
+    """Bump the version of changed assets and refresh what search matches."""
+    for part in chunks(list(ids)):
+        conn.execute(f"UPDATE assets SET version = version + 1, modified_at = ?, "
+                     f"modified_by = ? WHERE id IN ({marks(len(part))})",
+                     (now, actor_json, *part))
+    refresh_search_text(conn, ids)
+
+
+def refresh_search_text(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
+    for part in chunks(list(ids)):
+        conn.execute(
+            f"UPDATE assets SET search_text = fold(name || ' ' || original_name || ' ' || "
+            f"notes || ' ' || coalesce(source_url, '') || ' ' || coalesce((SELECT "
+            f"group_concat(t.name, ' ') FROM asset_tags at JOIN tags t ON t.id = at.tag_id "
+            f"WHERE at.asset_id = assets.id), '')) WHERE id IN ({marks(len(part))})", part)
+
+
+def drop_unused_tags(conn: sqlite3.Connection) -> None:
+    """A tag exists while some asset (trash included) carries it."""
+    conn.execute("DELETE FROM tags WHERE NOT EXISTS (SELECT 1 FROM asset_tags at "
+                 "WHERE at.tag_id = tags.id)")
+
+
+def register_functions(conn: sqlite3.Connection) -> None:
+    conn.create_function("fold", 1, lambda text: (text or "").casefold(), deterministic=True)

@@ -1,0 +1,177 @@
+"""Creating and opening a `<Name>.serpent/` library folder, up to the point it can serve.
+
+Runs in the worker process at startup. Every reason a library cannot be served becomes a
+`LibraryError` with a `reason` detail (missing, not-a-library, locked, newer-schema,
+read-only, corrupt) that the worker sends as `StartupFailed`. A new library is built in a
+hidden temporary folder beside its final place and renamed into place, so a crash during
+creation never leaves a half-made library under the real name.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from library import pathrules
+from library.errors import (
+    ALREADY_EXISTS,
+    INTERNAL,
+    PATH_FORBIDDEN,
+    PATH_INVALID,
+    PATH_NOT_FOUND,
+    LibraryError,
+)
+from library.worker.rows import assetrows, textindex
+from library.worker.store import recovery, schema
+from library.worker.store.database import connect, translate, translate_os
+from library.worker.store.filestore import fsync_directory
+from library.worker.store.identity import new_library_id, utc_now
+from library.worker.store.layout import LIBRARY_SUFFIX, Layout, enclosing_library
+from library.worker.store.lock import LibraryLock
+
+
+@dataclass
+class OpenLibrary:
+    layout: Layout
+    lock: LibraryLock
+    writer: sqlite3.Connection
+    library_id: str
+    name: str
+    schema_version: int
+    change_sequence: int
+    recovery: dict[str, Any]
+    identity: tuple[int, int]  # (st_dev, st_ino) of library.sqlite: notices a vanished folder
+
+    def close(self, *, clean: bool) -> None:
+        try:
+            if clean:
+                self.writer.execute("UPDATE library_state SET clean_shutdown = 1")
+                self.writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error:
+            pass
+        finally:
+            self.writer.close()
+            self.lock.release()
+
+
+def create_library(parent: str, name: str) -> Path:
+    """Make `<parent>/<name>.serpent/` with an empty database; returns its path."""
+    parent_path = Path(pathrules.parse_user_path(parent, field="selectedParentPath"))
+    if not parent_path.is_dir():
+        raise LibraryError(PATH_NOT_FOUND, "The folder for the new library does not exist.",
+                           field="selectedParentPath", reason="missing")
+    if enclosing_library(parent_path.resolve()):
+        raise LibraryError(PATH_FORBIDDEN, "A library cannot be created inside another "
+                           "library.", field="selectedParentPath")
+    folder_name = pathrules.validate_entry_name(name, field="name", suffix=LIBRARY_SUFFIX)
+    final = parent_path / f"{folder_name}{LIBRARY_SUFFIX}"
+    if final.exists():
+        raise LibraryError(ALREADY_EXISTS, f"A library called {folder_name!r} already exists "
+                           "in that folder.", field="name")
+    building = parent_path / f".{folder_name}{LIBRARY_SUFFIX}.creating-{os.getpid()}"
+    try:
+        shutil.rmtree(building, ignore_errors=True)
+        building.mkdir()
+        layout = Layout(building)
+        for directory in layout.directories():
+            directory.mkdir()
+        writer = connect(layout.database)
+        try:
+            assetrows.register_functions(writer)
+            schema.check_and_migrate(writer, layout.database, fresh=True)
+            writer.execute("INSERT INTO library_state (singleton, library_id, name, created_at,"
+                           " change_sequence, schema_major, clean_shutdown) "
+                           "VALUES (1, ?, ?, ?, 0, ?, 1)",
+                           (new_library_id(), folder_name, utc_now(), schema.SCHEMA_MAJOR))
+            writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            writer.close()
+        if final.exists():  # made meanwhile (another window, another app)
+            raise LibraryError(ALREADY_EXISTS, f"A library called {folder_name!r} already "
+                               "exists in that folder.", field="name")
+        os.replace(building, final)
+        fsync_directory(parent_path)
+    except OSError as error:
+        shutil.rmtree(building, ignore_errors=True)
+        if error.errno in (errno.EEXIST, errno.ENOTEMPTY):
+            raise LibraryError(ALREADY_EXISTS, f"A library called {folder_name!r} already "
+                               "exists in that folder.", field="name") from error
+        raise translate_os(error, "The folder for the new library") from error
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)
+        raise
+    return final
+
+
+def open_library(path: str) -> OpenLibrary:
+    root = Path(pathrules.parse_user_path(path, field="path"))
+    if not root.exists():
+        raise LibraryError(PATH_NOT_FOUND, "The library folder is not there (moved, deleted, or "
+                           "on a drive that is not connected).", field="path", reason="missing")
+    layout = Layout(root)
+    if not root.is_dir() or not layout.database.is_file():
+        raise LibraryError(PATH_INVALID, "This folder is not a Serpent library.", field="path",
+                           reason="not-a-library")
+    lock = LibraryLock(layout.lock)
+    try:
+        lock.acquire()
+    except OSError as error:
+        raise translate_os(error) from error
+    try:
+        return _open_locked(layout, lock)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _open_locked(layout: Layout, lock: LibraryLock) -> OpenLibrary:
+    try:
+        for directory in layout.directories():
+            directory.mkdir(exist_ok=True)
+        probe = layout.staging / f".write-probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as error:
+        raise translate_os(error) from error
+    try:
+        writer = connect(layout.database)
+    except sqlite3.Error as error:
+        raise translate(error) from error
+    except UnicodeDecodeError as error:  # sqlite's message itself was garbage: a damaged file
+        raise _damaged() from error
+    try:
+        assetrows.register_functions(writer)
+        version = schema.check_and_migrate(writer, layout.database, fresh=False)
+        state = writer.execute("SELECT library_id, name, change_sequence, clean_shutdown "
+                               "FROM library_state").fetchone()
+        if state is None:
+            raise LibraryError(PATH_INVALID, "This folder is not a Serpent library.",
+                               field="path", reason="not-a-library")
+        textindex.ensure(writer)
+        report = recovery.recover(writer, layout, full=not state["clean_shutdown"])
+        writer.execute("UPDATE library_state SET clean_shutdown = 0")
+        sequence = writer.execute("SELECT change_sequence FROM library_state").fetchone()[0]
+        stat = layout.database.stat()
+        return OpenLibrary(layout, lock, writer, state["library_id"], state["name"], version,
+                           sequence, report, (stat.st_dev, stat.st_ino))
+    except sqlite3.Error as error:
+        writer.close()
+        raise translate(error) from error
+    except UnicodeDecodeError as error:
+        writer.close()
+        raise _damaged() from error
+    except OSError as error:
+        writer.close()
+        raise translate_os(error) from error
+    except BaseException:
+        writer.close()
+        raise
+
+
+def _damaged() -> LibraryError:
+    return LibraryError(INTERNAL, "The library database is damaged.", reason="corrupt")

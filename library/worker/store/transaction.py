@@ -1,0 +1,203 @@
+"""The one write-transaction helper: every write to a library goes through `WriteTx`.
+
+Runs in the worker process, on the writer thread only. A `WriteTx` is one
+`BEGIN IMMEDIATE ... COMMIT`. At commit it (1) journals what undo needs (before/after
+snapshots of every entity the command declared with `track`/`created`), (2) bumps the
+library's change sequence, (3) appends a `change_log` row, (4) stores the result under the
+caller's idempotency key, all in the same transaction; then it runs the after-commit steps
+(file removals) and emits `library.changed`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from library.errors import INVALID_ARGUMENT, LibraryError
+from library.protocol import CallMeta
+from library.worker.context import Services
+from library.worker.rows import entitystate
+from library.worker.store.database import translate
+from library.worker.store.identity import utc_now
+
+HISTORY_KEEP = 1000
+IDEMPOTENCY_KEEP_DAYS = 14
+MAX_EVENT_IDS = 500
+
+
+def actor_of(meta: CallMeta) -> dict[str, Any]:
+    return {"source": meta.source, "credential": meta.credential, "label": meta.label}
+
+
+def idempotency_scope(meta: CallMeta) -> str:
+    return f"{meta.source}:{meta.credential or ''}"
+
+
+def stored_result(conn: sqlite3.Connection, command: str,
+                  meta: CallMeta) -> dict[str, Any] | None:
+    """The result a write with this idempotency key already returned, if any."""
+    if not meta.idempotency_key:
+        return None
+    row = conn.execute("SELECT command, result FROM idempotency WHERE scope = ? AND key = ?",
+                       (idempotency_scope(meta), meta.idempotency_key)).fetchone()
+    if row is None:
+        return None
+    if row["command"] != command:
+        raise LibraryError(INVALID_ARGUMENT, "This idempotencyKey was already used for "
+                           f"another command ({row['command']}).", field="idempotencyKey")
+    stored: dict[str, Any] = json.loads(row["result"])
+    return stored
+
+
+class WriteTx:
+    """Use as `with WriteTx(...) as tx:`; the block's normal exit commits, an error rolls back."""
+
+    def __init__(self, services: Services, command: str, meta: CallMeta, *,
+                 history_entry: int | None = None, journal: bool = True) -> None:
+        self.services = services
+        self.conn = services.writer
+        self.layout = services.layout
+        self.command = command
+        self.meta = meta
+        self.actor = actor_of(meta)
+        self.actor_json = json.dumps(self.actor)
+        self.now = utc_now()
+        self.summary = command
+        self.result: dict[str, Any] | None = None
+        self.journal = journal
+        self.history_entry = history_entry
+        self.change_sequence: int | None = None
+        self._kinds: set[str] = set()
+        self._entity_ids: list[str] = []
+        self._seen_ids: set[str] = set()
+        self._before: dict[tuple[str, str], dict[str, Any] | None] = {}
+        self._before_versions: dict[tuple[str, str], int | None] = {}
+        self._after_commit: list[Callable[[], None]] = []
+
+    # -- what the command declares ------------------------------------------------------
+    def touch(self, kind: str, ids: Iterable[str] = ()) -> None:
+        """Tell listeners that entities of `kind` changed (no history by itself)."""
+        self._kinds.add(kind)
+        for entity_id in ids:
+            if entity_id not in self._seen_ids:
+                self._seen_ids.add(entity_id)
+                self._entity_ids.append(entity_id)
+
+    def track(self, kind: str, ids: Iterable[str]) -> None:
+        """Snapshot entities *before* changing them, so undo can put them back."""
+        ids = [i for i in ids if (kind, i) not in self._before]
+        versions = entitystate.versions(self.conn, kind, ids)
+        for entity_id, state in entitystate.snapshot_many(self.conn, kind, ids).items():
+            self._before[(kind, entity_id)] = state
+            self._before_versions[(kind, entity_id)] = versions.get(entity_id)
+        self.touch(kind, ids)
+
+    def created(self, kind: str, ids: Iterable[str]) -> None:
+        """Entities this command made: undo removes them (assets go to the trash)."""
+        ids = list(ids)
+        for entity_id in ids:
+            self._before.setdefault((kind, entity_id), None)
+        self.touch(kind, ids)
+
+    def after_commit(self, step: Callable[[], None]) -> None:
+        """Run `step` once the transaction is durable (e.g. remove deleted files)."""
+        self._after_commit.append(step)
+
+    # -- the transaction ----------------------------------------------------------------
+    def __enter__(self) -> WriteTx:
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise translate(error) from error
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise translate(exc) from exc
+            return
+        try:
+            self._finish()
+            self.conn.execute("COMMIT")
+        except BaseException as error:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("ROLLBACK")
+            if isinstance(error, sqlite3.Error):
+                raise translate(error) from error
+            raise
+        for step in self._after_commit:
+            step()
+        self._notify()
+
+    def _finish(self) -> None:
+        conn = self.conn
+        seq = conn.execute("UPDATE library_state SET change_sequence = change_sequence + 1 "
+                           "RETURNING change_sequence").fetchone()[0]
+        self.change_sequence = seq
+        if self.journal and self._before:
+            self._journal(seq)
+        conn.execute("INSERT INTO change_log (seq, at, command, source, credential, label, "
+                     "kinds, entity_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                     (seq, self.now, self.command, self.meta.source, self.meta.credential,
+                      self.meta.label, json.dumps(sorted(self._kinds)),
+                      json.dumps(self._entity_ids[:MAX_EVENT_IDS])))
+        if self.meta.idempotency_key and self.result is not None:
+            self.store_result(self.result)
+
+    def store_result(self, result: dict[str, Any]) -> None:
+        seq = self.change_sequence or self.services.change_sequence(self.conn)
+        self.conn.execute(
+            "INSERT OR REPLACE INTO idempotency (scope, key, command, result, change_sequence,"
+            " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (idempotency_scope(self.meta), self.meta.idempotency_key, self.command,
+             json.dumps(result), seq, self.now))
+
+    def _journal(self, seq: int) -> None:
+        conn = self.conn
+        rows = []
+        by_kind: dict[str, list[str]] = {}
+        for kind, entity_id in self._before:
+            by_kind.setdefault(kind, []).append(entity_id)
+        for kind, ids in by_kind.items():
+            after = entitystate.snapshot_many(conn, kind, ids)
+            versions = entitystate.versions(conn, kind, ids)
+            for entity_id in ids:
+                before = self._before[(kind, entity_id)]
+                if before == after.get(entity_id):
+                    continue  # unchanged: nothing to put back
+                rows.append((kind, entity_id, None if before is None else json.dumps(before),
+                             json.dumps(after.get(entity_id)),
+                             self._before_versions.get((kind, entity_id)),
+                             versions.get(entity_id)))
+        if not rows:
+            return
+        if self.history_entry is None:
+            conn.execute("DELETE FROM history WHERE state = 'undone'")  # a new step: no redo
+            self.history_entry = conn.execute(
+                "INSERT INTO history (command, summary, actor, at, state, change_sequence) "
+                "VALUES (?, ?, ?, ?, 'done', ?) RETURNING id",
+                (self.command, self.summary, self.actor_json, self.now, seq)).fetchone()[0]
+            conn.execute("DELETE FROM history WHERE id <= ?",
+                         (self.history_entry - HISTORY_KEEP,))
+        else:
+            conn.execute("UPDATE history SET summary = ?, change_sequence = ? WHERE id = ?",
+                         (self.summary, seq, self.history_entry))
+        conn.executemany(
+            "INSERT OR REPLACE INTO history_items (entry_id, kind, entity_id, before_state, "
+            "after_state, before_version, after_version) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(self.history_entry, *row) for row in rows])
+
+    def _notify(self) -> None:
+        data: dict[str, Any] = {
+            "changeSequence": self.change_sequence, "kinds": sorted(self._kinds),
+            "command": self.command, "actor": self.actor,
+            "entityIds": self._entity_ids[:MAX_EVENT_IDS]}
+        if "library" in self._kinds:
+            data["libraryName"] = self.conn.execute(
+                "SELECT name FROM library_state").fetchone()[0]
+        self.services.emit("library.changed", data, None)

@@ -1,0 +1,1 @@
+"""Background tasks: the live board, the task rows and the runner thread. Worker process."""
