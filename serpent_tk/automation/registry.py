@@ -333,11 +333,9 @@ def plugin_command(plugin_id: str, verb: str, *, input_model: type[BaseModel],
 
 def build_registry() -> Registry:
     """The registry of the built-in catalogue (CONTRACTS.md §1)."""
-    from serpent_tk.automation import (
-        commands_assets,
-        commands_history,
-        commands_library,
-        commands_organize,
-    )
+    from serpent_tk.automation.commands import assets as commands_assets
+    from serpent_tk.automation.commands import history as commands_history
+    from serpent_tk.automation.commands import library as commands_library
+    from serpent_tk.automation.commands import organize as commands_organize
     return Registry([*commands_library.COMMANDS, *commands_assets.COMMANDS,
                      *commands_organize.COMMANDS, *commands_history.COMMANDS])
