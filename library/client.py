@@ -6,6 +6,8 @@ from the worker's `Response` (matched by request id) and turns the worker's even
 A worker that dies (crash, `kill -9`) fails its in-flight calls with `WORKER_UNAVAILABLE`
 (retryable), is started again on the same library (which recovers before serving), and
 calls made meanwhile wait for it. A worker crash never raises into the caller's thread.
+Starting one worker and talking over its pipe is `library.worker_handle`; this module keeps
+the open libraries, matches answers to calls and restarts workers.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import itertools
-import json
 import logging
 import multiprocessing
 import threading
@@ -21,7 +22,6 @@ import time
 import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
@@ -41,24 +41,18 @@ from library.events import (
     WorkerRestarted,
 )
 from library.protocol import (
-    PROTOCOL_VERSION,
     CallMeta,
     Cancel,
-    ErrorInfo,
     Event,
-    Hello,
     Request,
     Response,
     Shutdown,
-    StartupFailed,
-    decode_from_worker,
     encode,
 )
+from library.worker_handle import WorkerHandle, decode, log_worker, spawn
 
 log = logging.getLogger(__name__)
-worker_log = logging.getLogger("library.worker")
 
-STARTUP_TIMEOUT = 120.0  # recovery of a big library after a crash can take a while
 MAX_RESTARTS = 5  # deaths within RESTART_WINDOW without serving a request in between
 RESTART_WINDOW = 60.0
 
@@ -76,27 +70,6 @@ class CallFuture(Future):  # type: ignore[type-arg]
         self._host._send_cancel(self.library_id, self.request_id)
 
 
-@dataclass
-class _Worker:
-    library_id: str
-    name: str
-    path: str
-    process: Any
-    conn: Connection
-    change_sequence: int
-    state: str = "ready"  # ready | restarting | closing | closed
-    pending: dict[int, tuple[CallFuture, Request]] = field(default_factory=dict)
-    backlog: list[Request] = field(default_factory=list)
-    send_lock: threading.Lock = field(default_factory=threading.Lock)
-    vanished: bool = False
-    restarts: list[float] = field(default_factory=list)
-    closed_future: Future | None = None  # type: ignore[type-arg]
-
-    def ref(self) -> dict[str, Any]:
-        return {"libraryId": self.library_id, "name": self.name, "path": self.path,
-                "open": True}
-
-
 class LibraryHost:
     """Starts, talks to, restarts and stops library workers. Thread-safe."""
 
@@ -104,7 +77,7 @@ class LibraryHost:
         self._on_event = on_event
         self._context = multiprocessing.get_context("spawn")
         self._lock = threading.RLock()
-        self._workers: dict[str, _Worker] = {}
+        self._workers: dict[str, WorkerHandle] = {}
         self._opening: dict[str, Future] = {}  # type: ignore[type-arg]
         self._known: set[str] = set()
         self._ids = itertools.count(1)
@@ -160,7 +133,7 @@ class LibraryHost:
                 return worker.closed_future
             worker.closed_future = future
             worker.state = "closing"
-            self._send(worker, Shutdown())
+            worker.send(Shutdown())
         threading.Thread(target=self._await_exit, args=(worker,), name="library-close",
                          daemon=True).start()
         return future
@@ -201,7 +174,7 @@ class LibraryHost:
                               meta=meta or CallMeta(), plan=plan)
             worker.pending[request_id] = (future, request)
             if worker.state == "ready":
-                self._send(worker, request)
+                worker.send(request)
             else:
                 worker.backlog.append(request)
         return future
@@ -223,63 +196,12 @@ class LibraryHost:
             worker = self._workers.get(library_id)
             return worker.process.pid if worker else None
 
-    # -- internals: starting -------------------------------------------------------------
-    def _spawn(self, opening: dict[str, Any]) -> tuple[Any, Connection, Hello]:
-        from library.worker.process import worker_main
-
-        parent_conn, child_conn = self._context.Pipe(duplex=True)
-        process = self._context.Process(target=worker_main, args=(child_conn, opening),
-                                        name="serpent-library-worker", daemon=True)
-        process.start()
-        child_conn.close()
-        try:
-            first = self._first_message(process, parent_conn)
-        except BaseException:
-            parent_conn.close()
-            if process.is_alive():
-                process.kill()
-            process.join(5)
-            raise
-        return process, parent_conn, first
-
-    @staticmethod
-    def _first_message(process: Any, conn: Connection) -> Hello:
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise LibraryError(WORKER_UNAVAILABLE, "The library worker did not start in "
-                                   "time.")
-            ready = wait([conn, process.sentinel], remaining)
-            if conn in ready or conn.poll(0):
-                try:
-                    message = decode_from_worker(conn.recv_bytes())
-                except EOFError:
-                    raise LibraryError(WORKER_UNAVAILABLE, "The library worker stopped while "
-                                       "starting.") from None
-                if isinstance(message, StartupFailed):
-                    process.join(10)
-                    raise LibraryError(message.error.code, message.error.message,
-                                       **message.error.details)
-                if isinstance(message, Hello):
-                    if message.protocol != PROTOCOL_VERSION:
-                        raise LibraryError(INTERNAL, "The library worker speaks another "
-                                           "protocol version.")
-                    return message
-                if isinstance(message, Event) and message.name == "worker.log":
-                    _log_worker(message)
-                continue
-            if ready:
-                process.join(5)
-                raise LibraryError(WORKER_UNAVAILABLE, "The library worker stopped while "
-                                   f"starting (exit code {process.exitcode}).")
-
     def _open_thread(self, opening: dict[str, Any], future: Future,  # type: ignore[type-arg]
                      key: str | None) -> None:
         try:
             if self._shut:
                 raise LibraryError(WORKER_UNAVAILABLE, "Serpent is shutting down.")
-            process, conn, hello = self._spawn(opening)
+            process, conn, hello = spawn(self._context, opening)
         except BaseException as error:
             with self._lock:
                 if key is not None:
@@ -299,7 +221,7 @@ class LibraryHost:
                     "ALREADY_EXISTS", "A library with the same identity is already open "
                     "(is this folder a copy of an open library?).", libraryId=hello.library_id))
                 return
-            worker = _Worker(hello.library_id, hello.name, hello.path, process, conn,
+            worker = WorkerHandle(hello.library_id, hello.name, hello.path, process, conn,
                              hello.change_sequence)
             self._workers[worker.library_id] = worker
             self._known.add(worker.library_id)
@@ -308,12 +230,12 @@ class LibraryHost:
             log.warning("library %s recovered: %s", hello.library_id, hello.recovery)
         future.set_result(worker.ref())
 
-    def _start_reader(self, worker: _Worker) -> None:
+    def _start_reader(self, worker: WorkerHandle) -> None:
         threading.Thread(target=self._reader, args=(worker, worker.process, worker.conn),
                          name=f"library-{worker.library_id}", daemon=True).start()
 
     # -- internals: the reader thread ------------------------------------------------------
-    def _reader(self, worker: _Worker, process: Any, conn: Connection) -> None:
+    def _reader(self, worker: WorkerHandle, process: Any, conn: Connection) -> None:
         while True:
             ready = wait([conn, process.sentinel])
             if conn not in ready and not conn.poll(0):
@@ -323,14 +245,14 @@ class LibraryHost:
             except (EOFError, OSError):
                 break
             try:
-                self._dispatch(worker, _decode(data))
+                self._dispatch(worker, decode(data))
             except Exception:
                 log.exception("could not handle a message from library %s", worker.library_id)
         conn.close()
         process.join(5)
         self._worker_ended(worker, process.exitcode)
 
-    def _dispatch(self, worker: _Worker, message: Any) -> None:
+    def _dispatch(self, worker: WorkerHandle, message: Any) -> None:
         if isinstance(message, Response):
             with self._lock:
                 worker.restarts.clear()  # it served again: not a crash loop
@@ -350,7 +272,7 @@ class LibraryHost:
         elif isinstance(message, Event):
             self._on_worker_event(worker, message)
 
-    def _on_worker_event(self, worker: _Worker, message: Event) -> None:
+    def _on_worker_event(self, worker: WorkerHandle, message: Event) -> None:
         data = message.data
         if message.name == "library.changed":
             with self._lock:
@@ -369,10 +291,10 @@ class LibraryHost:
         elif message.name == "library.vanished":
             worker.vanished = True
         elif message.name == "worker.log":
-            _log_worker(message)
+            log_worker(message)
 
     # -- internals: a worker ended ----------------------------------------------------------
-    def _worker_ended(self, worker: _Worker, exitcode: int | None) -> None:
+    def _worker_ended(self, worker: WorkerHandle, exitcode: int | None) -> None:
         with self._lock:
             pending = list(worker.pending.values())
             worker.pending.clear()
@@ -407,9 +329,9 @@ class LibraryHost:
                 worker.closed_future.set_result(None)
             self._emit(LibraryClosed(worker.library_id, reason))
 
-    def _restart(self, worker: _Worker, reason: str) -> None:
+    def _restart(self, worker: WorkerHandle, reason: str) -> None:
         try:
-            process, conn, hello = self._spawn({"action": "open", "path": worker.path})
+            process, conn, hello = spawn(self._context, {"action": "open", "path": worker.path})
             if hello.library_id != worker.library_id:
                 conn.send_bytes(encode(Shutdown()))
                 conn.close()
@@ -432,35 +354,29 @@ class LibraryHost:
             worker.change_sequence = max(worker.change_sequence, hello.change_sequence)
             closing = worker.state != "restarting"  # close() was called meanwhile
             if closing:
-                self._send(worker, Shutdown())  # its reader then finishes the close
+                worker.send(Shutdown())  # its reader then finishes the close
             else:
                 worker.state = "ready"
                 for request in worker.backlog:
-                    self._send(worker, request)
+                    worker.send(request)
                 worker.backlog.clear()
         self._start_reader(worker)
         if not closing:
             self._emit(WorkerRestarted(worker.library_id, reason, dict(hello.recovery)))
 
-    def _await_exit(self, worker: _Worker) -> None:
+    def _await_exit(self, worker: WorkerHandle) -> None:
         process = worker.process
         process.join(30)
         if process.is_alive():
             process.kill()
             process.join(5)
 
-    def _retire(self, worker: _Worker) -> None:
+    def _retire(self, worker: WorkerHandle) -> None:
         worker.state = "closed"
         if self._workers.get(worker.library_id) is worker:
             del self._workers[worker.library_id]
 
     # -- internals: sending --------------------------------------------------------------
-    def _send(self, worker: _Worker, message: Any) -> None:
-        data = encode(message)
-        # a dead worker: the reader thread notices it and fails the call
-        with worker.send_lock, contextlib.suppress(OSError, EOFError, ValueError):
-            worker.conn.send_bytes(data)
-
     def _send_cancel(self, library_id: str, request_id: int) -> None:
         with self._lock:
             worker = self._workers.get(library_id)
@@ -468,7 +384,7 @@ class LibraryHost:
                 return
             queued = [r for r in worker.backlog if r.id == request_id]
             if worker.state == "ready":
-                self._send(worker, Cancel(id=request_id))
+                worker.send(Cancel(id=request_id))
                 return
         if queued:
             with self._lock:
@@ -504,27 +420,5 @@ def _interpreter_exiting() -> None:
         host._shut = True
 
 
-def _decode(data: bytes) -> Any:
-    """A worker message. Responses and events (the hot path, possibly large results) are
-    parsed with `json.loads` and built without re-validating what our own worker wrote."""
-    raw = json.loads(data)
-    kind = raw.get("type") if isinstance(raw, dict) else None
-    if kind == "response":
-        error = raw.get("error")
-        return Response.model_construct(
-            type="response", id=raw["id"], ok=raw["ok"], result=raw.get("result"),
-            error=ErrorInfo.model_validate(error) if error else None,
-            change_sequence=raw["change_sequence"])
-    if kind == "event":
-        return Event.model_construct(type="event", name=raw["name"], data=raw.get("data") or {},
-                                     request_id=raw.get("request_id"))
-    return decode_from_worker(data)
-
-
 def _path_key(path: str | Path) -> str:
     return str(Path(path).expanduser().resolve(strict=False))
-
-
-def _log_worker(message: Event) -> None:
-    level = getattr(logging, str(message.data.get("level", "WARNING")), logging.WARNING)
-    worker_log.log(level, "%s", message.data.get("message", ""))

@@ -1,0 +1,145 @@
+"""The main process's handle on one library worker subprocess: starting it, sending to it,
+reading what it sends.
+
+Main process; thread-safe where it says so. `spawn` starts a worker (multiprocessing's
+spawn, target `library.worker.process.worker_main`) and waits for its first message: `Hello`,
+or `StartupFailed` raised as the `LibraryError` it names. A `WorkerHandle` is what
+`library.client.LibraryHost` keeps per open library (its process, pipe, calls in flight);
+`decode` reads the worker's messages on the hot path. Restarts and the reader thread are
+the host's business.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+from typing import TYPE_CHECKING, Any
+
+from library.errors import INTERNAL, WORKER_UNAVAILABLE, LibraryError
+from library.protocol import (
+    PROTOCOL_VERSION,
+    ErrorInfo,
+    Event,
+    Hello,
+    Request,
+    Response,
+    StartupFailed,
+    decode_from_worker,
+    encode,
+)
+
+if TYPE_CHECKING:
+    from library.client import CallFuture
+
+worker_log = logging.getLogger("library.worker")
+
+STARTUP_TIMEOUT = 120.0  # recovery of a big library after a crash can take a while
+
+
+@dataclass
+class WorkerHandle:
+    library_id: str
+    name: str
+    path: str
+    process: Any
+    conn: Connection
+    change_sequence: int
+    state: str = "ready"  # ready | restarting | closing | closed
+    pending: dict[int, tuple[CallFuture, Request]] = field(default_factory=dict)
+    backlog: list[Request] = field(default_factory=list)
+    send_lock: threading.Lock = field(default_factory=threading.Lock)
+    vanished: bool = False
+    restarts: list[float] = field(default_factory=list)
+    closed_future: Future | None = None  # type: ignore[type-arg]
+
+    def ref(self) -> dict[str, Any]:
+        return {"libraryId": self.library_id, "name": self.name, "path": self.path,
+                "open": True}
+
+    def send(self, message: Any) -> None:
+        """Thread-safe. Never raises for a dead worker: its reader thread notices the death
+        and fails the call."""
+        data = encode(message)
+        with self.send_lock, contextlib.suppress(OSError, EOFError, ValueError):
+            self.conn.send_bytes(data)
+
+
+def spawn(context: Any, opening: dict[str, Any]) -> tuple[Any, Connection, Hello]:
+    """Start a worker for `opening` (see `worker_main`) and wait for its `Hello`."""
+    from library.worker.process import worker_main
+
+    parent_conn, child_conn = context.Pipe(duplex=True)
+    process = context.Process(target=worker_main, args=(child_conn, opening),
+                              name="serpent-library-worker", daemon=True)
+    process.start()
+    child_conn.close()
+    try:
+        first = _first_message(process, parent_conn)
+    except BaseException:
+        parent_conn.close()
+        if process.is_alive():
+            process.kill()
+        process.join(5)
+        raise
+    return process, parent_conn, first
+
+
+def _first_message(process: Any, conn: Connection) -> Hello:
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise LibraryError(WORKER_UNAVAILABLE, "The library worker did not start in "
+                               "time.")
+        ready = wait([conn, process.sentinel], remaining)
+        if conn in ready or conn.poll(0):
+            try:
+                message = decode_from_worker(conn.recv_bytes())
+            except EOFError:
+                raise LibraryError(WORKER_UNAVAILABLE, "The library worker stopped while "
+                                   "starting.") from None
+            if isinstance(message, StartupFailed):
+                process.join(10)
+                raise LibraryError(message.error.code, message.error.message,
+                                   **message.error.details)
+            if isinstance(message, Hello):
+                if message.protocol != PROTOCOL_VERSION:
+                    raise LibraryError(INTERNAL, "The library worker speaks another "
+                                       "protocol version.")
+                return message
+            if isinstance(message, Event) and message.name == "worker.log":
+                log_worker(message)
+            continue
+        if ready:
+            process.join(5)
+            raise LibraryError(WORKER_UNAVAILABLE, "The library worker stopped while "
+                               f"starting (exit code {process.exitcode}).")
+
+
+def decode(data: bytes) -> Any:
+    """A worker message. Responses and events (the hot path, possibly large results) are
+    parsed with `json.loads` and built without re-validating what our own worker wrote."""
+    raw = json.loads(data)
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    if kind == "response":
+        error = raw.get("error")
+        return Response.model_construct(
+            type="response", id=raw["id"], ok=raw["ok"], result=raw.get("result"),
+            error=ErrorInfo.model_validate(error) if error else None,
+            change_sequence=raw["change_sequence"])
+    if kind == "event":
+        return Event.model_construct(type="event", name=raw["name"], data=raw.get("data") or {},
+                                     request_id=raw.get("request_id"))
+    return decode_from_worker(data)
+
+
+def log_worker(message: Event) -> None:
+    """A `worker.log` event, logged under `library.worker` in the main process's log."""
+    level = getattr(logging, str(message.data.get("level", "WARNING")), logging.WARNING)
+    worker_log.log(level, "%s", message.data.get("message", ""))
