@@ -1,4 +1,7 @@
 """The library engine: on-disk format, the worker process that owns it, and its client.
 
-Never imports `serpent_tk`, tkinter or the MCP stack (tests/test_architecture.py).
+Never imports `serpent_tk`, tkinter or the MCP stack (tests/test_architecture.py). `worker/`
+runs in the worker process (one per open library); the rest is the main process's side
+(`client` + `worker_handle`, `events`) and what both processes import (`protocol`,
+`schemas/`, `errors`, `pathrules`, `deletion`, `units`).
 """

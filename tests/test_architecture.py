@@ -1,29 +1,64 @@
-"""The import rules of ARCHITECTURE.md, checked on the source of every module."""
+"""The import rules of ARCHITECTURE.md, checked on the source of every module, and the
+house rules on the shape of the tree: rooms say what they hold, none is crowded, no module
+is long."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 MCP_STACK = {"mcp", "mcp_types", "starlette", "uvicorn", "sse_starlette", "httpx2"}
+TREES = ("serpent_tk", "library", "tests", "bench")  # where the size rules apply
+MAX_LINES = 500  # STYLE.md: a module past ~500 lines gets split by responsibility
+MAX_MODULES_PER_FOLDER = 15  # more side by side, and a room needs rooms of its own
+# `commands/` folders hold one module per command domain, found through their own table
+CROWD_EXCEPTIONS = {"commands"}
+# where a package's code runs, as its docstring should say (STYLE.md)
+WHERE_IT_RUNS = re.compile(r"Tk thread|worker process|Worker process|main process|Main "
+                           r"process|both processes|every process|[Tt]hread-safe|its own "
+                           r"thread|Runs in|runs in")
 
 
 def modules(package: str) -> list[Path]:
     return sorted((ROOT / package).rglob("*.py"))
 
 
-def imported_names(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def names_in(source: str, module: str, is_package: bool = False) -> set[str]:
+    """Every module name an import in `source` may bind, absolute: `from a import b` gives
+    `a` and `a.b` (b may be a module), and relative imports are resolved against `module`
+    first (`from ..worker import process` in `library.client_x` is `library.worker` and
+    `library.worker.process`)."""
+    package = module if is_package else module.rpartition(".")[0]
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, *([node.module] if node.module else [])])
+            if base:
+                names.add(base)
+                names.update(f"{base}.{alias.name}" for alias in node.names
+                             if alias.name != "*")
     return names
+
+
+def imported_names(path: Path) -> set[str]:
+    return names_in(path.read_text(encoding="utf-8"), module_name(path),
+                    path.name == "__init__.py")
 
 
 def top(name: str) -> str:
@@ -95,3 +130,91 @@ def test_bootstrap_and_package_init_use_only_the_standard_library() -> None:
         third_party = {n for n in names
                        if n not in sys.stdlib_module_names and n not in {"serpent_tk"}}
         assert not third_party, f"{relative} imports {sorted(third_party)}"
+
+
+def test_relative_imports_are_resolved_before_the_rules_apply() -> None:
+    source = ("from . import errors\nfrom .worker import process\n"
+              "from ..schemas import assets\nfrom ...x import y\n")
+    names = names_in(source, "library.sub.client_x")
+    assert {"library.sub", "library.sub.errors", "library.sub.worker.process",
+            "library.schemas.assets", "x", "x.y"} <= names
+    assert {"library.worker", "library.worker.process"} <= names_in(
+        "from ..worker import process", "library.sub", is_package=True)
+    # a window module reaching into the MCP server relatively is still caught
+    assert {"serpent_tk.mcp", "serpent_tk.mcp.server"} <= names_in(
+        "from ...mcp import server", "serpent_tk.ui.shell.bus")
+    assert "serpent_tk.mcp" in names_in("from ... import mcp", "serpent_tk.ui.shell.bus")
+
+
+@pytest.mark.parametrize("path", modules("serpent_tk/automation"),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_automation_never_imports_the_window_or_the_mcp_server(path: Path) -> None:
+    bad = {n for n in imported_names(path)
+           if any(n == p or n.startswith(p + ".") for p in ("serpent_tk.ui", "serpent_tk.mcp"))}
+    assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+
+
+@pytest.mark.parametrize("path", modules("serpent_tk/mcp"), ids=lambda p: str(p.relative_to(ROOT)))
+def test_mcp_reaches_libraries_only_through_the_gateway(path: Path) -> None:
+    """The MCP layer never holds the library client or worker code: every call goes through
+    `automation` (which owns the `LibraryHost`)."""
+    forbidden = ("library.client", "library.worker_handle", "library.worker")
+    bad = {n for n in imported_names(path)
+           if any(n == f or n.startswith(f + ".") for f in forbidden)}
+    assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+
+
+def main_process_modules() -> list[Path]:
+    """Everything that runs in the main process: the app, and the library's main side (its
+    client, protocol, schemas, errors, events and path rules; not `library/worker/`)."""
+    return modules("serpent_tk") + [p for p in modules("library")
+                                    if not under(p, "library/worker")]
+
+
+@pytest.mark.parametrize("path", main_process_modules(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_main_process_never_imports_sqlite3(path: Path) -> None:
+    """One writer: only the worker opens a library's SQLite file (ARCHITECTURE.md)."""
+    bad = {n for n in imported_names(path) if top(n) == "sqlite3"}
+    assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+
+
+def packages() -> list[Path]:
+    return [p for p in all_sources() if p.name == "__init__.py"]
+
+
+@pytest.mark.parametrize("path", packages(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_package_says_what_lives_there_and_where_it_runs(path: Path) -> None:
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    assert doc, f"{path.relative_to(ROOT)} has no docstring"
+    first, _, rest = doc.partition("\n")
+    assert first.endswith(".") and (not rest or rest.startswith("\n")), (
+        f"{path.relative_to(ROOT)}: the docstring's first line should say, on its own, what "
+        f"lives in the package: {first!r}")
+    assert WHERE_IT_RUNS.search(doc), (
+        f"{path.relative_to(ROOT)}: the docstring should say where the code runs (Tk thread, "
+        f"worker process, main process, thread-safe...)")
+
+
+def folders() -> list[Path]:
+    return sorted({p.parent for tree in TREES for p in modules(tree)})
+
+
+@pytest.mark.parametrize("folder", folders(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_folder_is_crowded(folder: Path) -> None:
+    """Rooms, not a hall: past ~15 modules side by side a folder is split into packages
+    (fixtures, `__init__` and `conftest` do not count; a `commands/` folder of one module
+    per command domain is excepted)."""
+    if folder.name in CROWD_EXCEPTIONS:
+        return
+    count = [p.name for p in folder.glob("*.py") if p.name not in ("__init__.py", "conftest.py")]
+    assert len(count) <= MAX_MODULES_PER_FOLDER, (
+        f"{folder.relative_to(ROOT)} holds {len(count)} modules side by side")
+
+
+@pytest.mark.parametrize("path", [p for tree in TREES for p in modules(tree)],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_is_longer_than_500_lines(path: Path) -> None:
+    """STYLE.md: a module past ~500 lines is split by responsibility. Tests too: none needs
+    an exception today."""
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines"
