@@ -218,3 +218,12 @@ def test_no_module_is_longer_than_500_lines(path: Path) -> None:
     an exception today."""
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines"
+
+
+def test_every_room_is_in_the_readme_layout() -> None:
+    """A newcomer finds every package in README.md's table of rooms."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    layout = readme[readme.index("## Layout"):]
+    missing = [str(p.parent.relative_to(ROOT)) for p in packages()
+               if f"`{p.parent.relative_to(ROOT).as_posix()}/`" not in layout]
+    assert not missing, f"packages missing from README.md's layout: {missing}"

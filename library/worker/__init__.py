@@ -4,16 +4,24 @@ Runs in its own process, one per open library (`process.worker_main` is the spaw
 Never imports `serpent_tk`, so a frozen build can start it through
 `multiprocessing.freeze_support()` alone.
 
-Map of the package:
-- `process` (entry, handshake) -> `opening` (create/open, lock, checks) -> `recovery` ->
-  `server` (pipe reader thread, reader threads, the writer loop, error translation).
+Map of the package (each room's `__init__` says what it holds):
+- here: `process` (entry, handshake) -> `store.opening` (create/open, lock, checks) ->
+  `store.recovery` -> `server` (pipe reader thread, reader threads, the writer loop, error
+  translation); `context` (what a command handler is given).
 - `commands/`: one module per group of commands behind the dispatch table
   (`commands.COMMANDS`); a new command is a module + one line in `commands.MODULES`.
-- `transaction.WriteTx`: the one write helper (journal, change sequence, change log,
-  idempotency). `entitystate`: undoable state per entity kind (history).
-- `schema` (numbered migrations), `database` (connections, sqlite -> domain errors),
-  `filestore` (content-addressed files through `.staging/`), `layout` (paths), `media`
-  (kinds, Pillow header probe), `assetrows` (asset reads/writes shared by commands),
-  `folderrows` (folder reads shared by commands), `textindex` (the FTS5 trigram index free
-  text is searched through), `thumbstore` + `thumbcap` (thumbnails and their size cap).
+  Commands import the rooms below; the rooms never import `commands`.
+- `store/`: the library folder on disk. `transaction.WriteTx` is the one write helper
+  (journal, change sequence, change log, idempotency); `schema` (numbered migrations),
+  `database` (connections, sqlite -> domain errors), `filestore` (content-addressed files
+  through `.staging/`), `layout` (paths), `lock`, `identity` (ids, timestamps), `archive`
+  (export/unpack).
+- `rows/`: rows shared by commands: `assetrows`, `folderrows`, `entitystate` (undoable
+  state per entity kind, for history) with `tagstate` and `collectionstate`, `rules` (smart
+  collections to SQL), `textindex` (the FTS5 trigram index free text is searched through).
+- `files/`: what a stored file holds: `media` (kinds, Pillow header probe), `imageformats`,
+  `thumbstore` (thumbnails; `store_for` is the one store per library) + `thumbcap` (their
+  size cap), `analyser` with `phash` and `palette`.
+- `tasks/`: `taskboard` (live progress, cancel flags), `taskrows`, `taskrunner` (the
+  background thread). `linked/`: linked disk folders (`linkrules`, `linksync`, `linkwatch`).
 """
