@@ -53,3 +53,27 @@ def test_without_a_display_the_app_says_so(monkeypatch: pytest.MonkeyPatch) -> N
     result = subprocess.run(serpent_command(), capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
     assert "needs a display" in result.stderr
+
+
+def test_the_window_accepts_mcp_only_once_the_library_it_reopens_is_open(
+        display: str, tmp_path: Path) -> None:
+    from serpent_tk.credentials import CredentialStore
+    from serpent_tk.mcp.listener import free_port
+    from serpent_tk.settings import SettingsStore
+    from tests.mcp.test_cli import first_answer_after_publishing
+
+    dirs = app_dirs().ensure()
+    SettingsStore(dirs.settings_file).update(lambda s: setattr(s.mcp, "port", free_port()))
+    token = CredentialStore(dirs.credentials_file).create("Agent")[1]
+    for start in ("creates My Library", "reopens it"):
+        output = (tmp_path / f"{start}.out").open("w")
+        app = subprocess.Popen(serpent_command(), stdout=output, stderr=output)
+        try:
+            assert first_answer_after_publishing(token) == ["My Library"], start
+            app.send_signal(signal.SIGTERM)
+            assert app.wait(30) == 0
+        finally:
+            if app.poll() is None:
+                app.kill()
+                app.wait()
+            output.close()
