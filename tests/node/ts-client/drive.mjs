@@ -4,7 +4,7 @@
 // PLAN: {sdk: "v1" (@modelcontextprotocol/sdk) | "v2" (@modelcontextprotocol/client),
 //        era: "legacy" | "auto", transport: {kind: "http", url, token} |
 //        {kind: "stdio", command, args, env}, libraryId, calls: [{label, name, arguments}],
-//        notifyTimeoutMs}
+//        notify (default true: wait for a library change), notifyTimeoutMs}
 import { readFileSync } from "node:fs";
 
 const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
@@ -167,8 +167,10 @@ async function main() {
     for (const step of plan.calls) {
       report.calls[step.label] = await callTool(client, step.name, step.arguments);
     }
-    const modern = report.protocolVersion === MODERN;
-    report.notification = await libraryChangeNotification(sdk, client, inbox, modern);
+    if (plan.notify !== false) {
+      const modern = report.protocolVersion === MODERN;
+      report.notification = await libraryChangeNotification(sdk, client, inbox, modern);
+    }
   } finally {
     await client.close();
   }
