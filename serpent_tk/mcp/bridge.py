@@ -109,7 +109,7 @@ class Bridge:
             endpoint = self._locate()
             if endpoint is None:
                 raise _NotRunning()
-            http, _backend = verified_client(
+            http = verified_client(
                 lambda port: endpoint.secret if port == endpoint.port else None, self._timeout)
             self._link_now = _Link(endpoint, http)
         return self._link_now

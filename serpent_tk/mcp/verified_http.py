@@ -38,7 +38,6 @@ class VerifyingBackend(httpcore2.AsyncNetworkBackend):
     def __init__(self, secret_for: SecretFor) -> None:
         self._secret_for = secret_for
         self._inner = httpcore2.AnyIOBackend()
-        self.verified = 0  # connections that passed (for tests and diagnostics)
 
     async def connect_tcp(self, host: str, port: int, timeout: float | None = None,
                           local_address: str | None = None,
@@ -55,7 +54,6 @@ class VerifyingBackend(httpcore2.AsyncNetworkBackend):
         except BaseException:
             await stream.aclose()
             raise
-        self.verified += 1
         return stream
 
     async def connect_unix_socket(self, path: str, timeout: float | None = None,
@@ -120,11 +118,10 @@ def _proof_of(answer: bytes) -> object:
     return data.get("proof") if isinstance(data, dict) else None
 
 
-def verified_client(secret_for: SecretFor, timeout: httpx2.Timeout
-                    ) -> tuple[httpx2.AsyncClient, VerifyingBackend]:
+def verified_client(secret_for: SecretFor, timeout: httpx2.Timeout) -> httpx2.AsyncClient:
     """An `AsyncClient` whose every connection went through `identify` first."""
-    backend = VerifyingBackend(secret_for)
-    return httpx2.AsyncClient(transport=_VerifiedTransport(backend), timeout=timeout), backend
+    return httpx2.AsyncClient(transport=_VerifiedTransport(VerifyingBackend(secret_for)),
+                              timeout=timeout)
 
 
 class _VerifiedTransport(httpx2.AsyncHTTPTransport):
