@@ -66,9 +66,10 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
                  bus: Any, run_window: Any) -> int:
     """settings → gateway (which owns the LibraryHost) → MCP service → window.
 
-    The MCP stack is imported and started on a background thread once the window is drawn,
-    so the window never waits for it. Shutdown in the opposite order: window, MCP service,
-    gateway and its workers."""
+    The MCP stack is imported on a background thread once the window is drawn, so the window
+    never waits for it; the server starts accepting only once the window's first library is
+    open, so an agent's first `library.list-open` already lists it. Shutdown in the opposite
+    order: window, MCP service, gateway and its workers."""
     from serpent_tk.automation.gateway import Gateway
     from serpent_tk.credentials import CredentialStore
     from serpent_tk.ui.shell.main_window import WindowServices
@@ -86,18 +87,20 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
                           endpoint_file=endpoint_file(dirs))
 
     controls = DesktopMcpControls(credentials, make_service=make_service)
+    first_library = threading.Event()  # the window's first library is open (or failed)
 
     def start_mcp() -> None:
-        controls.warm_up(settings.mcp.enabled and settings.mcp.auto_start)
+        controls.warm_up(settings.mcp.enabled and settings.mcp.auto_start, first_library)
         settle_after_start_up()
 
     warm_up = threading.Thread(target=start_mcp, name="mcp-start", daemon=True)
     try:
         services = WindowServices(bus=bus, gateway=gateway, settings_store=store,
                                   settings=settings, mcp=controls, credentials=credentials,
-                                  notices=notices)
+                                  notices=notices, first_library_settled=first_library.set)
         return int(run_window(services, on_ready=warm_up.start))
     finally:
+        first_library.set()  # closed before the library opened: nothing to wait for
         if warm_up.is_alive():
             warm_up.join(30)
         controls.shutdown()

@@ -36,11 +36,17 @@ class DesktopMcpControls:
                 self._service = self._make_service()
             return self._service
 
-    def warm_up(self, start: bool) -> None:
-        """Background thread: build the service and, if the settings say so, start it."""
+    def warm_up(self, start: bool, ready: threading.Event | None = None,
+                ready_timeout_s: float = 120.0) -> None:
+        """Background thread: build the service and, if the settings say so, start it once
+        `ready` is set (the window's first library is open), so no agent finds the app
+        without the library it reopens."""
         self._starting = start
         try:
-            service = self.service()
+            service = self.service()  # importing the MCP stack overlaps the library opening
+            if start and ready is not None and not ready.wait(ready_timeout_s):
+                log.warning("the first library took over %.0f s to open; starting MCP anyway",
+                            ready_timeout_s)
             if start:
                 service.start()
         except Exception:

@@ -1,9 +1,10 @@
-"""`serpent-tk mcp-bridge [--port N | --url URL] [--credential NAME]`: stdio ↔ HTTP bridge.
+"""`serpent-tk mcp-bridge [--credential NAME]`: the stdio ↔ HTTP bridge.
 
 Started by stdio-only MCP clients (Claude Desktop). The token comes from `SERPENT_MCP_TOKEN`
-(what the copied config sets) or from `--credential`. Without `--port`/`--url` the bridge looks
-up the running Serpent's port at every (re)connect, falling back to the port in Settings.
-stdout carries only protocol lines; diagnostics go to stderr.
+(what the copied config sets) or from `--credential`. The bridge finds Serpent only through
+the endpoint file this user's running Serpent publishes in the user data folder (looked up
+again at every reconnect), never at a guessed port. stdout carries only protocol lines;
+diagnostics go to stderr.
 """
 
 from __future__ import annotations
@@ -15,9 +16,6 @@ import sys
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--port", type=int, metavar="N", help="Serpent's MCP port")
-    where.add_argument("--url", metavar="URL", help="Serpent's MCP endpoint URL")
     parser.add_argument("--credential", metavar="NAME",
                         help="read this credential's token from Serpent's credential store "
                              "(default: the SERPENT_MCP_TOKEN environment variable)")
@@ -33,24 +31,28 @@ def run(args: argparse.Namespace) -> int:
         logging.basicConfig(level=logging.WARNING, handlers=[handler])
 
     from serpent_tk.mcp.bridge import run_bridge
-    from serpent_tk.mcp.endpoint import current_port, mcp_url
+    from serpent_tk.mcp.endpoint import Endpoint, endpoint_file, read_endpoint
+    from serpent_tk.paths import app_dirs
 
+    dirs = app_dirs()
     token = os.environ.get("SERPENT_MCP_TOKEN", "").strip() or None
     if args.credential:
         from serpent_tk.credentials import CredentialError, CredentialStore
-        from serpent_tk.paths import app_dirs
 
         try:
-            token = CredentialStore(app_dirs().credentials_file).token_for(args.credential)
+            token = CredentialStore(dirs.credentials_file).token_for(args.credential)
         except CredentialError as error:
             print(f"serpent-tk mcp-bridge: {error}", file=sys.stderr)
             return 1
     if token:
         register_secret(token)
+    published = endpoint_file(dirs)
 
-    def url() -> str:
-        if args.url:
-            return str(args.url)
-        return mcp_url(args.port or current_port())
+    def locate() -> Endpoint | None:
+        endpoint = read_endpoint(published)
+        if endpoint is None:
+            logging.getLogger(__name__).info("no running Serpent is published in %s",
+                                             published)
+        return endpoint
 
-    return run_bridge(url, token)
+    return run_bridge(locate, token)

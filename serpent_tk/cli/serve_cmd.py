@@ -1,10 +1,11 @@
 """`serpent-tk serve [--port N]`: the gateway and the MCP server without a window.
 
 Runs on the main thread of its own process: builds the gateway (which starts library workers
-on demand), opens the default library (creating it the first time), starts the MCP server on
-127.0.0.1, prints `MCP server listening on http://127.0.0.1:N/mcp`, and shuts everything down
-cleanly on SIGINT or SIGTERM. Holds the same single-instance lock as the window, so the two
-never run against the same data at once.
+on demand), binds the MCP port (a taken port fails at once), opens the default library
+(creating it the first time), and only then accepts MCP connections, so the first request
+already finds the library open; prints `MCP server listening on http://127.0.0.1:N/mcp`, and
+shuts everything down cleanly on SIGINT or SIGTERM. Holds the same single-instance lock as
+the window, so the two never run against the same data at once.
 """
 
 from __future__ import annotations
@@ -71,13 +72,19 @@ def _serve(args: argparse.Namespace, dirs: object) -> int:
         service = McpService(gateway, credentials, port=settings.mcp.port,
                              output_budget_kib=settings.mcp.output_budget_kib,
                              endpoint_file=endpoint_file(dirs))  # type: ignore[arg-type]
-        status = service.start(args.port)  # first: a taken port fails fast
+        problems: list[str] = []
+
+        def open_libraries() -> None:  # the port is bound, nobody can connect yet
+            problem = _open_default_library(gateway, Caller.cli(), dirs)
+            if problem is not None:
+                problems.append(problem)
+
+        status = service.start(args.port, before_listening=open_libraries)
         if not status.running:
             print(f"serpent-tk serve: {status.last_error}", file=sys.stderr)
             return 1
-        opened = _open_default_library(gateway, Caller.cli(), dirs)
-        if opened is not None:
-            print(opened, file=sys.stderr)
+        for problem in problems:
+            print(problem, file=sys.stderr)
         print(f"MCP server listening on {status.url}", flush=True)
         if not credentials.list():
             print('No credentials yet: create one with `serpent-tk credential create '

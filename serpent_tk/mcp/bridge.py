@@ -4,10 +4,12 @@ Runs as its own small process (Claude Desktop starts it), one asyncio loop plus 
 reads stdin. Every JSON-RPC line from the client is POSTed unchanged to Serpent's MCP endpoint
 (`initialize` included, so the client's capabilities reach the server as sent); JSON and SSE
 answers are written back as lines; after `notifications/initialized` a GET stream carries the
-server's own notifications. When Serpent is not running, each request is answered with a clear
-JSON-RPC error telling the person to open Serpent; when Serpent restarted (its session is
-gone), the bridge replays the client's `initialize` and carries on. stdout carries nothing but
-protocol lines; diagnostics go to stderr.
+server's own notifications. Serpent is found only through the endpoint file this user's
+running Serpent publishes, and the token goes only over connections whose peer proved it is
+that Serpent (`verified_http`); anything else is "Serpent is not running". When Serpent
+restarted (on the same or another port), the bridge looks again and replays the client's
+`initialize`; a 401 makes it look again too before it blames the credential. stdout carries
+nothing but protocol lines; diagnostics go to stderr.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ from mcp.shared.inbound import encode_header_value
 from mcp_types import PROTOCOL_VERSION_META_KEY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from serpent_tk.mcp.endpoint import Endpoint
+from serpent_tk.mcp.verified_http import NotSerpent, verified_client
+
 log = logging.getLogger(__name__)
 
 NOT_RUNNING = -32000
@@ -44,9 +49,8 @@ def rpc_error(request_id: Any, code: int, message: str, data: Any = None) -> dic
     return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 
-def not_running_message(url: str) -> str:
-    return (f"Serpent is not running, so its library tools are unavailable. Open the Serpent "
-            f"app (or run `serpent-tk serve`), then try again. (Nothing answers at {url}.)")
+NOT_RUNNING_MESSAGE = ("Serpent is not running, so its library tools are unavailable. Open "
+                       "the Serpent app (or run `serpent-tk serve`), then try again.")
 
 
 REFUSED_MESSAGE = ("Serpent refused this client's credential: it was revoked or is wrong. "
@@ -58,6 +62,18 @@ NO_TOKEN_MESSAGE = ("No Serpent credential was given to the bridge. Copy the con
 
 class _SessionGone(Exception):
     """Serpent answered 404 for our session: it restarted, the session must be renewed."""
+
+
+class _NotRunning(Exception):
+    """No published Serpent, or the published one does not answer (or is not Serpent)."""
+
+
+@dataclass
+class _Link:
+    """The verified HTTP pool to one published endpoint; replaced when Serpent moves on."""
+
+    endpoint: Endpoint
+    http: httpx2.AsyncClient
 
 
 @dataclass
@@ -72,26 +88,43 @@ class _State:
 class Bridge:
     """One stdio client ↔ Serpent's HTTP endpoint."""
 
-    def __init__(self, url: Callable[[], str], token: str | None, *,
+    def __init__(self, locate: Callable[[], Endpoint | None], token: str | None, *,
                  stdin: BinaryIO, stdout: BinaryIO, timeout_s: float = 30.0) -> None:
-        self._find_url = url
-        self._cached_url: str | None = None
+        self._locate = locate
         self._token = token
         self._stdin = stdin
         self._stdout = stdout
         self._state = _State()
         self._timeout = httpx2.Timeout(timeout_s, read=None)
-        self._http: httpx2.AsyncClient | None = None
+        self._link_now: _Link | None = None
+        self._old_links: list[_Link] = []  # closed when the bridge ends
         self._get_task: asyncio.Task[None] | None = None
         self._renew_lock: asyncio.Lock | None = None
 
     # -- plumbing ---------------------------------------------------------------------------
 
-    def _url(self) -> str:
-        """Where Serpent listens; looked up again after a connection failed."""
-        if self._cached_url is None:
-            self._cached_url = self._find_url()
-        return self._cached_url
+    def _link(self) -> _Link:
+        """The pool to the published Serpent; `_NotRunning` when none is published."""
+        if self._link_now is None:
+            endpoint = self._locate()
+            if endpoint is None:
+                raise _NotRunning()
+            http = verified_client(
+                lambda port: endpoint.secret if port == endpoint.port else None, self._timeout)
+            self._link_now = _Link(endpoint, http)
+        return self._link_now
+
+    def _drop(self, link: _Link) -> None:
+        """Stop using `link`: the next request reads the endpoint file and verifies again."""
+        if self._link_now is link:
+            self._link_now = None
+            self._old_links.append(link)
+
+    def _moved_on(self, link: _Link) -> bool:
+        """After `link` failed: does the endpoint file now name another run of Serpent?"""
+        self._drop(link)
+        fresh = self._locate()
+        return fresh is not None and fresh != link.endpoint
 
     def _write(self, message: dict[str, Any]) -> None:
         line = json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n"
@@ -133,14 +166,12 @@ class Bridge:
                 loop.call_soon_threadsafe(lines.put_nowait, None)
 
         threading.Thread(target=read_stdin, name="bridge-stdin", daemon=True).start()
-        async with httpx2.AsyncClient(timeout=self._timeout) as http:
-            self._http = http
-            try:
-                while (line := await lines.get()) is not None:
-                    if line.strip():
-                        await self._handle_line(line)
-            finally:
-                await self._close()
+        try:
+            while (line := await lines.get()) is not None:
+                if line.strip():
+                    await self._handle_line(line)
+        finally:
+            await self._close()
         return 0
 
     async def _close(self) -> None:
@@ -150,9 +181,13 @@ class Bridge:
             self._get_task.cancel()
         tasks = [*self._state.in_flight.values(), *([self._get_task] if self._get_task else [])]
         await asyncio.gather(*tasks, return_exceptions=True)
-        if self._state.session_id and self._http is not None:
+        link = self._link_now
+        if self._state.session_id and link is not None:
             with contextlib.suppress(httpx2.HTTPError):
-                await self._http.delete(self._url(), headers=self._headers(), timeout=2.0)
+                await link.http.delete(link.endpoint.url, headers=self._headers(), timeout=2.0)
+        for each in [*self._old_links, *([link] if link else [])]:
+            with contextlib.suppress(httpx2.HTTPError, RuntimeError):
+                await each.http.aclose()
 
     async def _handle_line(self, line: bytes) -> None:
         try:
@@ -200,19 +235,11 @@ class Bridge:
             self._write(rpc_error(request_id, REFUSED, NO_TOKEN_MESSAGE))
             return
         try:
-            session = self._state.session_id
-            try:
-                await self._exchange(message)
-            except _SessionGone:
-                await self._renew_session(session)
-                await self._exchange(message)
+            await self._deliver(message)
         except asyncio.CancelledError:
             raise
-        except httpx2.TransportError as error:
-            log.info("Serpent did not answer %s: %r", message.get("method"), error)
-            self._cached_url = None  # Serpent may run on another port later: look again then
-            self._write(rpc_error(request_id, NOT_RUNNING,
-                                  not_running_message(self._find_url())))
+        except _NotRunning:
+            self._write(rpc_error(request_id, NOT_RUNNING, NOT_RUNNING_MESSAGE))
         except _SessionGone:
             self._write(rpc_error(request_id, NOT_RUNNING,
                                   "Serpent restarted and the session could not be renewed; "
@@ -220,13 +247,51 @@ class Bridge:
         except _Refused as refused:
             self._write(rpc_error(request_id, refused.code, refused.message))
 
-    async def _exchange(self, message: dict[str, Any], *, forward: bool = True) -> None:
+    async def _deliver(self, message: dict[str, Any]) -> None:
+        """POST `message` to the published Serpent, renewing the session when it restarted.
+
+        When the connection could not be made (nothing there, or not Serpent), the endpoint
+        file is read again and, if it now names another run, the message goes there. A 401
+        drops the verified connections, reads the file and verifies again before the 401 is
+        believed (and told as a refused credential). Nothing reached a server in either case,
+        so sending again is safe."""
+        for last_try in (False, True):
+            link = self._link()
+            session = self._state.session_id
+            try:
+                try:
+                    await self._exchange(message, link)
+                except _SessionGone:
+                    await self._renew_session(session, link)
+                    await self._exchange(message, link)
+                return
+            except httpx2.ConnectError as error:
+                stranger = isinstance(error.__cause__, NotSerpent)
+                log.info("Serpent on port %d %s", link.endpoint.port,
+                         f"could not be verified: {error}" if stranger else "does not answer")
+                if self._moved_on(link) and not last_try:
+                    continue
+                raise _NotRunning() from error
+            except httpx2.TransportError as error:  # it went away in the middle of an answer
+                log.info("Serpent stopped answering %s: %r", message.get("method"), error)
+                self._drop(link)
+                raise _NotRunning() from error
+            except _Unauthorized as refused:
+                self._drop(link)  # the next try verifies a fresh connection
+                if self._locate() is None:
+                    raise _NotRunning() from refused
+                if last_try:
+                    raise
+                # look again (this run or a newer one), verify again, then believe the 401
+
+    async def _exchange(self, message: dict[str, Any], link: _Link, *,
+                        forward: bool = True) -> None:
         """POST one message; write what comes back (a JSON answer or an SSE stream)."""
-        assert self._http is not None
+        http = link.http
         is_initialize = message.get("method") == "initialize"
-        request = self._http.build_request("POST", self._url(), headers=self._headers(message),
-                                           content=json.dumps(message).encode("utf-8"))
-        response = await self._http.send(request, stream=True)
+        request = http.build_request("POST", link.endpoint.url, headers=self._headers(message),
+                                     content=json.dumps(message).encode("utf-8"))
+        response = await http.send(request, stream=True)
         try:
             self._check(response, message)
             if is_initialize:
@@ -258,7 +323,7 @@ class Bridge:
         if status < 400:
             return
         if status == 401:
-            raise _Refused(REFUSED, REFUSED_MESSAGE)
+            raise _Unauthorized(REFUSED, REFUSED_MESSAGE)
         if status == 404 and self._state.session_id and message.get("method") != "initialize":
             raise _SessionGone()
         raise _Refused(UPSTREAM, f"Serpent answered HTTP {status} "
@@ -269,17 +334,12 @@ class Bridge:
         if not self._token:
             return
         try:
-            session = self._state.session_id
-            try:
-                await self._exchange(message)
-            except _SessionGone:
-                await self._renew_session(session)
-                await self._exchange(message)
-        except (httpx2.TransportError, _SessionGone, _Refused) as error:
+            await self._deliver(message)
+        except (_NotRunning, _SessionGone, _Refused) as error:
             log.warning("could not deliver %s: %s", message.get("method", "a response"),
                         type(error).__name__)
 
-    async def _renew_session(self, failed: str | None) -> None:
+    async def _renew_session(self, failed: str | None, link: _Link) -> None:
         """Serpent restarted: replay the client's initialize (its answer is not forwarded).
 
         `failed` is the session id that got 404; when another task already replaced it,
@@ -291,9 +351,10 @@ class Bridge:
             if self._state.session_id != failed:
                 return
             self._state.session_id = None
-            await self._exchange(self._state.initialize, forward=False)
+            await self._exchange(self._state.initialize, link, forward=False)
             if self._state.initialized_sent:
-                await self._exchange({"jsonrpc": "2.0", "method": "notifications/initialized"})
+                await self._exchange({"jsonrpc": "2.0", "method": "notifications/initialized"},
+                                     link)
                 self._start_get_stream()
             log.warning("Serpent restarted; the MCP session was renewed")
 
@@ -304,17 +365,18 @@ class Bridge:
             self._get_task = asyncio.ensure_future(self._get_stream())
 
     async def _get_stream(self) -> None:
-        assert self._http is not None
         attempt = 0
         while self._state.session_id:
             session = self._state.session_id
+            link: _Link | None = None
             try:
-                async with self._http.stream("GET", self._url(), headers={
+                link = self._link()
+                async with link.http.stream("GET", link.endpoint.url, headers={
                         **self._headers(), "accept": "text/event-stream"}) as response:
                     if response.status_code == 405:
                         return  # the server offers no stream
                     if response.status_code == 404:
-                        await self._renew_session(session)
+                        await self._renew_session(session, link)
                         continue
                     if response.status_code >= 400:
                         raise httpx2.TransportError(f"HTTP {response.status_code}")
@@ -324,9 +386,9 @@ class Bridge:
                             self._write(json.loads(event.data))
             except asyncio.CancelledError:
                 raise
-            except (httpx2.HTTPError, _SessionGone, _Refused, ValueError) as error:
-                if isinstance(error, httpx2.TransportError):
-                    self._cached_url = None
+            except (httpx2.HTTPError, _SessionGone, _Refused, _NotRunning, ValueError) as error:
+                if isinstance(error, httpx2.TransportError) and link is not None:
+                    self._drop(link)
                 log.info("GET stream interrupted (%s); retrying", type(error).__name__)
             await asyncio.sleep(RETRY_DELAYS_S[min(attempt, len(RETRY_DELAYS_S) - 1)])
             attempt += 1
@@ -339,6 +401,10 @@ class _Refused(Exception):
         self.message = message
 
 
+class _Unauthorized(_Refused):
+    """Serpent answered 401: the token is unknown or revoked (once it was looked for again)."""
+
+
 def _modern_version(message: dict[str, Any]) -> str | None:
     meta = (message.get("params") or {}).get("_meta") if isinstance(
         message.get("params"), dict) else None
@@ -346,13 +412,13 @@ def _modern_version(message: dict[str, Any]) -> str | None:
     return version if version in MODERN_PROTOCOL_VERSIONS else None
 
 
-def run_bridge(url: Callable[[], str], token: str | None) -> int:
+def run_bridge(locate: Callable[[], Endpoint | None], token: str | None) -> int:
     """Serve stdin/stdout until the client closes stdin."""
     if sys.stdin is None or sys.stdout is None:
         print("serpent-tk mcp-bridge needs stdin and stdout (it is started by an MCP client).",
               file=sys.stderr)
         return 2
-    bridge = Bridge(url, token, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer)
+    bridge = Bridge(locate, token, stdin=sys.stdin.buffer, stdout=sys.stdout.buffer)
     try:
         return asyncio.run(bridge.run())
     except KeyboardInterrupt:

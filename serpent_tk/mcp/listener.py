@@ -3,8 +3,10 @@
 Thread-safe entry points: `start()`, `stop()` and `submit()` may be called from any thread;
 everything else runs on the listener's loop. The socket is bound by us before uvicorn starts,
 so a taken port is a clear `PortInUse` naming the port (never a silently dead thread), and
-`--port 0` reports the real port. Stopping ends open SSE streams at once (`DrainOnShutdown`),
-so a stop takes well under two seconds even while clients hold streams open.
+`--port 0` reports the real port. It listens only in `start()`: between the two the owner
+publishes the endpoint file, so nobody can connect before it exists. Stopping ends open SSE
+streams at once (`DrainOnShutdown`), so a stop takes well under two seconds even while
+clients hold streams open.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ class ListenerFailed(RuntimeError):
 
 
 def bind_loopback(port: int, host: str = LOOPBACK) -> socket.socket:
-    """A listening, non-blocking socket on `host:port`; `PortInUse` when it is taken."""
+    """A bound (not yet listening), non-blocking socket on `host:port`; `PortInUse` when
+    it is taken."""
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     if hasattr(socket, "SO_EXCLUSIVEADDRUSE"):  # Windows: nobody may co-bind our port
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_EXCLUSIVEADDRUSE, 1)
@@ -60,9 +63,20 @@ def bind_loopback(port: int, host: str = LOOPBACK) -> socket.socket:
         if error.errno == errno.EADDRINUSE or getattr(error, "winerror", None) in (10048, 10013):
             raise PortInUse(port, host) from error
         raise ListenerFailed(f"Cannot listen on {host}:{port}: {error.strerror}") from error
-    sock.listen(128)
     sock.setblocking(False)
     return sock
+
+
+def start_listening(sock: socket.socket, port: int, host: str = LOOPBACK) -> None:
+    """Accept connections on a socket from `bind_loopback`. On Linux two sockets may both
+    bind a port with SO_REUSEADDR until one listens: the later one learns it here."""
+    try:
+        sock.listen(128)
+    except OSError as error:
+        sock.close()
+        if error.errno == errno.EADDRINUSE:
+            raise PortInUse(port, host) from error
+        raise ListenerFailed(f"Cannot listen on {host}:{port}: {error.strerror}") from error
 
 
 def free_port(host: str = LOOPBACK) -> int:
@@ -173,7 +187,9 @@ class Listener:
             self._stopped.set()
 
     def start(self, app: ASGIApp, timeout: float = START_TIMEOUT_S) -> int:
-        """Serve `app` in the background; returns the port once requests are accepted."""
+        """Listen, then serve `app` in the background; returns the port once requests are
+        accepted. `PortInUse` when another socket started listening on the port first."""
+        start_listening(self._socket, self.port, self.host)
         self._app = DrainOnShutdown(app)
         config = uvicorn.Config(self._app, log_config=None, access_log=False, lifespan="on",
                                 timeout_graceful_shutdown=1, timeout_keep_alive=30,

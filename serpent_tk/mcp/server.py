@@ -1,9 +1,9 @@
 """One MCP server instance: the lowlevel SDK `Server`, its session manager and the ASGI app.
 
 Built fresh for every start (the SDK's session manager runs once per instance); runs on the
-listener loop. The app answers only `/mcp` (a `Route`, not a `Mount`, so `POST /mcp` is never
-redirected); every other path, `/.well-known/*` included, is a plain 404, so no client starts
-an OAuth discovery.
+listener loop. The app answers `/mcp` (a `Route`, not a `Mount`, so `POST /mcp` is never
+redirected) and `POST /serpent/identify` (the bridge's challenge, see `identify.py`); every
+other path, `/.well-known/*` included, is a plain 404, so no client starts an OAuth discovery.
 """
 
 from __future__ import annotations
@@ -26,8 +26,10 @@ from serpent_tk.credentials import Credential, CredentialStore
 from serpent_tk.mcp import search_app
 from serpent_tk.mcp.budget import Budget
 from serpent_tk.mcp.catalogue import Catalogue
+from serpent_tk.mcp.endpoint import IDENTIFY_PATH
 from serpent_tk.mcp.guard import RequestGuard, allowed_hosts
 from serpent_tk.mcp.handlers import GatewayLike, Handlers
+from serpent_tk.mcp.identify import IdentifyEndpoint
 from serpent_tk.mcp.notifier import Notifier
 
 MAX_REQUEST_BODY_BYTES = 2 * 1024 * 1024
@@ -77,8 +79,9 @@ def security_settings(port: int) -> TransportSecuritySettings:
 
 
 def build_app(*, gateway: GatewayLike, credentials: CredentialStore, catalogue: Catalogue,
-              notifier: Notifier, budget: Callable[[], Budget], port: int,
+              notifier: Notifier, budget: Callable[[], Budget], port: int, secret: str,
               on_request: Callable[[Credential], None] | None = None) -> Starlette:
+    """`secret`: this run's endpoint secret, which `POST /serpent/identify` proves we know."""
     handlers = Handlers(gateway, catalogue, notifier, budget)
     listen = ListenHandler(notifier.bus)
     server = SerpentServer(
@@ -108,4 +111,7 @@ def build_app(*, gateway: GatewayLike, credentials: CredentialStore, catalogue: 
 
     guard = RequestGuard(manager.handle_request, port=port, credentials=credentials,
                          on_request=on_request)
-    return Starlette(routes=[Route("/mcp", guard)], lifespan=lifespan)
+    identify = IdentifyEndpoint(secret, port)
+    return Starlette(routes=[Route("/mcp", guard), Route(IDENTIFY_PATH, identify,
+                                                         methods=["POST"])],
+                     lifespan=lifespan)

@@ -8,7 +8,6 @@ posts the status to its UiBus). No Tk here.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -19,10 +18,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from serpent_tk.atomicfile import atomic_write_text
 from serpent_tk.credentials import Credential, CredentialStore
 from serpent_tk.mcp.budget import Budget
 from serpent_tk.mcp.catalogue import Catalogue
+from serpent_tk.mcp.endpoint import Endpoint, new_secret, publish, unpublish
 from serpent_tk.mcp.listener import Listener, ListenerFailed, PortInUse
 from serpent_tk.mcp.notifier import Notifier, SessionInfo
 from serpent_tk.mcp.search_app import tool_meta
@@ -83,6 +82,7 @@ class McpService:
         self._control = threading.Lock()  # serializes start/stop (held while they run)
         self._lock = threading.RLock()  # guards the fields below; never held while waiting
         self._listener: Listener | None = None
+        self._endpoint: Endpoint | None = None  # what this run published
         self._notifier: Notifier | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._status = McpStatus()
@@ -96,9 +96,13 @@ class McpService:
         with self._lock:
             return self._status
 
-    def start(self, port: int | None = None) -> McpStatus:
+    def start(self, port: int | None = None, *,
+              before_listening: Callable[[], object] | None = None) -> McpStatus:
         """Listen on 127.0.0.1 (`port`, else the configured one; 0 = any free port).
 
+        Order: bind the port (a taken port fails here, at once), run `before_listening`
+        (`serve` opens the libraries it reopens, so the first request already finds them),
+        publish the endpoint file with a new per-run secret, then accept connections.
         Never raises: a taken port or another failure ends in state "error" with a message
         naming the port (`status.port_in_use` says which kind).
         """
@@ -114,22 +118,32 @@ class McpService:
                                             port_in_use=True))
             except ListenerFailed as error:
                 return self._post(McpStatus(state="error", port=wanted, last_error=str(error)))
+            if before_listening is not None:
+                try:
+                    before_listening()
+                except Exception:
+                    log.exception("preparing the MCP start failed; starting anyway")
+            endpoint = Endpoint(port=listener.port, pid=os.getpid(), secret=new_secret())
             notifier = Notifier(self.credentials, on_sessions_changed=self._sessions_changed)
             app = build_app(gateway=self.gateway, credentials=self.credentials,
                             catalogue=self.catalogue, notifier=notifier, budget=self._budget,
-                            port=listener.port, on_request=self._request_seen)
+                            port=listener.port, secret=endpoint.secret,
+                            on_request=self._request_seen)
             with self._lock:
                 self._listener, self._notifier = listener, notifier
                 self._activity = _Activity()
+            self._publish(endpoint)  # before the socket accepts: nobody sees it without it
             try:
                 listener.start(app)
-            except ListenerFailed as error:
+            except (ListenerFailed, PortInUse) as error:
                 with self._lock:
                     self._listener = self._notifier = None
+                self._unpublish()
+                listener.stop()
                 return self._post(McpStatus(state="error", port=listener.port,
-                                            last_error=str(error)))
+                                            last_error=str(error),
+                                            port_in_use=isinstance(error, PortInUse)))
             self._unsubscribe = self.gateway.subscribe(notifier.publish)
-            self._write_endpoint(listener)
             log.info("MCP server listening on %s", listener.url)
             return self._post(McpStatus(state="running", port=listener.port, url=listener.url))
 
@@ -146,8 +160,8 @@ class McpService:
                 return self.status
             if unsubscribe is not None:
                 unsubscribe()
+            self._unpublish()  # first: a bridge must not find a server that is going away
             stopped = listener.stop()
-            self._remove_endpoint(listener)
             try:
                 self.credentials.flush_last_used()
             except Exception as error:  # a locked or read-only file must not block a stop
@@ -235,21 +249,21 @@ class McpService:
                              clients=self._clients(time.monotonic()))
         self._post(status)
 
-    def _write_endpoint(self, listener: Listener) -> None:
+    def _publish(self, endpoint: Endpoint) -> None:
+        """Tell this user's other processes (the bridge, `mcp-config`) where we listen."""
+        self._endpoint = endpoint
         if self.endpoint_file is None:
             return
         try:
-            atomic_write_text(self.endpoint_file, json.dumps(
-                {"url": listener.url, "port": listener.port, "pid": os.getpid()}) + "\n")
+            publish(self.endpoint_file, endpoint)
         except OSError as error:
             log.warning("could not write %s: %s", self.endpoint_file.name, error)
 
-    def _remove_endpoint(self, listener: Listener) -> None:
-        if self.endpoint_file is None:
+    def _unpublish(self) -> None:
+        endpoint, self._endpoint = self._endpoint, None
+        if self.endpoint_file is None or endpoint is None:
             return
         try:
-            data = json.loads(self.endpoint_file.read_text(encoding="utf-8"))
-            if data.get("pid") == os.getpid() and data.get("port") == listener.port:
-                self.endpoint_file.unlink()
-        except (OSError, ValueError):
-            pass
+            unpublish(self.endpoint_file, endpoint)
+        except OSError as error:
+            log.warning("could not remove %s: %s", self.endpoint_file.name, error)

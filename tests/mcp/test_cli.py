@@ -7,6 +7,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,41 @@ def test_serve_refuses_a_taken_port_with_its_number() -> None:
         done = cli("serve", "--port", str(port), check=False)
     assert done.returncode == 1
     assert f"Port {port}" in done.stderr and "already in use" in done.stderr
+
+
+def first_answer_after_publishing(token: str, timeout: float = 60.0) -> list[str]:
+    """Wait for the endpoint file, then make the very first MCP request: list-open."""
+    from serpent_tk.mcp.endpoint import accepting, read_endpoint
+
+    deadline = time.monotonic() + timeout
+    while (endpoint := read_endpoint()) is None:
+        assert time.monotonic() < deadline, "Serpent never published its endpoint"
+        time.sleep(0.01)
+    while not accepting(endpoint.port, timeout=0.05):  # published just before it listens
+        assert time.monotonic() < deadline, "Serpent published a port it never listened on"
+
+    async def first_request() -> list[str]:
+        async with connect(endpoint.url, token, "auto") as client:
+            listed = await ok(client, "serpent_library_list_open")
+            return [item["name"] for item in listed["items"]]
+
+    return run(first_request())
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_serve_accepts_mcp_only_once_the_library_it_reopens_is_open() -> None:
+    token = CredentialStore(app_dirs().ensure().credentials_file).create("Agent")[1]
+    for _start in ("creates My Library", "reopens it"):
+        process = subprocess.Popen(serpent_command("serve", "--port", "0"),
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            assert first_answer_after_publishing(token) == ["My Library"]
+            os.kill(process.pid, signal.SIGTERM)
+            assert process.wait(30) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(10)
+            if process.stderr is not None:
+                process.stderr.close()
+        assert not endpoint_file().exists()

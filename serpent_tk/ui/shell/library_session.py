@@ -40,7 +40,9 @@ class LibrarySession:
         self.on_opened: Callable[[LibraryRef], None] = lambda ref: None
         self.on_closed: Callable[[str], None] = lambda reason: None
         self.on_problem: Callable[[str], None] = lambda text: None
+        self.on_first_settled: Callable[[], None] = lambda: None  # once: opened or given up
         self._fallback_tried = False
+        self._settled = False
 
     @property
     def library_id(self) -> str | None:
@@ -54,6 +56,7 @@ class LibrarySession:
     def _chosen(self, choice: tuple[str, Path] | None, error: BaseException | None) -> None:
         if error is not None or choice is None:
             self.on_problem(f"Your library folder could not be prepared: {error}")
+            self._settle()
             return
         action, path = choice
         if action == "open":
@@ -71,12 +74,20 @@ class LibrarySession:
     def _opened_reply(self, reply: Reply) -> None:
         if reply.ok:
             self.show(reply.result)
+            self._settle()
             return
         self.on_problem(describe_error(reply, "open the library"))
         if self.current is None and not self._fallback_tried:
             # The last library could not be opened (moved, damaged): fall back to the default.
             self._fallback_tried = True
             self.commands.background(lambda: _first_choice(None), self._chosen)
+            return
+        self._settle()
+
+    def _settle(self) -> None:
+        if not self._settled:
+            self._settled = True
+            self.on_first_settled()
 
     def show(self, ref: LibraryRef) -> None:
         """Make `ref` (already open in the gateway) the library the window shows."""

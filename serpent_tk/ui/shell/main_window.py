@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import tkinter as tk
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from tkinter import ttk
 from typing import TYPE_CHECKING, Any
@@ -73,6 +74,9 @@ class WindowServices:
     credentials: CredentialStore | None = None
     notices: list[str] = field(default_factory=list)
     drops: bool = False               # tkdnd loaded: accept files from the file manager
+    # called once (any thread may be told) when the first library is open or could not be:
+    # the app starts accepting MCP only then, so agents never see a half-started window
+    first_library_settled: Callable[[], None] | None = None
 
 
 class MainWindow:
@@ -85,6 +89,8 @@ class MainWindow:
         self.toasts = ToastStack(root, theme, bottom=lambda: self.status.winfo_height(),
                                  right=self._right_of_grid)
         self.session = LibrarySession(commands, settings)
+        if services.first_library_settled is not None:
+            self.session.on_first_settled = services.first_library_settled
         self.settings_window: SettingsWindow | None = None
         self._logged_library: str | None = None
         px = theme.px

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -228,15 +229,26 @@ def test_cancel_stops_an_import_and_keeps_what_was_committed(host, library, sour
     assert not list((Path(library["path"]) / ".staging").iterdir())
 
 
-def test_reads_answer_while_a_long_import_runs(host, library_id, sources, events):
-    make_images(sources, 300, size=(32, 32))
-    future = host.call(library_id, "file.import", {"sourcePaths": [str(sources)]})
-    events.wait_for(lambda e: isinstance(e, TaskProgress) and e.done >= 3)
-    info = call(host, library_id, "library.info")  # answered by a reader thread meanwhile
-    assert info["name"] == "Test Library"
-    assert not future.done()
-    future.cancel_remote()
-    assert future.result(TIMEOUT)["cancelled"] is True
+def test_reads_answer_while_a_long_import_runs(host, library, sources, events):
+    """The import is held by a condition the test controls, not by its size: another
+    connection holds the database's write lock, so the import copies its files and then
+    waits to record them (SQLite's busy timeout is 30 s) until the test lets go."""
+    library_id = library["libraryId"]
+    make_images(sources, 100, size=(32, 32))
+    blocker = sqlite3.connect(Path(library["path"]) / "library.sqlite", isolation_level=None)
+    try:
+        blocker.execute("BEGIN IMMEDIATE")  # what the import's first batch will wait for
+        future = host.call(library_id, "file.import", {"sourcePaths": [str(sources)]})
+        events.wait_for(lambda e: isinstance(e, TaskProgress) and e.done >= 1)
+        info = call(host, library_id, "library.info")  # answered by a reader thread meanwhile
+        assert info["name"] == "Test Library" and info["assetCount"] == 0
+        assert not future.done()  # provably: it cannot record anything while we hold the lock
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    result = future.result(TIMEOUT)
+    assert result["imported"] == 100 and not result["cancelled"]
+    assert call(host, library_id, "library.info")["assetCount"] == 100
 
 
 @pytest.fixture

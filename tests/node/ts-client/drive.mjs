@@ -1,0 +1,183 @@
+// Drives a running Serpent with the official TypeScript MCP SDK client, as desktop clients do.
+// Run by tests/mcp/test_ts_client.py: `node drive.mjs PLAN.json`; prints one JSON report line
+// on stdout (what each step saw: results, thrown errors, notifications); pytest judges it.
+// PLAN: {sdk: "v1" (@modelcontextprotocol/sdk) | "v2" (@modelcontextprotocol/client),
+//        era: "legacy" | "auto", transport: {kind: "http", url, token} |
+//        {kind: "stdio", command, args, env}, libraryId, calls: [{label, name, arguments}],
+//        notify (default true: wait for a library change), notifyTimeoutMs}
+import { readFileSync } from "node:fs";
+
+const plan = JSON.parse(readFileSync(process.argv[2], "utf8"));
+const CLIENT_INFO = { name: "serpent-ts-client-test", version: "1.0.0" };
+const MODERN = "2026-07-28";
+
+function installedVersion(name) {
+  const manifest = new URL(`./node_modules/@modelcontextprotocol/${name}/package.json`,
+    import.meta.url);
+  return JSON.parse(readFileSync(manifest, "utf8")).version;
+}
+
+async function loadSdk(which) {
+  if (which === "v1") {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const http = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+    const stdio = await import("@modelcontextprotocol/sdk/client/stdio.js");
+    const types = await import("@modelcontextprotocol/sdk/types.js");
+    const schemas = {
+      "notifications/message": types.LoggingMessageNotificationSchema,
+      "notifications/resources/updated": types.ResourceUpdatedNotificationSchema,
+    };
+    return {
+      version: installedVersion("sdk"),
+      newClient: () => new Client(CLIENT_INFO, { capabilities: {} }),
+      Http: http.StreamableHTTPClientTransport,
+      Stdio: stdio.StdioClientTransport,
+      onNotification: (client, method, handler) =>
+        client.setNotificationHandler(schemas[method], handler),
+      protocolVersion: (_client, transport) => transport.protocolVersion ?? null,
+    };
+  }
+  const sdk = await import("@modelcontextprotocol/client");
+  const stdio = await import("@modelcontextprotocol/client/stdio");
+  return {
+    version: installedVersion("client"),
+    newClient: () => new sdk.Client(CLIENT_INFO, { versionNegotiation: { mode: plan.era } }),
+    Http: sdk.StreamableHTTPClientTransport,
+    Stdio: stdio.StdioClientTransport,
+    onNotification: (client, method, handler) => client.setNotificationHandler(method, handler),
+    protocolVersion: (client) => client.getNegotiatedProtocolVersion() ?? null,
+  };
+}
+
+function transportFor(sdk, spec) {
+  if (spec.kind === "http") {
+    return new sdk.Http(new URL(spec.url), {
+      requestInit: { headers: { Authorization: `Bearer ${spec.token}` } },
+    });
+  }
+  return new sdk.Stdio({ command: spec.command, args: spec.args, env: spec.env, stderr: "inherit" });
+}
+
+function thrown(error) {
+  return { threw: true, code: error?.code ?? null, message: String(error?.message ?? error) };
+}
+
+async function callTool(client, name, args) {
+  try {
+    const result = await client.callTool({ name, arguments: args });
+    return {
+      threw: false,
+      isError: Boolean(result.isError),
+      text: (result.content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n"),
+      structured: result.structuredContent ?? null,
+      content: (result.content ?? []).map((c) => ({
+        type: c.type,
+        mimeType: c.mimeType ?? null,
+        bytes: typeof c.data === "string" ? Buffer.from(c.data, "base64").length : null,
+      })),
+    };
+  } catch (error) {
+    return thrown(error);
+  }
+}
+
+async function listAllTools(client) {
+  const names = [];
+  let cursor;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : undefined);
+    names.push(...page.tools.map((tool) => tool.name));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return names;
+}
+
+/** Resolves with the first notification `accept` takes, or null after `ms`. */
+function waitFor(inbox, accept, ms) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(null), ms);
+    inbox.waiters.push((note) => {
+      if (!accept(note)) return false;
+      clearTimeout(timer);
+      resolve(note);
+      return true;
+    });
+    inbox.replay();
+  });
+}
+
+function inboxFor(sdk, client, methods) {
+  const inbox = {
+    seen: [],
+    waiters: [],
+    replay() {
+      for (const note of inbox.seen) {
+        inbox.waiters = inbox.waiters.filter((waiter) => !waiter(note));
+      }
+    },
+  };
+  for (const method of methods) {
+    sdk.onNotification(client, method, (note) => {
+      inbox.seen.push(note);
+      inbox.waiters = inbox.waiters.filter((waiter) => !waiter(note));
+    });
+  }
+  return inbox;
+}
+
+/** A change to the library must reach this client as a notification. */
+async function libraryChangeNotification(sdk, client, inbox, modern) {
+  const deadline = Date.now() + plan.notifyTimeoutMs;
+  const folder = (n) => ({ libraryId: plan.libraryId, name: `From TypeScript ${n}` });
+  if (modern) {  // 2026-07-28: subscribe to the library's change resource, then change it
+    const uri = `serpent://libraries/${plan.libraryId}/changes`;
+    const subscription = await client.listen({ resourceSubscriptions: [uri] });
+    try {
+      const change = await callTool(client, "serpent_folder_create", folder(1));
+      const note = await waitFor(inbox, (n) => n.method === "notifications/resources/updated"
+        && n.params?.uri === uri, deadline - Date.now());
+      return { change, method: note?.method ?? null, params: note?.params ?? null };
+    } finally {
+      await subscription.close();
+    }
+  }
+  // handshake era: notifications/message on the session's GET stream. Whether that stream is
+  // open yet cannot be seen from here, so change again until one arrives (or the deadline).
+  for (let attempt = 1; Date.now() < deadline; attempt += 1) {
+    const change = await callTool(client, "serpent_folder_create", folder(attempt));
+    const note = await waitFor(inbox, (n) => n.method === "notifications/message"
+      && n.params?.data?.event === "library.changed"
+      && n.params?.data?.libraryId === plan.libraryId,
+    Math.min(1500, Math.max(0, deadline - Date.now())));
+    if (note) return { change, method: note.method, params: note.params, attempts: attempt };
+  }
+  return { method: null, params: null };
+}
+
+async function main() {
+  const sdk = await loadSdk(plan.sdk);
+  const client = sdk.newClient();
+  const transport = transportFor(sdk, plan.transport);
+  const report = { sdk: plan.sdk, sdkVersion: sdk.version, calls: {} };
+  const inbox = inboxFor(sdk, client, ["notifications/message", "notifications/resources/updated"]);
+  await client.connect(transport);
+  try {
+    report.protocolVersion = sdk.protocolVersion(client, transport);
+    report.tools = await listAllTools(client);  // also what the SDK validates results with
+    for (const step of plan.calls) {
+      report.calls[step.label] = await callTool(client, step.name, step.arguments);
+    }
+    if (plan.notify !== false) {
+      const modern = report.protocolVersion === MODERN;
+      report.notification = await libraryChangeNotification(sdk, client, inbox, modern);
+    }
+  } finally {
+    await client.close();
+  }
+  process.stdout.write(JSON.stringify(report) + "\n");
+}
+
+main().then(() => process.exit(0), (error) => {
+  process.stdout.write(JSON.stringify({ fatal: thrown(error) }) + "\n");
+  process.exit(1);
+});
