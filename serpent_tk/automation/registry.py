@@ -150,39 +150,80 @@ class CommandSpec:
         return result
 
     def output_schema(self) -> dict[str, Any]:
-        """JSON schema of a non-error envelope (`ok` or `confirmation_required`)."""
+        """JSON schema of every envelope the command answers with (CONTRACTS.md §2): `ok`,
+        `error` and, for dangerous commands, `confirmation_required`.
+
+        TypeScript-SDK clients validate `structuredContent` against it even on `isError`
+        results, so errors must be valid too. Compact on purpose (every tool carries one):
+        one `status` enum, the shared properties once, and an `anyOf` whose branches only say
+        what each status requires.
+        """
         inner = self.output_model.model_json_schema(by_alias=True, mode="serialization")
         defs = inner.pop("$defs", None)
-        statuses = ["ok", "confirmation_required"] if self.dangerous else ["ok"]
-        properties: dict[str, Any] = {"status": {"type": "string", "enum": statuses},
-                                      "result": inner}
+        statuses = list(ENVELOPE_REQUIRES) if self.dangerous else ["ok", "error"]
+        properties: dict[str, Any] = {"status": {"enum": statuses}}
         if self.scope == "library":
             properties[LIBRARY_ID] = {"type": "string"}
             properties["libraryChangeSequence"] = {"type": "integer"}
+        properties["result"] = inner
+        properties["error"] = ERROR_SCHEMA
         if self.dangerous:
             properties["challenge"] = {
                 "type": "object", "properties": {"id": {"type": "string"},
                                                  "expiresAt": {"type": "string"},
-                                                 "command": {"type": "string"}}}
+                                                 "command": {"type": "string"}},
+                "required": ["id"]}
             properties["riskReport"] = {"type": "object"}
-        schema: dict[str, Any] = {"type": "object", "properties": properties,
-                                  "required": ["status"]}
+        schema: dict[str, Any] = {
+            "type": "object", "properties": properties, "required": ["status"],
+            "anyOf": [{"properties": {"status": {"const": status}},
+                       "required": ENVELOPE_REQUIRES[status]} for status in statuses]}
         if defs:
             schema["$defs"] = defs
         opened: dict[str, Any] = open_for_additions(schema)
         return opened
 
 
+# What each envelope status carries besides `status` (CONTRACTS.md §2).
+ENVELOPE_REQUIRES: dict[str, list[str]] = {
+    "ok": ["result"], "error": ["error"],
+    "confirmation_required": ["challenge", "riskReport"]}
+
+# The `error` object of an error envelope; open, because some codes add fields (`field`,
+# `incidentId`, ...).
+ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["code", "message"],
+    "properties": {"code": {"type": "string"}, "message": {"type": "string"},
+                   "retryable": {"type": "boolean"}, "currentVersion": {"type": "integer"},
+                   "libraryId": {"type": "string"}}}
+
+
+_LITERAL_KEYWORDS = frozenset({"const", "enum", "default", "examples", "required"})
+_SCHEMA_MAPS = frozenset({"properties", "$defs", "patternProperties", "dependentSchemas"})
+
+
 def open_for_additions(schema: Any) -> Any:
     """Drop `additionalProperties: false` everywhere: results may gain fields (list results
     get `nextCursor`/`truncated`, later versions add more) without breaking a client that
-    validates against the schema it was given."""
+    validates against the schema it was given. Also drops what only annotates an output
+    (pydantic's `title`s, `examples`), which every tools/list answer would carry for nothing.
+    """
     if isinstance(schema, list):
         return [open_for_additions(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    return {k: open_for_additions(v) for k, v in schema.items()
-            if not (k == "additionalProperties" and v is False)}
+    opened: dict[str, Any] = {}
+    for key, value in schema.items():
+        if (key == "additionalProperties" and value is False) or key == "examples" or (
+                key == "title" and isinstance(value, str)):
+            continue
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            opened[key] = {name: open_for_additions(sub) for name, sub in value.items()}
+        elif key in _LITERAL_KEYWORDS:
+            opened[key] = value
+        else:
+            opened[key] = open_for_additions(value)
+    return opened
 
 
 def hints(risk: Risk, *, idempotent: bool | None = None,

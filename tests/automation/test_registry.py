@@ -7,6 +7,7 @@ from concurrent.futures import Future
 from dataclasses import replace
 
 import pytest
+from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
 from library.schemas import AssetBatchOut, AssetIds, Model
@@ -96,6 +97,39 @@ def test_input_and_output_schemas_are_json(spec: CommandSpec) -> None:
     # results may gain keys (nextCursor/truncated on lists, later additions): a client that
     # validates against the advertised schema must not reject them
     assert '"additionalProperties": false' not in json.dumps(output)
+
+
+ERROR_ENVELOPES = [
+    {"status": "error", "error": {"code": "LIBRARY_NOT_FOUND",
+                                  "message": "There is no library with this id."}},
+    {"status": "error", "error": {"code": "VERSION_CONFLICT", "message": "It changed.",
+                                  "retryable": False, "currentVersion": 7,
+                                  "libraryId": "lib_01j9z3k4m5n6p7q8"}},
+    {"status": "error", "error": {"code": "BUSY", "message": "Try again.", "retryable": True,
+                                  "field": "assetIds", "incidentId": "inc_1"}},
+]
+CONFIRMATION = {"status": "confirmation_required",
+                "challenge": {"id": "ch_1", "expiresAt": "2026-12-01T10:00:00Z",
+                              "command": "trash.empty"},
+                "riskReport": {"summary": "Permanently delete 3 assets.", "targets": [],
+                               "irreversible": True},
+                "libraryId": "lib_01j9z3k4m5n6p7q8"}
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+def test_every_envelope_is_valid_against_the_output_schema(spec: CommandSpec) -> None:
+    # TypeScript-SDK clients (Ajv) validate structuredContent even on isError results
+    schema = spec.output_schema()
+    Draft202012Validator.check_schema(schema)
+    validator = Draft202012Validator(schema)
+    for envelope in ERROR_ENVELOPES:
+        assert validator.is_valid(envelope), list(validator.iter_errors(envelope))
+    assert validator.is_valid(CONFIRMATION) == spec.dangerous
+    # ... and still says what each status carries
+    assert not validator.is_valid({"status": "error"})
+    assert not validator.is_valid({"status": "error", "error": {"code": "NOT_FOUND"}})
+    assert not validator.is_valid({"status": "ok"})
+    assert not validator.is_valid({"status": "failed", "error": ERROR_ENVELOPES[0]["error"]})
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
