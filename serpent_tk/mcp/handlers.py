@@ -3,8 +3,10 @@
 Runs on the listener loop. Every call goes through `gateway.submit(...)` with the caller built
 from the request's credential, awaited with `asyncio.wrap_future`; the gateway's envelope
 (CONTRACTS.md §2) becomes `structuredContent` plus the same JSON as text, `isError` for an
-error. An unknown tool and a plugin tool called without Full Access get the very same answer.
-Nothing here remembers a library between calls: `libraryId` travels in every call.
+error. An unknown tool and a tool hidden from the caller (a plugin tool without Full Access)
+get the very same JSON-RPC error -32602, a protocol error rather than a tool result
+(CONTRACTS.md §3). Nothing here remembers a library between calls: `libraryId` travels in
+every call.
 """
 
 from __future__ import annotations
@@ -69,9 +71,9 @@ def call_result(envelope: dict[str, Any],
         content=[*(extra or []), types.TextContent(type="text", text=dumps(envelope))])
 
 
-def unknown_tool(name: str) -> dict[str, Any]:
-    """The one answer for a tool that does not exist and for a hidden plugin tool."""
-    return envelopes.error(errors.unknown_command(name))
+def unknown_tool(name: str) -> MCPError:
+    """The one answer for a tool that does not exist and for a hidden one: JSON-RPC -32602."""
+    return MCPError(types.INVALID_PARAMS, errors.unknown_command(name).message)
 
 
 def mcp_caller(credential: Credential) -> Caller:
@@ -101,6 +103,14 @@ class Handlers:
 
     # -- tools ------------------------------------------------------------------------------
 
+    def tool_input_schema(self, tool_name: str) -> dict[str, Any] | None:
+        """For the SDK's `Mcp-Param-*` header check (2026-07-28): only tools the caller sees,
+        so a hidden tool takes exactly the path of an unknown one."""
+        credential = current_credential()
+        if credential is None or self.catalogue.visible(tool_name, credential.mode) is None:
+            return None
+        return self.catalogue.input_schema(tool_name)
+
     async def list_tools(self, ctx: ServerRequestContext[Any, Any],
                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         credential = current_credential()
@@ -112,7 +122,7 @@ class Handlers:
         credential = current_credential()
         spec = self.catalogue.visible(params.name, credential.mode) if credential else None
         if credential is None or spec is None:
-            return call_result(unknown_tool(params.name))
+            raise unknown_tool(params.name)
         args = dict(params.arguments or {})
         caller = mcp_caller(credential)
         watch = self.notifier.watch() if logs_opted_in(ctx) else None

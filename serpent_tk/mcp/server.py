@@ -86,7 +86,7 @@ def build_app(*, gateway: GatewayLike, credentials: CredentialStore, catalogue: 
         description="Serpent desktop asset library", instructions=INSTRUCTIONS,
         on_list_tools=handlers.list_tools, on_call_tool=handlers.call_tool,
         on_list_resources=handlers.list_resources, on_read_resource=handlers.read_resource,
-        on_subscriptions_listen=listen, get_tool_input_schema=catalogue.input_schema)
+        on_subscriptions_listen=listen, get_tool_input_schema=handlers.tool_input_schema)
     server.add_request_handler("logging/setLevel", types.SetLevelRequestParams,
                                notifier.set_level)
     server.middleware.append(notifier.middleware)
