@@ -130,6 +130,13 @@ class Catalogue:
             return None
         return self._tool(spec).input_schema
 
+    def output_schema(self, tool_name: str) -> dict[str, Any] | None:
+        """The `outputSchema` tools/list advertises for `tool_name` (None: no such tool)."""
+        spec = self.registry.get(tool_name)
+        if spec is None or spec.tool_name != tool_name:
+            return None
+        return self._tool(spec).output_schema
+
     def names(self) -> frozenset[str]:
         """Every tool name of the registry right now (to notice contribution changes)."""
         return frozenset(spec.tool_name for spec in self.registry.commands.values()
