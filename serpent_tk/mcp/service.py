@@ -23,6 +23,7 @@ from serpent_tk.atomicfile import atomic_write_text
 from serpent_tk.credentials import Credential, CredentialStore
 from serpent_tk.mcp.budget import Budget
 from serpent_tk.mcp.catalogue import Catalogue
+from serpent_tk.mcp.continuations import Continuations
 from serpent_tk.mcp.listener import Listener, ListenerFailed, PortInUse
 from serpent_tk.mcp.notifier import Notifier, SessionInfo
 from serpent_tk.mcp.search_app import tool_meta
@@ -88,6 +89,7 @@ class McpService:
         self._status = McpStatus()
         self._activity = _Activity()
         self.catalogue = Catalogue(gateway.registry, tool_meta())
+        self.continuations = Continuations()  # rests of cut answers; outlive a restart
 
     # -- control ----------------------------------------------------------------------------
 
@@ -117,6 +119,7 @@ class McpService:
             notifier = Notifier(self.credentials, on_sessions_changed=self._sessions_changed)
             app = build_app(gateway=self.gateway, credentials=self.credentials,
                             catalogue=self.catalogue, notifier=notifier, budget=self._budget,
+                            continuations=self.continuations,
                             port=listener.port, on_request=self._request_seen)
             with self._lock:
                 self._listener, self._notifier = listener, notifier
