@@ -101,7 +101,7 @@ def raw_page(conn: sqlite3.Connection, where: str, params: list, order: str, lim
 def queries(tag_names: list[str], tag_ids: dict[str, int], count: int, seed: int = 3):
     """(client args, raw where, raw params, raw order) for a mix of grid-like page requests."""
     rng = random.Random(seed)
-    order_added = "a.added_at DESC, a.id DESC"
+    order_added = "a.added_at DESC, a.rowid DESC"
     for n in range(count):
         shape = n % 4
         if shape == 0:  # the grid's first page
@@ -115,7 +115,7 @@ def queries(tag_names: list[str], tag_ids: dict[str, int], count: int, seed: int
             low = rng.randrange(1, 5)
             yield ("rating, by name", {"limit": 50, "ratingMin": low, "sort": "name-asc"},
                    "a.trashed = ? AND a.rating >= ?", [0, low],
-                   "a.name COLLATE NOCASE ASC, a.id ASC")
+                   "a.name COLLATE NOCASE ASC, a.rowid ASC")
         else:  # an extension filter
             ext = rng.choice(("psd", "webp"))
             yield ("ext", {"limit": 50, "ext": [ext]}, "a.trashed = ? AND a.ext IN (?)",
@@ -140,7 +140,7 @@ def like_page(conn: sqlite3.Connection, text: str) -> list[tuple]:
     """The same page by the LIKE scan free text used before the index (a cold count)."""
     words = text.casefold().split()
     where = " AND ".join(["a.trashed = ?"] + ["a.search_text LIKE ? ESCAPE '\\'"] * len(words))
-    return raw_page(conn, where, [0, *(f"%{w}%" for w in words)], "a.added_at DESC, a.id DESC")
+    return raw_page(conn, where, [0, *(f"%{w}%" for w in words)], "a.added_at DESC, a.rowid DESC")
 
 
 def main() -> int:

@@ -18,6 +18,21 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
+def tool_results_match_their_schemas(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    """Every MCP tool result of the test is valid against its tool's outputSchema (see
+    tests/tool_results.py); a test that produced an invalid one fails at teardown."""
+    from tests.tool_results import ToolResultChecker
+
+    checker = ToolResultChecker()
+    checker.install(monkeypatch)
+    yield checker
+    if checker.violations:
+        shown = "\n  ".join(checker.violations[:20])
+        pytest.fail(f"{len(checker.violations)} tool result(s) break their outputSchema:\n"
+                    f"  {shown}", pytrace=False)
+
+
+@pytest.fixture(autouse=True)
 def isolated_user_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     data = tmp_path / "serpent-user-data"
     home = tmp_path / "home"

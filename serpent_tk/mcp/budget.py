@@ -1,23 +1,30 @@
-"""The output budget (CONTRACTS.md §5): every tool response stays under a byte budget.
+"""The output budget (CONTRACTS.md §5): every tool response stays under a byte budget, and an
+answer the budget cuts loses nothing.
 
 Thread-safe (pure functions). A tool response carries the envelope twice (as
 `structuredContent` and as the same JSON in a text block), so the envelope may use a little
-under half the budget. An envelope that does not fit is cut at an item boundary of its largest
-list, marked `"truncated": true`; paged list commands are asked again with a `limit` that fits,
-so their `nextCursor` continues exactly after the last item shown.
+under half the budget. An answer that does not fit is cut at an entry boundary of its largest
+list (or of its `items` mapping, e.g. `asset.preview-status`): `page_of` builds the part that
+fits, marked `"truncated": true` with a `nextCursor` for the rest (`continuations.py` keeps the
+rest; paged list commands are asked again instead, see `handlers.py`). Only a risk report's
+target list is cut without a continuation: its `count` and `stateToken` cover every target.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from pydantic import BaseModel
 
 from library.errors import INVALID_ARGUMENT
 
 KIB = 1024
 FRAMING_BYTES = 2 * KIB  # JSON-RPC frame, content wrappers, SSE framing, headroom
 CURSOR_ALLOWANCE = 600  # room kept for a `nextCursor` the re-asked page may carry
+LONGEST_CURSOR = 40  # room kept for a continuation cursor (`cut:<id>:<offset>`)
 
 
 def encoded_size(value: Any) -> int:
@@ -48,41 +55,100 @@ class Budget:
         return encoded_size(envelope) <= self.envelope_bytes
 
 
-def _largest_list(envelope: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
-    """The (container, key) of the biggest list in the result or the risk report."""
-    best: tuple[int, dict[str, Any], str] | None = None
-    for section in ("result", "riskReport"):
-        container = envelope.get(section)
-        if not isinstance(container, dict):
-            continue
-        for key, value in container.items():
-            if isinstance(value, list) and value:
-                size = encoded_size(value)
-                if best is None or size > best[0]:
-                    best = (size, container, key)
-    return (best[1], best[2]) if best else None
+# -- which answers can be cut ----------------------------------------------------------------
+
+def cuttable_fields(model: type[BaseModel]) -> list[str]:
+    """The wire names of an output model's top-level lists (and of an `items` mapping): what
+    the budget may cut, so what a continuation must be able to return."""
+    names = []
+    for name, info in model.model_fields.items():
+        schema_type = getattr(info.annotation, "__origin__", info.annotation)
+        if schema_type is list or (schema_type is dict and name == "items"):
+            names.append(info.alias or name)
+    return names
+
+
+def cut_key(result: dict[str, Any]) -> str | None:
+    """The key of the result's largest non-empty list (or `items` mapping), else None."""
+    best: tuple[int, str] | None = None
+    for key, value in result.items():
+        if (isinstance(value, list) or (key == "items" and isinstance(value, dict))) and value:
+            size = encoded_size(value)
+            if best is None or size > best[0]:
+                best = (size, key)
+    return best[1] if best else None
+
+
+def _entries(value: list[Any] | dict[str, Any]) -> list[Any]:
+    return list(value.items()) if isinstance(value, dict) else list(value)
+
+
+def _rebuilt(like: list[Any] | dict[str, Any], entries: list[Any]) -> list[Any] | dict[str, Any]:
+    return dict(entries) if isinstance(like, dict) else entries
+
+
+def _entry_size(entry: Any, mapping: bool) -> int:
+    if mapping:
+        key, value = entry
+        return encoded_size(key) + 1 + encoded_size(value)
+    return encoded_size(entry)
+
+
+def page_of(envelope: dict[str, Any], key: str, start: int, budget: Budget,
+            cursor_for: Callable[[int], str]) -> tuple[dict[str, Any], int] | None:
+    """The envelope holding the entries `start:end` of `result[key]` that fit the budget, and
+    `end`; None when not even one entry fits.
+
+    A page that stops early is marked `truncated` with `nextCursor = cursor_for(end)`. The last
+    page gets the answer's own `nextCursor` and `truncated` back (a paged list continues with
+    its library cursor). Pages after the first leave the other lists empty: they were shown
+    in full on the first page; counts and other fields stay on every page.
+    """
+    result: dict[str, Any] = envelope["result"]
+    whole = result[key]
+    entries = _entries(whole)
+    mapping = isinstance(whole, dict)
+    skeleton_result = {k: (type(v)() if start and k != key and isinstance(v, list | dict)
+                           else v) for k, v in result.items()}
+    skeleton_result[key] = type(whole)()
+    skeleton_result.update(truncated=True, nextCursor="x" * LONGEST_CURSOR)
+    room = budget.envelope_bytes - encoded_size({**envelope, "result": skeleton_result})
+    end = start
+    for entry in entries[start:]:
+        room -= _entry_size(entry, mapping) + 1
+        if room < 0:
+            break
+        end += 1
+    if end == start and start < len(entries):
+        return None
+
+    def build(stop: int) -> dict[str, Any]:
+        page_result = dict(skeleton_result)
+        page_result[key] = _rebuilt(whole, entries[start:stop])
+        if stop < len(entries):
+            page_result.update(truncated=True, nextCursor=cursor_for(stop))
+        else:
+            page_result.update(truncated=bool(result.get("truncated", False)),
+                               nextCursor=result.get("nextCursor"))
+        return {**envelope, "result": page_result}
+
+    page = build(end)
+    while end > start + 1 and not budget.fits(page):  # defensive: sizes are estimates
+        end -= 1
+        page = build(end)
+    return (page, end) if budget.fits(page) else None
 
 
 def items_that_fit(envelope: dict[str, Any], limit_bytes: int,
                    reserve: int = CURSOR_ALLOWANCE) -> int | None:
-    """How many leading items of the largest list fit, or None when there is no list."""
-    found = _largest_list(envelope)
-    if found is None:
+    """How many leading items of the result's `items` list fit, or None without such a list
+    (to ask a paged list command again for a page that fits)."""
+    result = envelope.get("result")
+    if not isinstance(result, dict) or not isinstance(result.get("items"), list):
         return None
-    container, key = found
-    items = container[key]
-    container[key] = []
-    had_truncated = "truncated" in container
-    previous = container.get("truncated")
-    container["truncated"] = True
-    try:
-        room = limit_bytes - encoded_size(envelope) - reserve
-    finally:
-        container[key] = items
-        if had_truncated:
-            container["truncated"] = previous
-        else:
-            del container["truncated"]
+    items = result["items"]
+    skeleton = {**envelope, "result": {**result, "items": [], "truncated": True}}
+    room = limit_bytes - encoded_size(skeleton) - reserve
     count = 0
     for item in items:
         room -= encoded_size(item) + 1
@@ -92,22 +158,8 @@ def items_that_fit(envelope: dict[str, Any], limit_bytes: int,
     return count
 
 
-def cut(envelope: dict[str, Any], keep: int) -> dict[str, Any]:
-    """A copy of `envelope` whose largest list keeps `keep` items, marked truncated."""
-    copied: dict[str, Any] = json.loads(dumps(envelope))
-    found = _largest_list(copied)
-    if found is None:
-        return copied
-    container, key = found
-    container[key] = container[key][:keep]
-    container["truncated"] = True
-    if "nextCursor" in container and key == "items":
-        container["nextCursor"] = None  # a locally cut page cannot be continued exactly
-    return copied
-
-
 def too_large(envelope: dict[str, Any], budget: Budget) -> dict[str, Any]:
-    """The error an agent gets when even one item is over the budget."""
+    """The error an agent gets when even one entry is over the budget."""
     error: dict[str, Any] = {
         "code": INVALID_ARGUMENT,
         "message": f"The answer is larger than the MCP output budget "
@@ -119,15 +171,27 @@ def too_large(envelope: dict[str, Any], budget: Budget) -> dict[str, Any]:
     return {"status": "error", "error": error}
 
 
-def fit_locally(envelope: dict[str, Any], budget: Budget) -> dict[str, Any]:
-    """Cut `envelope` to the budget without asking the library again."""
+def fit_risk_report(envelope: dict[str, Any], budget: Budget) -> dict[str, Any]:
+    """A `confirmation_required` envelope whose risk report lists only the targets that fit
+    (`targetsTruncated`: its `count`, `totalBytes` and `stateToken` still cover them all)."""
     if budget.fits(envelope):
         return envelope
-    keep = items_that_fit(envelope, budget.envelope_bytes, reserve=0)
-    if not keep:
+    report = envelope.get("riskReport")
+    if not isinstance(report, dict) or not isinstance(report.get("targets"), list):
         return too_large(envelope, budget)
-    trimmed = cut(envelope, keep)
-    while keep > 1 and not budget.fits(trimmed):  # defensive: sizes are estimates
+    targets = report["targets"]
+
+    def trimmed(keep: int) -> dict[str, Any]:
+        return {**envelope, "riskReport": {**report, "targets": targets[:keep],
+                                           "targetsTruncated": True, "truncated": True}}
+
+    room = budget.envelope_bytes - encoded_size(trimmed(0))
+    keep = 0
+    for target in targets:
+        room -= encoded_size(target) + 1
+        if room < 0:
+            break
+        keep += 1
+    while keep > 0 and not budget.fits(trimmed(keep)):  # defensive: sizes are estimates
         keep -= 1
-        trimmed = cut(envelope, keep)
-    return trimmed if budget.fits(trimmed) else too_large(envelope, budget)
+    return trimmed(keep) if budget.fits(trimmed(keep)) else too_large(envelope, budget)

@@ -1,9 +1,10 @@
 """The MCP tool list, generated from the automation registry for one credential mode.
 
 Thread-safe. Schemas come straight from the registry's pydantic models (`$ref`s inlined so
-every client can read them; the registry leaves output schemas open to added keys). Tools
-are cached per command spec and rebuilt only when the registry's contents change (a plugin
-came or went).
+every client can read them; the registry leaves output schemas open to added keys). Tools whose
+answers hold lists also take `cursor` here, to continue an answer the output budget cut
+(`continuations.py`), and their results declare `nextCursor` and `truncated`. Tools are cached
+per command spec and rebuilt only when the registry's contents change (a plugin came or went).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import mcp_types as types
 
 from serpent_tk.automation.registry import CommandSpec, Registry, tool_name_for
+from serpent_tk.mcp.budget import cuttable_fields
 
 THUMBNAIL_COMMAND = "asset.thumbnail"
 
@@ -52,8 +54,33 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def continued_here(spec: CommandSpec) -> bool:
+    """Whether the MCP layer takes `cursor` for this tool to continue a cut answer (tools
+    whose answers hold lists but that take no cursor of their own; see continuations.py)."""
+    return bool(cuttable_fields(spec.output_model)) and "cursor" not in \
+        spec.input_model.model_fields
+
+
+CONTINUATION_ARGUMENT = {
+    "type": "string", "maxLength": 100,
+    "description": "Only to continue: the nextCursor of this tool's previous answer when it "
+                   "was cut to fit (truncated: true). Returns the next part of that same answer; "
+                   "nothing runs again."}
+
+
+def input_schema(spec: CommandSpec) -> dict[str, Any]:
+    schema: dict[str, Any] = inline_refs(spec.input_schema())
+    if continued_here(spec):
+        schema["properties"]["cursor"] = CONTINUATION_ARGUMENT
+    return schema
+
+
 def output_schema(spec: CommandSpec) -> dict[str, Any]:
     schema: dict[str, Any] = inline_refs(spec.output_schema())
+    if cuttable_fields(spec.output_model):  # what a cut answer adds (CONTRACTS.md §5)
+        declared = schema["properties"]["result"].setdefault("properties", {})
+        declared.setdefault("nextCursor", {"type": ["string", "null"]})
+        declared.setdefault("truncated", {"type": "boolean"})
     if spec.name == THUMBNAIL_COMMAND:
         # The MCP layer sends the picture itself as image content, never the file path.
         result = schema["properties"]["result"]
@@ -80,7 +107,7 @@ def tool_for(spec: CommandSpec, meta: dict[str, Any] | None = None,
         name=spec.tool_name,
         title=agent_text(spec.one_line, known),
         description=agent_text(spec.description, known),
-        input_schema=inline_refs(spec.input_schema()),
+        input_schema=input_schema(spec),
         output_schema=output_schema(spec),
         annotations=types.ToolAnnotations(
             read_only_hint=hints.read_only, destructive_hint=hints.destructive,
@@ -129,6 +156,13 @@ class Catalogue:
         if spec is None or spec.tool_name != tool_name:
             return None
         return self._tool(spec).input_schema
+
+    def output_schema(self, tool_name: str) -> dict[str, Any] | None:
+        """The `outputSchema` tools/list advertises for `tool_name` (None: no such tool)."""
+        spec = self.registry.get(tool_name)
+        if spec is None or spec.tool_name != tool_name:
+            return None
+        return self._tool(spec).output_schema
 
     def names(self) -> frozenset[str]:
         """Every tool name of the registry right now (to notice contribution changes)."""

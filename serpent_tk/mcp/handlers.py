@@ -3,8 +3,10 @@
 Runs on the listener loop. Every call goes through `gateway.submit(...)` with the caller built
 from the request's credential, awaited with `asyncio.wrap_future`; the gateway's envelope
 (CONTRACTS.md §2) becomes `structuredContent` plus the same JSON as text, `isError` for an
-error. An unknown tool and a plugin tool called without Full Access get the very same answer.
-Nothing here remembers a library between calls: `libraryId` travels in every call.
+error. An unknown tool and a tool hidden from the caller (a plugin tool without Full Access)
+get the very same JSON-RPC error -32602, a protocol error rather than a tool result
+(CONTRACTS.md §3). Nothing here remembers a library between calls: `libraryId` travels in
+every call.
 """
 
 from __future__ import annotations
@@ -34,10 +36,12 @@ from serpent_tk.mcp.budget import (
     Budget,
     dumps,
     encoded_size,
-    fit_locally,
+    fit_risk_report,
     items_that_fit,
+    too_large,
 )
-from serpent_tk.mcp.catalogue import THUMBNAIL_COMMAND, Catalogue
+from serpent_tk.mcp.catalogue import THUMBNAIL_COMMAND, Catalogue, continued_here
+from serpent_tk.mcp.continuations import Continuations, Owner, expired, is_continuation
 from serpent_tk.mcp.guard import current_credential
 from serpent_tk.mcp.images import fit_image
 from serpent_tk.mcp.notifier import (
@@ -51,6 +55,7 @@ from serpent_tk.mcp.notifier import (
 log = logging.getLogger(__name__)
 
 RESOURCE_NOT_FOUND = -32002
+REASK_TRIES = 3  # paged lists: how often to ask again for a page that fits
 CHANGE_URI_PREFIX = "serpent://libraries/"
 CHANGE_URI_SUFFIX = "/changes"
 
@@ -69,9 +74,9 @@ def call_result(envelope: dict[str, Any],
         content=[*(extra or []), types.TextContent(type="text", text=dumps(envelope))])
 
 
-def unknown_tool(name: str) -> dict[str, Any]:
-    """The one answer for a tool that does not exist and for a hidden plugin tool."""
-    return envelopes.error(errors.unknown_command(name))
+def unknown_tool(name: str) -> MCPError:
+    """The one answer for a tool that does not exist and for a hidden one: JSON-RPC -32602."""
+    return MCPError(types.INVALID_PARAMS, errors.unknown_command(name).message)
 
 
 def mcp_caller(credential: Credential) -> Caller:
@@ -90,16 +95,25 @@ class Handlers:
     """The handlers of one server instance."""
 
     def __init__(self, gateway: GatewayLike, catalogue: Catalogue, notifier: Notifier,
-                 budget: Callable[[], Budget]) -> None:
+                 budget: Callable[[], Budget], continuations: Continuations) -> None:
         self.gateway = gateway
         self.catalogue = catalogue
         self.notifier = notifier
         self.budget = budget
+        self.continuations = continuations
 
     async def _submit(self, name: str, args: dict[str, Any], caller: Caller) -> dict[str, Any]:
         return await asyncio.wrap_future(self.gateway.submit(name, args, caller))
 
     # -- tools ------------------------------------------------------------------------------
+
+    def tool_input_schema(self, tool_name: str) -> dict[str, Any] | None:
+        """For the SDK's `Mcp-Param-*` header check (2026-07-28): only tools the caller sees,
+        so a hidden tool takes exactly the path of an unknown one."""
+        credential = current_credential()
+        if credential is None or self.catalogue.visible(tool_name, credential.mode) is None:
+            return None
+        return self.catalogue.input_schema(tool_name)
 
     async def list_tools(self, ctx: ServerRequestContext[Any, Any],
                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -112,8 +126,15 @@ class Handlers:
         credential = current_credential()
         spec = self.catalogue.visible(params.name, credential.mode) if credential else None
         if credential is None or spec is None:
-            return call_result(unknown_tool(params.name))
+            raise unknown_tool(params.name)
         args = dict(params.arguments or {})
+        library_id = args.get("libraryId") if isinstance(args.get("libraryId"), str) else None
+        owner = Owner(credential.name, spec.tool_name, library_id)
+        given = args.get("cursor")
+        if is_continuation(given) or (given is not None and continued_here(spec)):
+            # the rest of a cut answer: served from what was kept, nothing runs again
+            return call_result(self.continuations.next_page(given, owner, self.budget())
+                               if isinstance(given, str) else expired(owner))
         caller = mcp_caller(credential)
         watch = self.notifier.watch() if logs_opted_in(ctx) else None
         forwarder = asyncio.ensure_future(self._forward(ctx, watch)) if watch else None
@@ -121,34 +142,45 @@ class Handlers:
             envelope = await self._submit(spec.name, args, caller)
             if spec.name == THUMBNAIL_COMMAND and envelope.get("status") == "ok":
                 return await self._thumbnail(envelope)
-            envelope = await self._fit(spec, args, caller, envelope)
+            envelope = await self._fit(spec, args, caller, envelope, owner)
             return call_result(envelope)
         except Exception as error:  # a bug of ours: the caller gets INTERNAL + incident id
             failure = errors.internal(error, f"MCP call of {spec.tool_name}")
-            return call_result(envelopes.error(failure, args.get("libraryId") if isinstance(
-                args.get("libraryId"), str) else None))
+            return call_result(envelopes.error(failure, library_id))
         finally:
             if watch is not None and forwarder is not None:
                 await self._finish_forwarding(ctx, watch, forwarder)
 
     async def _fit(self, spec: CommandSpec, args: dict[str, Any], caller: Caller,
-                   envelope: dict[str, Any]) -> dict[str, Any]:
+                   envelope: dict[str, Any], owner: Owner) -> dict[str, Any]:
+        """`envelope` within the output budget, without losing anything (CONTRACTS.md §5):
+        a paged list is asked again for a page that fits (its nextCursor continues there);
+        any other answer with a list goes out in parts (continuations.py)."""
         budget = self.budget()
         if budget.fits(envelope):
             return envelope
-        keep = items_that_fit(envelope, budget.envelope_bytes)
+        if envelope.get("status") == "confirmation_required":
+            return fit_risk_report(envelope, budget)
+        if envelope.get("status") != "ok":
+            return too_large(envelope, budget)
         result = envelope.get("result")
         can_ask_again = (spec.risk == "read" and spec.paged and "limit" in
                          spec.input_model.model_fields and isinstance(result, dict)
                          and isinstance(result.get("items"), list))
-        if keep and can_ask_again:
-            # Ask the library for a page that fits, so nextCursor continues exactly there.
+        keep = items_that_fit(envelope, budget.envelope_bytes) if can_ask_again else None
+        for _ in range(REASK_TRIES):
+            if not keep:
+                break
             again = await self._submit(spec.name, {**args, "limit": keep}, caller)
-            if again.get("status") == "ok" and isinstance(again.get("result"), dict):
-                again["result"]["truncated"] = True
-                if budget.fits(again):
-                    return again
-        return fit_locally(envelope, budget)
+            page = again.get("result")
+            if again.get("status") != "ok" or not isinstance(page, dict):
+                break
+            page["truncated"] = page.get("nextCursor") is not None
+            if budget.fits(again):
+                return again
+            keep = min(keep - 1, items_that_fit(again, budget.envelope_bytes) or 0)
+        parted = self.continuations.first_page(envelope, owner, budget)
+        return parted if parted is not None else too_large(envelope, budget)
 
     async def _thumbnail(self, envelope: dict[str, Any]) -> types.CallToolResult:
         shown = copy.deepcopy(envelope)

@@ -50,8 +50,14 @@ class ListenerFailed(RuntimeError):
 
 def bind_loopback(port: int, host: str = LOOPBACK) -> socket.socket:
     """A bound (not yet listening), non-blocking socket on `host:port`; `PortInUse` when
-    it is taken."""
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    it is taken.
+
+    Made with protocol IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY on the connections it
+    accepts only for such sockets. Without it, Nagle's algorithm and the client's delayed ACK
+    hold back the second write of every response (~40 ms per 2026-07-28-era call).
+    """
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM,
+                         socket.IPPROTO_TCP)
     if hasattr(socket, "SO_EXCLUSIVEADDRUSE"):  # Windows: nobody may co-bind our port
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_EXCLUSIVEADDRUSE, 1)
     else:  # POSIX: rebinding right after a restart must not wait for TIME_WAIT

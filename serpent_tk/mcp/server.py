@@ -26,6 +26,7 @@ from serpent_tk.credentials import Credential, CredentialStore
 from serpent_tk.mcp import search_app
 from serpent_tk.mcp.budget import Budget
 from serpent_tk.mcp.catalogue import Catalogue
+from serpent_tk.mcp.continuations import Continuations
 from serpent_tk.mcp.endpoint import IDENTIFY_PATH
 from serpent_tk.mcp.guard import RequestGuard, allowed_hosts
 from serpent_tk.mcp.handlers import GatewayLike, Handlers
@@ -53,9 +54,10 @@ Every change shows up in the person's Serpent window at once and can be undone w
 serpent_history_undo. Dangerous tools (permanent delete, emptying the trash, deleting a \
 library from disk) first answer status confirmation_required with a riskReport and a \
 challenge: show the report to the person and repeat the exact call with confirmChallenge only \
-after they agree. Lists are paged: pass nextCursor back as cursor; truncated: true means a page \
-was cut to fit the response size limit. Errors carry a stable code (e.g. LIBRARY_REQUIRED, \
-VERSION_CONFLICT); retry only when retryable is true."""
+after they agree. Lists are paged: pass nextCursor back as cursor. truncated: true means an \
+answer was cut to fit the response size limit: call the same tool with cursor set to its \
+nextCursor for the rest (any tool; nothing runs again). Errors carry a stable code (e.g. \
+LIBRARY_REQUIRED, VERSION_CONFLICT); retry only when retryable is true."""
 
 
 class SerpentServer(Server[Any]):
@@ -79,17 +81,18 @@ def security_settings(port: int) -> TransportSecuritySettings:
 
 
 def build_app(*, gateway: GatewayLike, credentials: CredentialStore, catalogue: Catalogue,
-              notifier: Notifier, budget: Callable[[], Budget], port: int, secret: str,
+              notifier: Notifier, budget: Callable[[], Budget], continuations: Continuations,
+              port: int, secret: str,
               on_request: Callable[[Credential], None] | None = None) -> Starlette:
     """`secret`: this run's endpoint secret, which `POST /serpent/identify` proves we know."""
-    handlers = Handlers(gateway, catalogue, notifier, budget)
+    handlers = Handlers(gateway, catalogue, notifier, budget, continuations)
     listen = ListenHandler(notifier.bus)
     server = SerpentServer(
         "serpent", version=__version__, title="Serpent",
         description="Serpent desktop asset library", instructions=INSTRUCTIONS,
         on_list_tools=handlers.list_tools, on_call_tool=handlers.call_tool,
         on_list_resources=handlers.list_resources, on_read_resource=handlers.read_resource,
-        on_subscriptions_listen=listen, get_tool_input_schema=catalogue.input_schema)
+        on_subscriptions_listen=listen, get_tool_input_schema=handlers.tool_input_schema)
     server.add_request_handler("logging/setLevel", types.SetLevelRequestParams,
                                notifier.set_level)
     server.middleware.append(notifier.middleware)

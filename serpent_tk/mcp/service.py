@@ -21,6 +21,7 @@ from typing import Any, Literal
 from serpent_tk.credentials import Credential, CredentialStore
 from serpent_tk.mcp.budget import Budget
 from serpent_tk.mcp.catalogue import Catalogue
+from serpent_tk.mcp.continuations import Continuations
 from serpent_tk.mcp.endpoint import Endpoint, new_secret, publish, unpublish
 from serpent_tk.mcp.listener import Listener, ListenerFailed, PortInUse
 from serpent_tk.mcp.notifier import Notifier, SessionInfo
@@ -88,6 +89,7 @@ class McpService:
         self._status = McpStatus()
         self._activity = _Activity()
         self.catalogue = Catalogue(gateway.registry, tool_meta())
+        self.continuations = Continuations()  # rests of cut answers; outlive a restart
 
     # -- control ----------------------------------------------------------------------------
 
@@ -127,6 +129,7 @@ class McpService:
             notifier = Notifier(self.credentials, on_sessions_changed=self._sessions_changed)
             app = build_app(gateway=self.gateway, credentials=self.credentials,
                             catalogue=self.catalogue, notifier=notifier, budget=self._budget,
+                            continuations=self.continuations,
                             port=listener.port, secret=endpoint.secret,
                             on_request=self._request_seen)
             with self._lock:

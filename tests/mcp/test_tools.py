@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from mcp.server.apps import APP_MIME_TYPE
+from mcp.shared.exceptions import MCPError
 from PIL import Image
 from pydantic import Field
 
@@ -151,7 +152,7 @@ def _echo(library_id: str, args: dict[str, Any], meta: CallMeta) -> Future[dict[
     return done
 
 
-def test_plugin_tools_are_full_access_only_and_hidden_ones_look_unknown(
+def test_plugin_tools_are_full_access_only_and_hidden_ones_are_unknown_tools(
         server: Server, era: str, tmp_path: Path) -> None:
     server.gateway.registry.add_plugin_commands("echo", [plugin_command(
         "echo", "count", input_model=EchoIn, output_model=EchoOut,
@@ -168,15 +169,18 @@ def test_plugin_tools_are_full_access_only_and_hidden_ones_look_unknown(
             assert tool in {t.name for t in (await full.list_tools()).tools}
             assert tool not in {t.name for t in (await auto.list_tools()).tools}
             assert (await ok(full, tool, args)) == {"echoed": 1}
-            hidden = await auto.call_tool(tool, args)
-            unknown = await auto.call_tool("serpent_plugin_echo_nothing", args)
-            assert hidden.is_error and unknown.is_error
-            assert hidden.structured_content is not None
-            assert unknown.structured_content is not None
-            assert hidden.structured_content["error"]["code"] == "NOT_FOUND"
-            # identical apart from the name the caller typed
-            assert hidden.model_dump_json().replace(tool, "X") == \
-                unknown.model_dump_json().replace("serpent_plugin_echo_nothing", "X")
+            answers = []
+            for name in (tool, "serpent_plugin_echo_nothing"):
+                with pytest.raises(MCPError) as raised:
+                    await auto.call_tool(name, args)
+                answers.append((raised.value.code, raised.value.message.replace(name, "X"),
+                                raised.value.data))
+            hidden, unknown = answers
+            # a protocol error (CONTRACTS.md §3), identical apart from the name typed
+            assert hidden == unknown == (-32602, "Unknown tool: X", None)
+            # argument errors stay tool results
+            bad = await call(full, tool, {"libraryId": library, "assetIds": ["nope"]})
+            assert bad["error"]["code"] == "INVALID_ARGUMENT"
 
     try:
         run(scenario())

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import socket
+from typing import Any
 
 import httpx2
 import pytest
@@ -106,6 +107,45 @@ def test_a_taken_port_is_a_clear_error_naming_the_port(gateway: Gateway,
         assert busy.statuses[-1] == status
         assert busy.service.start(0).running  # the person picks another port: it works
         busy.service.stop()
+
+
+async def _answer_ok(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """A tiny ASGI app: lifespan, and 200 "ok" to every request."""
+    if scope["type"] == "lifespan":
+        while (await receive())["type"] != "lifespan.shutdown":
+            await send({"type": "lifespan.startup.complete"})
+        await send({"type": "lifespan.shutdown.complete"})
+        return
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-length", b"2")]})
+    await send({"type": "http.response.body", "body": b"ok"})
+
+
+def test_accepted_connections_have_tcp_nodelay() -> None:
+    # Without TCP_NODELAY, Nagle + delayed ACK hold every two-part response ~40 ms.
+    listener = Listener(0)
+    listener.start(_answer_ok)
+    try:
+        with socket.create_connection(("127.0.0.1", listener.port), 5) as client:
+            client.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            answer = b""
+            while not answer.endswith(b"ok"):
+                chunk = client.recv(4096)
+                assert chunk, answer
+                answer += chunk
+
+            async def server_side_flags() -> list[int]:
+                # the server's end of each live connection (uvicorn keeps their protocols)
+                server = listener._server
+                assert server is not None
+                return [protocol.transport.get_extra_info("socket").getsockopt(
+                            socket.IPPROTO_TCP, socket.TCP_NODELAY)
+                        for protocol in server.server_state.connections]
+
+            flags = listener.submit(server_side_flags()).result(5)
+    finally:
+        listener.stop()
+    assert flags and all(flags), flags
 
 
 def test_only_loopback_is_listened_on(server: Server) -> None:

@@ -1,9 +1,11 @@
 """`asset.search` and `asset.get`: find assets with filters, page through them stably.
 
 Runs in the worker process, on a reader thread (its own WAL snapshot per request). Every
-sort ends with the asset id as tie-breaker, so pages never repeat or skip an asset. The
-`cursor` is opaque (base64 of the last row's sort key, bound to the filters it came from);
-`offset` jumps to a position instead. `collection-order` pages through a hand-picked
+sort ends with import order (the rowid) as tie-breaker, in the sort's direction: assets
+imported together share one `added_at`, so newest-first shows the later-imported first and
+oldest-first the earlier; pages never repeat or skip an asset. The `cursor` is opaque (base64
+of the last row's sort key and rowid, bound to the filters it came from); `offset` jumps to a
+position instead. `collection-order` pages through a hand-picked
 collection in its members' order. `total` counts every match in the same snapshot: the
 unfiltered total comes from the trigger-kept `asset_counts`, a filtered one is counted once
 per filter and change sequence (`CountCache`), so paging through a grid counts only once.
@@ -108,21 +110,23 @@ def search_page(conn: sqlite3.Connection, args: AssetSearchIn,
     key = _filter_key(args) + (condition.key if condition is not None else "")
     page_where, page_params = list(where), list(params)
     if args.cursor is not None:
-        value, last_id = _read_cursor(args.cursor, key)
+        value, last_row = _read_cursor(args.cursor, key)
         compare = "<" if direction == "DESC" else ">"
-        page_where.append(f"({expression} {compare} ? OR ({expression} = ? AND a.id {compare} ?))")
-        page_params += [*sort_params, value, *sort_params, value, last_id]
+        page_where.append(f"({expression} {compare} ? OR ({expression} = ? AND "
+                          f"a.rowid {compare} ?))")
+        page_params += [*sort_params, value, *sort_params, value, last_row]
     sort_value = f"a.{_SORT_COLUMN[args.sort]}" if args.sort in _SORT_COLUMN else expression
-    sql = (f"SELECT {SUMMARY_COLUMNS}, {sort_value} AS sort_value "
+    sql = (f"SELECT {SUMMARY_COLUMNS}, {sort_value} AS sort_value, a.rowid AS sort_row "
            f"FROM assets a WHERE {' AND '.join(page_where)} "
-           f"ORDER BY {expression} {direction}, a.id {direction} LIMIT ? OFFSET ?")
+           f"ORDER BY {expression} {direction}, a.rowid {direction} LIMIT ? OFFSET ?")
     select_params = [] if args.sort in _SORT_COLUMN else sort_params
     rows = conn.execute(sql, (*select_params, *page_params, *sort_params, args.limit + 1,
                               args.offset or 0)).fetchall()
     more = len(rows) > args.limit
     rows = rows[:args.limit]
     total = _total(conn, count_where, count_params, text if only_text else None)
-    next_cursor = _make_cursor(rows[-1]["sort_value"], rows[-1]["id"], key) if more else None
+    next_cursor = _make_cursor(rows[-1]["sort_value"], rows[-1]["sort_row"], key) if more \
+        else None
     return {"items": assetrows.summaries(conn, rows), "total": total,
             "nextCursor": next_cursor, "truncated": False}
 
@@ -225,17 +229,17 @@ def _filter_key(args: AssetSearchIn) -> str:
     return hashlib.sha256(json.dumps(filters, sort_keys=True).encode()).hexdigest()[:12]
 
 
-def _make_cursor(value: Any, last_id: str, key: str) -> str:
-    raw = json.dumps({"k": key, "v": value, "i": last_id}, separators=(",", ":"))
+def _make_cursor(value: Any, last_row: int, key: str) -> str:
+    raw = json.dumps({"k": key, "v": value, "r": last_row}, separators=(",", ":"))
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
-def _read_cursor(cursor: str, key: str) -> tuple[Any, str]:
+def _read_cursor(cursor: str, key: str) -> tuple[Any, int]:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         data = json.loads(raw)
-        value, last_id, cursor_key = data["v"], data["i"], data["k"]
-        if not isinstance(last_id, str) or not isinstance(value, str | int | float):
+        value, last_row, cursor_key = data["v"], data["r"], data["k"]
+        if type(last_row) is not int or not isinstance(value, str | int | float):
             raise ValueError
     except (ValueError, KeyError, TypeError):
         raise LibraryError(INVALID_ARGUMENT, "cursor: not a cursor from this command",
@@ -243,4 +247,4 @@ def _read_cursor(cursor: str, key: str) -> tuple[Any, str]:
     if cursor_key != key:
         raise LibraryError(INVALID_ARGUMENT, "cursor: it belongs to a search with other "
                            "filters or sort", field="cursor")
-    return value, last_id
+    return value, last_row

@@ -48,7 +48,10 @@ from library.worker.store.layout import LIBRARY_SUFFIX, enclosing_library
 
 BATCH_FILES = 64
 BATCH_SECONDS = 1.0
-MAX_LISTED = 1000
+# Every imported file's item (and so its assetId) is in the result: nobody can ask an import
+# again for the rest. The caps only bound a pathological folder.
+MAX_LISTED = 100_000
+MAX_LISTED_SKIPPED = 1000  # files a cancel left out: no asset of theirs exists
 SKIP_NAMES = {"thumbs.db", "desktop.ini", "icon\r"}
 
 
@@ -83,7 +86,7 @@ def import_files(ctx: TaskContext, args: FileImportIn) -> FileImportOut:
                 items.extend(ImportItem(source_path=c.shown, status="skipped",
                                         error_code="CANCELLED",
                                         error="The import was cancelled.")
-                             for c in candidates[index:index + MAX_LISTED])
+                             for c in candidates[index:index + MAX_LISTED_SKIPPED])
                 break
             run.one(candidate)
             ctx.progress(index + 1, len(candidates), candidate.path.name)

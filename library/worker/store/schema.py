@@ -279,6 +279,23 @@ WHEN OLD.trashed = 0 BEGIN
 END;
 """
 
+# Sorts fall back to import order (rowid: assets are inserted in the order they are imported,
+# and Serpent never VACUUMs) instead of the random part of the id, so assets imported together,
+# which share one added_at, stay in order. Every index ends with the rowid, so these serve
+# `ORDER BY <key>, a.rowid` without sorting.
+_SORT_TIES_IN_IMPORT_ORDER = """
+DROP INDEX assets_by_added;
+DROP INDEX assets_by_name;
+DROP INDEX assets_by_rating;
+DROP INDEX assets_by_size;
+DROP INDEX assets_by_modified;
+CREATE INDEX assets_by_added ON assets (trashed, added_at);
+CREATE INDEX assets_by_name ON assets (trashed, name COLLATE NOCASE);
+CREATE INDEX assets_by_rating ON assets (trashed, rating);
+CREATE INDEX assets_by_size ON assets (trashed, size);
+CREATE INDEX assets_by_modified ON assets (trashed, modified_at);
+"""
+
 MIGRATIONS: list[Migration] = [
     Migration(1, 1, "initial library schema", _INITIAL),
     Migration(2, 1, "background tasks and asset analysis", _TASKS_AND_ANALYSIS),
@@ -287,6 +304,7 @@ MIGRATIONS: list[Migration] = [
     # support nothing is created here and `textindex.ensure` builds it on a later open.
     Migration(4, 1, "asset text index", "", run=textindex.install),
     Migration(5, 1, "tag counts kept by triggers", _TAG_COUNTS),
+    Migration(6, 1, "sort ties in import order", _SORT_TIES_IN_IMPORT_ORDER),
 ]
 LATEST = MIGRATIONS[-1].number
 

@@ -95,6 +95,36 @@ def test_cursor_pages_cover_everything_once_in_a_stable_order(host, library_id, 
     assert [i.id for i in offset_page.items] == seen[8:12]
 
 
+def test_assets_imported_together_keep_their_import_order(host, library_id, sources):
+    # one import shares one addedAt: ties fall back to import order, not to the ids' random part
+    first = make_images(sources / "first", 5)
+    together = make_images(sources / "together", 40, start=100)
+    given = [*together[::2], *together[1::2]]  # not in name order: import order is as given
+    call(host, library_id, "file.import", {"sourcePaths": [str(p) for p in first]})
+    result = call(host, library_id, "file.import", {"sourcePaths": [str(p) for p in given]})
+    imported = [item["assetId"] for item in result["items"]]
+    assert [item["sourcePath"] for item in result["items"]] == [str(p) for p in given]
+    earlier = [item.id for item in search(host, library_id, sort="added-asc").items[:5]]
+    newest = search(host, library_id, limit=500).items
+    assert len({item.added_at for item in newest[:40]}) == 1  # really one tie
+    assert [item.id for item in newest] == [*imported[::-1], *earlier[::-1]]
+    oldest = search(host, library_id, sort="added-asc", limit=500).items
+    assert [item.id for item in oldest] == [*earlier, *imported]
+    for sort, expected in (("added-desc", [*imported[::-1], *earlier[::-1]]),
+                           ("added-asc", [*earlier, *imported])):
+        seen, cursor = [], None
+        while True:  # pages of 7 cross the tie: each asset once, in the same order
+            page = search(host, library_id, sort=sort, limit=7,
+                          **({"cursor": cursor} if cursor else {}))
+            seen += [item.id for item in page.items]
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        assert seen == expected, sort
+        assert [i.id for i in search(host, library_id, sort=sort, limit=7, offset=14).items] \
+            == expected[14:21]
+
+
 def test_bad_cursors_and_cursor_with_offset(host, library_id, stocked):
     page = search(host, library_id, limit=2)
     error = call_error(host, library_id, "asset.search", {"cursor": "garbage!"})
