@@ -12,7 +12,6 @@ import asyncio
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -23,10 +22,11 @@ from typing import Any
 import pytest
 from PIL import Image, ImageDraw
 
-from tests.conftest import ROOT, serpent_command
+from tests.conftest import serpent_command
 from tests.mcp.conftest import connect, create_library, ok
+from tests.nodejs import NODE_PROJECTS, node_executable, node_project
 
-HOST_DIR = ROOT / "tests" / "node" / "mcp-app-host"
+HOST_DIR = NODE_PROJECTS / "mcp-app-host"
 CHROMIUM = Path("/usr/bin/chromium")
 LISTENING = re.compile(r"MCP server listening on (http://127\.0\.0\.1:\d+/mcp)")
 GRID_TAG = "grid"
@@ -52,18 +52,13 @@ GRID_PICTURES = [
 ]
 
 
-def require_tools() -> str:
+def require_tools() -> Path:
     """The node binary; fails (never skips) with what to install when something is missing."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail(f"Node.js is not installed (the MCP App host test needs it): {SETUP}, "
-                    "or apt install nodejs npm")
+    node = node_executable()
+    node_project(HOST_DIR.name)
     if not CHROMIUM.exists():
         pytest.fail(f"Debian's Chromium is not installed at {CHROMIUM} (the MCP App host test "
                     f"renders the grid in it): {SETUP}, or apt install chromium")
-    if not (HOST_DIR / "node_modules" / "@modelcontextprotocol" / "ext-apps").is_dir():
-        pytest.fail(f"The test host's npm packages are missing: {SETUP}, or run "
-                    f"npm ci in {HOST_DIR}")
     return node
 
 
@@ -170,7 +165,7 @@ def run_host(work: Path, shot_dir: Path, scenarios: list[str] | None = None) -> 
         config_path = work / "host-config.json"
         config_path.write_text(json.dumps(config))
         try:
-            done = subprocess.run([node, str(HOST_DIR / "host.mjs"), str(config_path)],
+            done = subprocess.run([str(node), str(HOST_DIR / "host.mjs"), str(config_path)],
                                   cwd=HOST_DIR, capture_output=True, text=True,
                                   timeout=HOST_DEADLINE_S, check=False)
             failure = "" if done.returncode == 0 else (

@@ -97,14 +97,18 @@ async function mount(page, options) {
 
 async function stats(page, id) { return host(page, "stats", id); }
 
-/** Waits until the host's iframe has taken the app's latest reported height. */
+/**
+ * Waits until the view reported its content's height and the host's iframe has it (the new
+ * size reaches the app's out-of-process frame a moment after the host set it).
+ */
 async function fitted(page, id, frame) {
   await settle(frame);
   return waitFor("the host to size the view to its content", async () => {
     const seen = await look(frame);
     const s = await stats(page, id);
     const last = s.sizes.at(-1);
-    return last && last.height === seen.contentHeight ? { seen, stats: s } : null;
+    const fixed = Math.round(s.iframeHeight) === seen.viewportHeight;
+    return last && last.height === seen.contentHeight && fixed ? { seen, stats: s } : null;
   });
 }
 
@@ -122,10 +126,11 @@ async function shot(page, id, dir, name) {
   return file;
 }
 
-async function searchGrid(page, id, frame, config, extra = {}) {
+async function searchGrid(page, id, frame, config, { beforeWaiting } = {}) {
   const run = await host(page, "runTool", id, {
-    args: { libraryId: config.libraryId, tags: [config.gridTag], limit: 50, ...extra },
+    args: { libraryId: config.libraryId, tags: [config.gridTag], limit: 50 },
   });
+  if (beforeWaiting) await beforeWaiting();
   const expected = run.result.structuredContent?.result?.items?.length ?? -1;
   await waitFor("every thumbnail of the grid", async () => {
     const seen = await look(frame);
@@ -315,8 +320,9 @@ export const scenarios = {
     await waitFor("the first thumbnail calls", async () => (await stats(page, id)).thumbnails.started.length > 0);
     await settle(frame);
     const before = (await stats(page, id)).thumbnails;
-    await host(page, "release", id);
-    const grid = await searchGrid(page, id, frame, config);
+    // the new result arrives while the old calls are still held; then the host lets all go
+    const grid = await searchGrid(page, id, frame, config,
+      { beforeWaiting: () => host(page, "release", id) });
     await settle(frame);
     const after = await stats(page, id);
     await host(page, "teardown", id);
