@@ -27,7 +27,6 @@ MIN_PYTHON = (3, 11)
 # the window tests' virtual display, and the browser the MCP App host test renders the grid in
 TEST_APT_PACKAGES = ("xvfb", "xauth", "fonts-dejavu-core", "chromium")
 DEJAVU_FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
-CHROMIUM = Path("/usr/bin/chromium")  # Debian's; tests/mcp/app_host.py drives this one
 NODE_PROJECTS = ROOT / "tests" / "node"  # each <project>/package-lock.json gets `npm ci`
 NPM_STAMP = ".serpent-npm-ci"  # inside node_modules: `npm ci` removes it with the rest
 
@@ -133,6 +132,9 @@ def ensure_tkinter(python: Path) -> None:
         "Python's Tk support is missing. Install it with: "
         f"sudo apt install {system_python_package('tk')}"
     )
+
+
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's; tests/mcp/app_host.py drives this one
 
 
 def ensure_test_display_packages() -> None:
