@@ -24,7 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(os.environ.get("SERPENT_VENV", ROOT / ".venv"))
 MIN_PYTHON = (3, 11)
-TEST_APT_PACKAGES = ("xvfb", "xauth", "fonts-dejavu-core")
+# the window tests' virtual display, and the browser the MCP App host test renders the grid in
+TEST_APT_PACKAGES = ("xvfb", "xauth", "fonts-dejavu-core", "chromium")
 DEJAVU_FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 NODE_PROJECTS = ROOT / "tests" / "node"  # each <project>/package-lock.json gets `npm ci`
 NPM_STAMP = ".serpent-npm-ci"  # inside node_modules: `npm ci` removes it with the rest
@@ -133,6 +134,9 @@ def ensure_tkinter(python: Path) -> None:
     )
 
 
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's; tests/mcp/app_host.py drives this one
+
+
 def ensure_test_display_packages() -> None:
     if sys.platform != "linux":
         return
@@ -143,14 +147,16 @@ def ensure_test_display_packages() -> None:
         missing.append("xauth")
     if not DEJAVU_FONT.exists():
         missing.append("fonts-dejavu-core")
+    if not CHROMIUM.exists():
+        missing.append("chromium")
     if not missing:
         return
     if can_apt():
         apt_install(missing)
         return
     raise BootstrapError(
-        "The window tests need a virtual display. Install it with: "
-        f"sudo apt install {' '.join(TEST_APT_PACKAGES)}"
+        "The window tests need a virtual display and the MCP App test a browser. Install "
+        f"them with: sudo apt install {' '.join(TEST_APT_PACKAGES)}"
     )
 
 

@@ -5,8 +5,8 @@ Runs only with SERPENT_FROZEN_SMOKE=1 (a build takes minutes, past the CI budget
 SERPENT_FROZEN_DIST=DIR uses an existing build (DIR/Serpent) instead of building one.
 Everything runs against the built executables, never this checkout's Python: the CLI,
 settings export/import, the window under Xvfb with no stdout, `serve` on port 0 with an
-import through the SDK client over HTTP and through the built bridge, and a clean stop that
-leaves no worker process behind.
+import through the SDK client over HTTP (and the MCP App page read from the bundle) and through
+the built bridge, and a clean stop that leaves no worker process behind.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from serpent_tk.cli import SUBCOMMANDS
+from serpent_tk.mcp import search_app
 from tests.conftest import ROOT
 
 pytestmark = [
@@ -233,6 +234,8 @@ def test_serve_imports_through_http_and_through_the_bridge_then_stops_cleanly(
             imported = await call(client, "serpent_file_import",
                                   {"libraryId": library_id, "sourcePaths": [str(first)]})
             assert [i["status"] for i in imported["items"]] == ["imported"]
+            page = (await client.read_resource(search_app.SEARCH_APP_URI)).contents[0]
+            assert getattr(page, "text", "") == search_app.search_app_html()  # bundled page
             return library_id
 
     library_id = asyncio.run(over_http())
