@@ -18,7 +18,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from jsonschema.protocols import Validator
 
-from serpent_tk.mcp.handlers import Handlers
+from serpent_tk.mcp.tools.handlers import Handlers
 
 FORMATS = Draft202012Validator.FORMAT_CHECKER
 CHECKED_FORMATS = ("date-time", "uri")  # the formats our schemas use; Ajv checks them

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
         handler.setFormatter(logging.Formatter("serpent-tk mcp-bridge: %(message)s"))
         logging.basicConfig(level=logging.WARNING, handlers=[handler])
 
-    from serpent_tk.mcp.bridge import run_bridge
+    from serpent_tk.mcp.bridge.relay import run_bridge
     from serpent_tk.mcp.endpoint import Endpoint, endpoint_file, read_endpoint
     from serpent_tk.paths import app_dirs
 

@@ -29,7 +29,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, T
 
 from serpent_tk.automation.events import LibraryChanged, ToolsChanged
 from serpent_tk.credentials import CredentialStore
-from serpent_tk.mcp.guard import current_credential
+from serpent_tk.mcp.http.guard import current_credential
 
 log = logging.getLogger(__name__)
 

@@ -23,15 +23,15 @@ from starlette.routing import Route
 
 from serpent_tk import __version__
 from serpent_tk.credentials import Credential, CredentialStore
-from serpent_tk.mcp import search_app
-from serpent_tk.mcp.budget import Budget
-from serpent_tk.mcp.catalogue import Catalogue
-from serpent_tk.mcp.continuations import Continuations
+from serpent_tk.mcp.apps import search_app
 from serpent_tk.mcp.endpoint import IDENTIFY_PATH
-from serpent_tk.mcp.guard import RequestGuard, allowed_hosts
-from serpent_tk.mcp.handlers import GatewayLike, Handlers
-from serpent_tk.mcp.identify import IdentifyEndpoint
+from serpent_tk.mcp.http.guard import RequestGuard, allowed_hosts
+from serpent_tk.mcp.http.identify import IdentifyEndpoint
 from serpent_tk.mcp.notifier import Notifier
+from serpent_tk.mcp.tools.budget import Budget
+from serpent_tk.mcp.tools.catalogue import Catalogue
+from serpent_tk.mcp.tools.continuations import Continuations
+from serpent_tk.mcp.tools.handlers import GatewayLike, Handlers
 
 MAX_REQUEST_BODY_BYTES = 2 * 1024 * 1024
 SESSION_IDLE_TIMEOUT_S = 4 * 60 * 60  # a session with no open stream and no request

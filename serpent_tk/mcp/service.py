@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from serpent_tk.credentials import Credential, CredentialStore
-from serpent_tk.mcp.budget import Budget
-from serpent_tk.mcp.catalogue import Catalogue
-from serpent_tk.mcp.continuations import Continuations
+from serpent_tk.mcp.apps.search_app import tool_meta
 from serpent_tk.mcp.endpoint import Endpoint, new_secret, publish, unpublish
-from serpent_tk.mcp.listener import Listener, ListenerFailed, PortInUse
+from serpent_tk.mcp.http.listener import Listener, ListenerFailed, PortInUse
 from serpent_tk.mcp.notifier import Notifier, SessionInfo
-from serpent_tk.mcp.search_app import tool_meta
 from serpent_tk.mcp.server import build_app
+from serpent_tk.mcp.tools.budget import Budget
+from serpent_tk.mcp.tools.catalogue import Catalogue
+from serpent_tk.mcp.tools.continuations import Continuations
 
 log = logging.getLogger(__name__)
 

@@ -30,7 +30,7 @@ def log_text() -> str:
 
 def use_a_free_mcp_port() -> None:
     """The app's MCP server must never take (or find taken) the default port 47615."""
-    from serpent_tk.mcp.listener import free_port
+    from serpent_tk.mcp.http.listener import free_port
     from serpent_tk.settings import SettingsStore
 
     store = SettingsStore(app_dirs().ensure().settings_file)

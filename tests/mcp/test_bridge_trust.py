@@ -34,7 +34,7 @@ from serpent_tk.mcp.endpoint import (
     publish,
     read_endpoint,
 )
-from serpent_tk.mcp.listener import free_port
+from serpent_tk.mcp.http.listener import free_port
 from serpent_tk.paths import USER_DATA_ENV, app_dirs
 from serpent_tk.settings import SettingsStore
 from tests.mcp.conftest import Server, create_library, ok, run

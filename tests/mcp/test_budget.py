@@ -10,9 +10,9 @@ from typing import Any
 from mcp import Client
 
 from serpent_tk.automation.caller import Caller
-from serpent_tk.mcp.budget import Budget, cut_key, encoded_size, fit_risk_report, too_large
-from serpent_tk.mcp.catalogue import CONTINUATION_ARGUMENT
-from serpent_tk.mcp.continuations import Continuations, Owner, is_continuation
+from serpent_tk.mcp.tools.budget import Budget, cut_key, encoded_size, fit_risk_report, too_large
+from serpent_tk.mcp.tools.catalogue import CONTINUATION_ARGUMENT
+from serpent_tk.mcp.tools.continuations import Continuations, Owner, is_continuation
 from tests.mcp.conftest import Server, call, connect, create_library, make_images, ok, run
 
 SMALL_BUDGET_KIB = 16

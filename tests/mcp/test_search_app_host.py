@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from serpent_tk.mcp import search_app
+from serpent_tk.mcp.apps import search_app
 from tests.mcp.app_host import BULK_COUNT, GRID_PICTURES, run_host
 
 pytestmark = pytest.mark.timeout(1200)  # the module's host run has its own deadline

@@ -21,9 +21,9 @@ from pydantic import Field
 from library.protocol import CallMeta
 from library.schemas.common import AssetId, Model
 from serpent_tk.automation.registry import plugin_command
-from serpent_tk.mcp.catalogue import agent_text
-from serpent_tk.mcp.search_app import SEARCH_APP_URI
+from serpent_tk.mcp.apps.search_app import SEARCH_APP_URI
 from serpent_tk.mcp.server import INSTRUCTIONS
+from serpent_tk.mcp.tools.catalogue import agent_text
 from tests.mcp.conftest import (
     ERAS,
     Server,

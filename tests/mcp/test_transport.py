@@ -15,7 +15,7 @@ import pytest
 from serpent_tk.automation.gateway import Gateway
 from serpent_tk.credentials import CredentialStore
 from serpent_tk.mcp.endpoint import endpoint_file, running_port
-from serpent_tk.mcp.listener import Listener, PortInUse
+from serpent_tk.mcp.http.listener import Listener, PortInUse
 from serpent_tk.mcp.server import MAX_REQUEST_BODY_BYTES
 from tests.mcp.conftest import ERAS, Server, connect, ok, run
 

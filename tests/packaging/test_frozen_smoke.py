@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from serpent_tk.cli import SUBCOMMANDS
-from serpent_tk.mcp import search_app
+from serpent_tk.mcp.apps import search_app
 from tests.conftest import ROOT
 
 pytestmark = [

@@ -12,7 +12,7 @@ import pytest
 
 from installer.launchers.serpent_bridge import bridge_argv
 from serpent_tk import resources
-from serpent_tk.mcp import search_app
+from serpent_tk.mcp.apps import search_app
 from tests.conftest import ROOT
 
 
@@ -42,17 +42,17 @@ def test_frozen_resources_come_from_the_bundle(frozen: Path) -> None:
 def test_the_mcp_app_pages_ship_in_the_wheel_and_the_frozen_app() -> None:
     """Every page in serpent_tk/mcp/apps/ is package data and is collected by the spec."""
     apps = ROOT / "serpent_tk" / "mcp" / "apps"
-    pages = sorted(p for p in apps.iterdir() if p.is_file())
+    pages = sorted(apps.glob("*.html"))
     assert apps / "asset_search_grid.html" in pages
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    package_data = pyproject["tool"]["setuptools"]["package-data"]["serpent_tk.mcp"]
+    package_data = pyproject["tool"]["setuptools"]["package-data"]["serpent_tk.mcp.apps"]
     spec = (ROOT / "installer" / "serpent.spec").read_text()
     collected = re.findall(r'collect_data_files\("serpent_tk", includes=\[([^]]*)\]\)', spec)
     globs = [g.strip().strip('"') for found in collected for g in found.split(",")]
     for page in pages:
-        in_mcp = page.relative_to(ROOT / "serpent_tk" / "mcp").as_posix()
+        in_apps = page.relative_to(apps).as_posix()
         in_package = page.relative_to(ROOT / "serpent_tk").as_posix()
-        assert any(fnmatch(in_mcp, g) for g in package_data), f"{in_mcp} is not package data"
+        assert any(fnmatch(in_apps, g) for g in package_data), f"{in_apps} is not package data"
         assert any(fnmatch(in_package, g) for g in globs), f"the spec does not bundle {page}"
     assert search_app.search_app_html() == (apps / "asset_search_grid.html").read_text()
     assert f'"{search_app.THUMBNAIL_TOOL}"' in search_app.search_app_html()

@@ -30,8 +30,8 @@ from mcp.shared.inbound import encode_header_value
 from mcp_types import PROTOCOL_VERSION_META_KEY
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from serpent_tk.mcp.bridge.verified_http import NotSerpent, verified_client
 from serpent_tk.mcp.endpoint import Endpoint
-from serpent_tk.mcp.verified_http import NotSerpent, verified_client
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from typing import Any
 import mcp_types as types
 
 from serpent_tk.automation.registry import CommandSpec, Registry, tool_name_for
-from serpent_tk.mcp.budget import cuttable_fields
+from serpent_tk.mcp.tools.budget import cuttable_fields
 
 THUMBNAIL_COMMAND = "asset.thumbnail"
 

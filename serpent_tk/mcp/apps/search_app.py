@@ -2,10 +2,11 @@
 
 Thread-safe (constants and a cached file read). `serpent_asset_search` carries
 `_meta.ui.resourceUri` pointing here; hosts that render MCP Apps (Claude Desktop, VS Code, ...)
-show the page `apps/asset_search_grid.html` (package data, also bundled by the PyInstaller
-spec), which fetches thumbnails through `serpent_asset_thumbnail` over the host's postMessage
-bridge. Every other client reads the tool's text content: the same JSON as `structuredContent`
-(ids, names, tags, sizes, `total`, `nextCursor`), which is the meaningful fallback.
+show the page `asset_search_grid.html` beside this module (package data, also bundled by
+the PyInstaller spec), which fetches thumbnails through `serpent_asset_thumbnail` over the
+host's postMessage bridge. Every other client reads the tool's text content: the same JSON
+as `structuredContent` (ids, names, tags, sizes, `total`, `nextCursor`), which is the
+meaningful fallback.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ __all__ = ["APP_MIME_TYPE", "EXTENSION_ID", "SEARCH_APP_URI", "SEARCH_TOOL", "se
 SEARCH_APP_URI = "ui://serpent/asset-search-grid.html"
 SEARCH_TOOL = "serpent_asset_search"
 THUMBNAIL_TOOL = "serpent_asset_thumbnail"  # the page calls it by this name
-APP_FILE = "apps/asset_search_grid.html"
+APP_FILE = "asset_search_grid.html"
 
 
 def tool_meta() -> dict[str, dict[str, Any]]:
@@ -38,5 +39,5 @@ def resource_meta() -> dict[str, Any]:
 
 @functools.cache
 def search_app_html() -> str:
-    """The grid's page, read once from the package (`apps/asset_search_grid.html`)."""
-    return resources.files("serpent_tk.mcp").joinpath(APP_FILE).read_text(encoding="utf-8")
+    """The grid's page, read once from this package (`asset_search_grid.html`)."""
+    return resources.files("serpent_tk.mcp.apps").joinpath(APP_FILE).read_text(encoding="utf-8")

@@ -30,8 +30,16 @@ from serpent_tk.automation import errors
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.registry import CommandSpec
 from serpent_tk.credentials import Credential
-from serpent_tk.mcp import search_app
-from serpent_tk.mcp.budget import (
+from serpent_tk.mcp.apps import search_app
+from serpent_tk.mcp.http.guard import current_credential
+from serpent_tk.mcp.notifier import (
+    LEVELS,
+    Notifier,
+    change_notification,
+    change_resource_uri,
+    level_allows,
+)
+from serpent_tk.mcp.tools.budget import (
     FRAMING_BYTES,
     Budget,
     dumps,
@@ -40,17 +48,9 @@ from serpent_tk.mcp.budget import (
     items_that_fit,
     too_large,
 )
-from serpent_tk.mcp.catalogue import THUMBNAIL_COMMAND, Catalogue, continued_here
-from serpent_tk.mcp.continuations import Continuations, Owner, expired, is_continuation
-from serpent_tk.mcp.guard import current_credential
-from serpent_tk.mcp.images import fit_image
-from serpent_tk.mcp.notifier import (
-    LEVELS,
-    Notifier,
-    change_notification,
-    change_resource_uri,
-    level_allows,
-)
+from serpent_tk.mcp.tools.catalogue import THUMBNAIL_COMMAND, Catalogue, continued_here
+from serpent_tk.mcp.tools.continuations import Continuations, Owner, expired, is_continuation
+from serpent_tk.mcp.tools.images import fit_image
 
 log = logging.getLogger(__name__)
 

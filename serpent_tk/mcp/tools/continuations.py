@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from library.errors import INVALID_ARGUMENT
-from serpent_tk.mcp.budget import Budget, cut_key, encoded_size, page_of, too_large
+from serpent_tk.mcp.tools.budget import Budget, cut_key, encoded_size, page_of, too_large
 
 CURSOR_PREFIX = "cut:"  # ':' is never in a library cursor (base64url or digits)
 KEEP_S = 30 * 60.0

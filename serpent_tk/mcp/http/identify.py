@@ -15,7 +15,7 @@ from starlette.datastructures import Headers
 from starlette.types import Receive, Scope, Send
 
 from serpent_tk.mcp.endpoint import proof, valid_nonce
-from serpent_tk.mcp.guard import host_allowed, origin_allowed
+from serpent_tk.mcp.http.guard import host_allowed, origin_allowed
 
 MAX_BODY_BYTES = 1024
 
