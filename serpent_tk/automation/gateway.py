@@ -275,7 +275,7 @@ class Gateway:
 
     def _lookup(self, name: str, caller: Caller) -> CommandSpec:
         spec = self.registry.get(name) if isinstance(name, str) else None
-        if spec is None or not spec.available:
+        if spec is None:
             raise unknown_command(name)
         if not policy.mode_allows(caller.mode, spec.min_mode) and spec.name.startswith(
                 "plugin."):

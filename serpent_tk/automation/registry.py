@@ -72,7 +72,6 @@ class CommandSpec:
     returns: str  # what the result holds
     example: dict[str, Any]  # arguments of one realistic call (with libraryId if library-level)
     annotations: Annotations
-    available: bool = True  # False: declared, but its implementation has not landed
     route: Route = "worker"
     lifecycle: str | None = None  # LibraryLifecycle action fired on success
     imports: bool = False  # success queues the new assets for analysis
@@ -206,7 +205,7 @@ def command(name: str, input_model: type[BaseModel], output_model: type[BaseMode
             risk: Risk, summary: str, returns: str, example: dict[str, Any], *,
             scope: Scope = "library", capabilities: Iterable[str] | None = None,
             idempotent: bool | None = None, destructive: bool | None = None,
-            available: bool = True, route: Route = "worker", lifecycle: str | None = None,
+            route: Route = "worker", lifecycle: str | None = None,
             imports: bool = False, journaled: bool | None = None) -> CommandSpec:
     """Declare a built-in command; capabilities and hints follow from the risk by default."""
     caps = frozenset(capabilities) if capabilities is not None else capabilities_for(risk, scope)
@@ -214,7 +213,7 @@ def command(name: str, input_model: type[BaseModel], output_model: type[BaseMode
                        output_model=output_model, capabilities=caps, risk=risk,
                        summary=summary, returns=returns, example=example,
                        annotations=hints(risk, idempotent=idempotent, destructive=destructive),
-                       available=available, route=route, lifecycle=lifecycle, imports=imports,
+                       route=route, lifecycle=lifecycle, imports=imports,
                        journaled=(risk in ("normal", "recoverable") and scope == "library"
                                   and route == "worker" and not name.startswith("history."))
                        if journaled is None else journaled)
@@ -249,9 +248,9 @@ class Registry:
         return self.commands.get(name) or self._by_tool.get(name)
 
     def tools(self, mode: str) -> list[CommandSpec]:
-        """What a caller in `mode` may see and call: available and allowed, in name order."""
+        """What a caller in `mode` may see and call, in name order."""
         return [spec for name, spec in sorted(self.commands.items())
-                if spec.available and policy.mode_allows(mode, spec.min_mode)]
+                if policy.mode_allows(mode, spec.min_mode)]
 
     def on_change(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Hear when plugin commands come or go. Returns the unsubscribe function."""

@@ -110,7 +110,7 @@ class Catalogue:
         return tool
 
     def tools(self, mode: str) -> list[types.Tool]:
-        """What a credential in `mode` sees: available commands its mode allows."""
+        """What a credential in `mode` sees: the commands its mode allows."""
         return [self._tool(spec) for spec in self.registry.tools(mode)]
 
     def visible(self, tool_name: str, mode: str) -> CommandSpec | None:
@@ -119,8 +119,6 @@ class Catalogue:
         if spec is None or spec.tool_name != tool_name:
             return None
         if spec.name.startswith("plugin.") and mode != "full-access":
-            return None
-        if not spec.available:
             return None
         return spec
 
@@ -132,5 +130,4 @@ class Catalogue:
 
     def names(self) -> frozenset[str]:
         """Every tool name of the registry right now (to notice contribution changes)."""
-        return frozenset(spec.tool_name for spec in self.registry.commands.values()
-                         if spec.available)
+        return frozenset(spec.tool_name for spec in self.registry.commands.values())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 
 import pytest
@@ -119,11 +118,11 @@ def test_the_analysis_queue_hands_work_to_another_thread() -> None:
 
 
 def test_the_feeder_waits_until_the_worker_can_analyse() -> None:
-    """With analysis.run not available (a build or registry without it), queued analysis
-    waits in the queue instead of being sent to a worker that cannot run it."""
+    """With a registry without analysis.run, queued analysis waits in the queue instead of
+    being sent to a worker that cannot run it."""
     from serpent_tk.automation.analysis import AnalysisFeeder
-    specs = [dataclasses.replace(spec, available=False) if name == "analysis.run" else spec
-             for name, spec in build_registry().commands.items()]
+    specs = [spec for name, spec in build_registry().commands.items()
+             if name != "analysis.run"]
     registry = Registry(specs)
     queue = AnalysisQueue()
     feeder = AnalysisFeeder(queue, host=None, registry=registry)  # type: ignore[arg-type]

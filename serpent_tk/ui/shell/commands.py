@@ -91,9 +91,8 @@ class Commands:
         self._submitter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ui-submit")
 
     def available(self, name: str) -> bool:
-        """Does the registry know `name` (and is it available)? Thread-safe."""
-        spec = self.gateway.registry.commands.get(name)
-        return spec is not None and getattr(spec, "available", True)
+        """Does the registry know `name`? Thread-safe."""
+        return self.gateway.registry.commands.get(name) is not None
 
     def submit(self, name: str, args: dict[str, Any]) -> Future[dict[str, Any]]:
         """The gateway's answer as a future (for callers that continue off the Tk thread).
