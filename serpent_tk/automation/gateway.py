@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from library import deletion
-from library.client import LibraryHost
+from library.client import CallFuture, LibraryHost
 from library.errors import (
     CANCELLED,
     LIBRARY_NOT_FOUND,
@@ -207,10 +207,9 @@ class Gateway:
             return
         audit.record(call.caller, call.command or call.name, call.library_id,
                      time.monotonic() - call.started, CANCELLED)
-        cancel_remote = getattr(call.waiting, "cancel_remote", None)
-        if cancel_remote is not None:
+        if isinstance(call.waiting, CallFuture):  # the call waits for the worker: stop it there
             try:
-                cancel_remote()
+                call.waiting.cancel_remote()
             except Exception as error:
                 log.warning("could not cancel %s in the worker: %s", call.command, error)
 

@@ -179,13 +179,8 @@ class Importer:
         run.cancelled = True
         self.label.configure(text="Cancelling…")
         self.cancel_button.state(["disabled"])
-        future = run.future
-        if future is not None:
-            cancel_remote = getattr(future, "cancel_remote", None)
-            if callable(cancel_remote):
-                cancel_remote()
-            else:
-                future.cancel()
+        if run.future is not None:
+            run.future.cancel()  # the gateway passes it on to the worker
 
     def _finish(self) -> None:
         run = self.run
