@@ -34,7 +34,7 @@ from library.errors import (
 from library.protocol import CallMeta
 from serpent_tk.automation import audit, envelope, policy
 from serpent_tk.automation.analysis import AnalysisFeeder
-from serpent_tk.automation.caller import MODES, SOURCES, Caller
+from serpent_tk.automation.caller import SOURCES, Caller
 from serpent_tk.automation.challenge import (
     Binding,
     ChallengeStore,
@@ -66,6 +66,7 @@ from serpent_tk.automation.registry import (
     Registry,
     build_registry,
 )
+from serpent_tk.credentials import MODES
 from serpent_tk.settings import SettingsStore
 
 log = logging.getLogger("serpent.automation.gateway")

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from library.protocol import CallMeta
 from serpent_tk.automation import policy
-from serpent_tk.automation.caller import Mode
+from serpent_tk.credentials import Mode
 
 Scope = Literal["global", "library"]
 Risk = Literal["read", "normal", "recoverable", "dangerous"]

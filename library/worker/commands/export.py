@@ -17,6 +17,7 @@ import sqlite3
 from pathlib import Path
 
 from library import pathrules
+from library.library_folder import LIBRARY_SUFFIX
 from library.schemas import LibraryExportIn, LibraryExportOut
 from library.worker.commands import command
 from library.worker.context import TaskContext
@@ -28,7 +29,6 @@ from library.worker.store.archive import (
     remove_partial,
     write_archive,
 )
-from library.worker.store.layout import LIBRARY_SUFFIX
 from library.worker.tasks.taskrunner import CLEANUPS, tracked
 
 KIND = "export"

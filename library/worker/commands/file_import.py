@@ -31,6 +31,7 @@ from library.errors import (
     UNSUPPORTED_FORMAT,
     LibraryError,
 )
+from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX
 from library.schemas import FileImportIn, FileImportOut, ImportItem
 from library.worker.commands import command
 from library.worker.context import TaskContext
@@ -44,7 +45,7 @@ from library.worker.store.filestore import (
     Staged,
 )
 from library.worker.store.identity import new_id
-from library.worker.store.layout import LIBRARY_SUFFIX, enclosing_library
+from library.worker.store.layout import enclosing_library
 
 BATCH_FILES = 64
 BATCH_SECONDS = 1.0
@@ -280,7 +281,7 @@ def _wanted(path: Path) -> bool:
 
 
 def _is_library(path: Path) -> bool:
-    return path.name.endswith(LIBRARY_SUFFIX) and (path / "library.sqlite").exists()
+    return path.name.endswith(LIBRARY_SUFFIX) and (path / DATABASE_NAME).exists()
 
 
 def _new(path: Path, seen: set[str]) -> bool:

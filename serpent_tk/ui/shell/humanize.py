@@ -8,6 +8,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from library.units import human_size
+
 
 def parse_time(value: Any) -> datetime | None:
     """An ISO timestamp from the wire (or a datetime) as an aware datetime."""
@@ -48,14 +50,8 @@ def ago(moment: datetime | str | None, now: datetime | None = None,
 
 
 def size(num_bytes: int | None) -> str:
-    if num_bytes is None:
-        return ""
-    value = float(num_bytes)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
-            return f"{int(value)} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
-        value /= 1000
-    return f"{value:.1f} TB"
+    """'12.4 MB' (`library.units.human_size`, the one size formatter); '' when unknown."""
+    return "" if num_bytes is None else human_size(num_bytes)
 
 
 def count(n: int, singular: str, plural: str | None = None) -> str:
