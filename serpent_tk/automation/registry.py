@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from library.catalogue import CATALOGUE
 from library.protocol import CallMeta
 from serpent_tk.automation import policy
 from serpent_tk.credentials import Mode
@@ -201,22 +202,45 @@ def capabilities_for(risk: Risk, scope: Scope) -> frozenset[str]:
     return frozenset({policy.LIBRARY_READ, policy.LIBRARY_WRITE})
 
 
-def command(name: str, input_model: type[BaseModel], output_model: type[BaseModel],
-            risk: Risk, summary: str, returns: str, example: dict[str, Any], *,
-            scope: Scope = "library", capabilities: Iterable[str] | None = None,
-            idempotent: bool | None = None, destructive: bool | None = None,
-            route: Route = "worker", lifecycle: str | None = None,
+def command(name: str, risk: Risk, summary: str, returns: str, example: dict[str, Any], *,
+            capabilities: Iterable[str] | None = None, idempotent: bool | None = None,
+            destructive: bool | None = None, lifecycle: str | None = None,
             imports: bool = False, journaled: bool | None = None) -> CommandSpec:
-    """Declare a built-in command; capabilities and hints follow from the risk by default."""
+    """Declare a command the library worker serves (library-level). Its input and output
+    models are the catalogue's (`library.catalogue`); capabilities and hints follow from the
+    risk by default; a normal or recoverable one is an undo step unless it says otherwise."""
+    served = CATALOGUE.get(name)
+    if served is None:
+        raise ValueError(f"{name} is routed to the worker but not in library.catalogue")
+    if journaled is None:
+        journaled = risk in ("normal", "recoverable") and not name.startswith("history.")
+    return _spec(name, served.input_model, served.output_model, risk, summary, returns,
+                 example, scope="library", capabilities=capabilities, idempotent=idempotent,
+                 destructive=destructive, route="worker", lifecycle=lifecycle,
+                 imports=imports, journaled=journaled)
+
+
+def gateway_command(name: str, input_model: type[BaseModel], output_model: type[BaseModel],
+                    risk: Risk, summary: str, returns: str, example: dict[str, Any], *,
+                    scope: Scope = "library", capabilities: Iterable[str] | None = None,
+                    idempotent: bool | None = None, destructive: bool | None = None,
+                    lifecycle: str | None = None) -> CommandSpec:
+    """Declare a command the main process answers itself (no worker command behind it)."""
+    return _spec(name, input_model, output_model, risk, summary, returns, example,
+                 scope=scope, capabilities=capabilities, idempotent=idempotent,
+                 destructive=destructive, route="gateway", lifecycle=lifecycle)
+
+
+def _spec(name: str, input_model: type[BaseModel], output_model: type[BaseModel], risk: Risk,
+          summary: str, returns: str, example: dict[str, Any], *, scope: Scope,
+          capabilities: Iterable[str] | None, idempotent: bool | None = None,
+          destructive: bool | None = None, **behaviour: Any) -> CommandSpec:
     caps = frozenset(capabilities) if capabilities is not None else capabilities_for(risk, scope)
     return CommandSpec(name=name, scope=scope, input_model=input_model,
                        output_model=output_model, capabilities=caps, risk=risk,
                        summary=summary, returns=returns, example=example,
                        annotations=hints(risk, idempotent=idempotent, destructive=destructive),
-                       route=route, lifecycle=lifecycle, imports=imports,
-                       journaled=(risk in ("normal", "recoverable") and scope == "library"
-                                  and route == "worker" and not name.startswith("history."))
-                       if journaled is None else journaled)
+                       **behaviour)
 
 
 class Registry:

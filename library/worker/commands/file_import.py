@@ -33,7 +33,7 @@ from library.errors import (
 )
 from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX
 from library.schemas import FileImportIn, FileImportOut, ImportItem
-from library.worker.commands import command
+from library.worker.commands import handles
 from library.worker.context import TaskContext
 from library.worker.files import media
 from library.worker.rows import assetrows
@@ -69,7 +69,7 @@ class Pending:
     facts: media.ImageFacts
 
 
-@command("file.import", FileImportIn, mode="task")
+@handles("file.import")
 def import_files(ctx: TaskContext, args: FileImportIn) -> FileImportOut:
     if args.folder_id and not ctx.conn.execute("SELECT 1 FROM folders WHERE id = ?",
                                                (args.folder_id,)).fetchone():
