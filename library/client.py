@@ -258,8 +258,6 @@ class LibraryHost:
                 worker.restarts.clear()  # it served again: not a crash loop
                 entry = worker.pending.pop(message.id, None)
                 worker.change_sequence = max(worker.change_sequence, message.change_sequence)
-                if message.ok and entry and entry[1].command == "library.rename":
-                    worker.name = (message.result or {}).get("name", worker.name)
             if entry is None:
                 return
             future = entry[0]

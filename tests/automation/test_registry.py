@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import Future
+from dataclasses import replace
 
 import pytest
 from pydantic import BaseModel
@@ -135,6 +136,19 @@ def test_tools_per_mode_only_grow() -> None:
     assert "history.undo" in auto and "asset.delete-permanently" in auto
     assert full == set(REGISTRY.commands)
     assert REGISTRY.tools("no-such-mode") == []
+
+
+def test_where_a_command_runs_is_on_its_spec() -> None:
+    """A command the main process answers carries its handler; a worker command has none
+    (the worker's is in library/worker/commands); a dangerous one is planned by the worker."""
+    for spec in REGISTRY.commands.values():
+        assert (spec.handler is None) == (spec.route == "worker"), spec.name
+    with pytest.raises(ValueError, match="has no handler"):
+        Registry([replace(REGISTRY.commands["asset.tag"], handler=lambda call: {})])
+    with pytest.raises(ValueError, match="needs a handler"):
+        Registry([replace(REGISTRY.commands["library.open"], handler=None)])
+    with pytest.raises(ValueError, match="plan comes from the worker"):
+        Registry([replace(REGISTRY.commands["library.close"], risk="dangerous")])
 
 
 def test_a_name_clash_is_refused() -> None:

@@ -1,10 +1,18 @@
-"""Registry declarations: library lifecycle commands and `ui.notify`.
+"""Registry declarations: library lifecycle commands and `ui.notify`, with the handlers of
+those the main process answers itself.
 
-Thread-safe (data only).
+Main process. The declarations are data; the handlers and after-steps run as the gateway's
+steps (never blocking: slow work goes to the gateway's I/O threads, and each step yields
+the future it waits for).
 """
 
 from __future__ import annotations
 
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from library import deletion
 from library.schemas import (
     Empty,
     LibraryCreateIn,
@@ -13,7 +21,8 @@ from library.schemas import (
     LibraryOpenIn,
     LibraryRef,
 )
-from serpent_tk.automation import policy
+from serpent_tk.automation import envelope, policy
+from serpent_tk.automation.events import ShowInDesktop, Toast
 from serpent_tk.automation.models import (
     LibraryCloseOut,
     LibraryListRecentOut,
@@ -22,10 +31,107 @@ from serpent_tk.automation.models import (
     UiNotifyIn,
     UiNotifyOut,
 )
-from serpent_tk.automation.registry import CommandSpec, command, gateway_command
+from serpent_tk.automation.registry import (
+    CommandCall,
+    CommandSpec,
+    Steps,
+    command,
+    gateway_command,
+)
 
 LIB = "lib_01j9z3k4m5n6p7q8"
 MANAGE = (policy.LIBRARY_READ, policy.LIBRARY_MANAGE)
+
+
+# ---- what the main process does itself ----------------------------------------------------
+
+def list_open(call: CommandCall) -> dict[str, Any]:
+    return envelope.page(call.gateway.libraries.list_open())
+
+
+def list_recent(call: CommandCall) -> Steps:
+    side = call.gateway
+    yield side.in_background(side.libraries.finish_deletions)
+    recent = yield side.in_background(side.libraries.recent)
+    return envelope.page(recent)
+
+
+def open_library(call: CommandCall) -> Steps:
+    side = call.gateway
+    path = Path(call.arguments["path"]).expanduser()
+    started = yield side.in_background(side.host.open, path)
+    return (yield from _opened(call, started))
+
+
+def create_library(call: CommandCall) -> Steps:
+    side, args = call.gateway, call.arguments
+    parent = Path(args["selectedParentPath"]).expanduser()
+    started = yield side.in_background(side.host.create, parent, args["name"], call.meta)
+    return (yield from _opened(call, started))
+
+
+def import_exported(call: CommandCall) -> Steps:
+    side, args = call.gateway, call.arguments
+    started = yield side.in_background(side.host.import_exported, args["archivePath"],
+                                       args["selectedParentPath"])
+    return (yield from _opened(call, started))
+
+
+def _opened(call: CommandCall, started: Future[dict[str, Any]]) -> Steps:
+    """A library opening (or being created or unpacked): once it is open, it goes to the
+    top of the recent list."""
+    side = call.gateway
+    ref = yield started
+    yield side.in_background(side.libraries.remember, ref)
+    return side.libraries.public_ref(ref)
+
+
+def close_library(call: CommandCall) -> Steps:
+    assert call.library_id is not None
+    yield call.gateway.host.close(call.library_id)
+    return {"closed": True}
+
+
+def show_in_desktop(call: CommandCall) -> dict[str, Any]:
+    assert call.library_id is not None
+    args = call.arguments
+    call.gateway.publish(ShowInDesktop(library_id=call.library_id,
+                                       asset_ids=tuple(args.get("assetIds", ())),
+                                       folder_id=args.get("folderId"),
+                                       actor_label=call.caller.label))
+    return {"shown": call.gateway.window_attached}
+
+
+def notify(call: CommandCall) -> dict[str, Any]:
+    args = call.arguments
+    call.gateway.publish(Toast(text=args["text"], level=args.get("level", "info"),
+                               actor_label=call.caller.label))
+    return {"shown": call.gateway.window_attached}
+
+
+def keep_recent_name(call: CommandCall, result: dict[str, Any]) -> Steps:
+    """After `library.rename`: the recent list shows the new name (its place stays)."""
+    yield call.gateway.in_background(call.gateway.libraries.rename_recent, result)
+    return result
+
+
+def remove_from_disk(call: CommandCall, result: dict[str, Any]) -> Steps:
+    """After a confirmed `library.delete-from-disk`: close the library (its worker moves the
+    folder aside as it exits), remove what was set aside, forget the recent entry. A crash
+    meanwhile leaves the set-aside folder to `Libraries.finish_deletions`."""
+    side, library_id = call.gateway, call.library_id or ""
+    path = str(call.library.get("path", ""))
+    side.libraries.deleting(library_id, True)
+    try:
+        yield side.host.close(library_id)
+        yield side.in_background(deletion.remove_retired, Path(path), library_id)
+        yield side.in_background(side.libraries.forget, path)
+    finally:
+        side.libraries.deleting(library_id, False)
+    return {**result, "deleted": True}
+
+
+# ---- the declarations -------------------------------------------------------------------
 
 COMMANDS: list[CommandSpec] = [
     gateway_command(
@@ -33,27 +139,27 @@ COMMANDS: list[CommandSpec] = [
         "List the libraries opened recently on this computer, newest first, including closed "
         "ones. Use it to find a library's path before library.open.",
         "items with name, path, lastOpened, open, libraryId (when open) and exists.",
-        {}, scope="global"),
+        {}, scope="global", handler=list_recent),
     gateway_command(
         "library.list-open", Empty, LibraryListOut, "read",
         "List the libraries open right now. Call this first: every library-level tool needs "
         "one of these libraryId values passed explicitly.",
         "items with libraryId, name and path.",
-        {}, scope="global"),
+        {}, scope="global", handler=list_open),
     gateway_command(
         "library.open", LibraryOpenIn, LibraryRef, "read",
         "Open an existing library folder (`<Name>.serpent`) so its tools can be used. Opening "
         "an already open library just returns it.",
         "the library's libraryId, name and path.",
         {"path": "/home/ana/Pictures/Moodboards.serpent"}, scope="global",
-        idempotent=True, lifecycle="opened"),
+        idempotent=True, lifecycle="opened", handler=open_library),
     gateway_command(
         "library.create", LibraryCreateIn, LibraryRef, "normal",
         "Create a new, empty library `<name>.serpent` inside the folder selectedParentPath and "
         "open it. Only when the person asked for a new library.",
         "the new library's libraryId, name and path.",
         {"selectedParentPath": "/home/ana/Pictures", "name": "Moodboards"}, scope="global",
-        capabilities=MANAGE, lifecycle="opened"),
+        capabilities=MANAGE, lifecycle="opened", handler=create_library),
     gateway_command(
         "library.import-exported", LibraryImportExportedIn, LibraryRef, "normal",
         "Unpack a library archive made by library.export into a new library inside "
@@ -62,14 +168,14 @@ COMMANDS: list[CommandSpec] = [
         "the new library's libraryId, name and path.",
         {"archivePath": "/home/ana/Downloads/Moodboards.zip",
          "selectedParentPath": "/home/ana/Pictures"}, scope="global",
-        capabilities=MANAGE, lifecycle="imported"),
+        capabilities=MANAGE, lifecycle="imported", handler=import_exported),
     gateway_command(
         "ui.notify", UiNotifyIn, UiNotifyOut, "read",
         "Show a short message to the person as a toast in the Serpent window, e.g. when a long "
         "job is done. It never waits for an answer.",
         "shown: whether a window received it.",
         {"text": "Tagged 48 photos with 'sky'.", "level": "info"}, scope="global",
-        capabilities=(policy.UI_NOTIFY,), idempotent=False),
+        capabilities=(policy.UI_NOTIFY,), idempotent=False, handler=notify),
     command(
         "library.info", "read",
         "Describe a library: name, path, counts of assets, trash, folders, tags, collections, "
@@ -88,18 +194,18 @@ COMMANDS: list[CommandSpec] = [
         "or a folder, so the person sees what you mean.",
         "shown: whether a window received it.",
         {"libraryId": LIB, "assetIds": ["ast_01j9z3k4m5n6p7q8"]},
-        idempotent=True),
+        idempotent=True, handler=show_in_desktop),
     gateway_command(
         "library.close", Empty, LibraryCloseOut, "normal",
         "Close an open library (its window view closes too). Only when the person asked.",
         "closed: true.",
-        {"libraryId": LIB}, capabilities=MANAGE, lifecycle="closed"),
+        {"libraryId": LIB}, capabilities=MANAGE, lifecycle="closed", handler=close_library),
     command(
         "library.rename", "normal",
         "Rename a library (its display name).",
         "the library's libraryId, new name and path.",
         {"libraryId": LIB, "name": "Moodboards 2026"}, capabilities=MANAGE, idempotent=True,
-        lifecycle="renamed"),
+        lifecycle="renamed", after=keep_recent_name),
     command(
         "library.export", "normal",
         "Write the whole library (files and metadata) into one .zip archive at targetPath, "
@@ -122,5 +228,6 @@ COMMANDS: list[CommandSpec] = [
         "closed first. Only when the person explicitly asked for it.",
         "deleted, assetCount and freedBytes.",
         {"libraryId": LIB},
-        capabilities=(*MANAGE, policy.LIBRARY_WRITE), lifecycle="deleted"),
+        capabilities=(*MANAGE, policy.LIBRARY_WRITE), lifecycle="deleted",
+        after=remove_from_disk),
 ]
