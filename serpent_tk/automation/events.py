@@ -6,7 +6,7 @@ block (the window posts them to its UiBus, the MCP layer to its asyncio loop).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 LifecycleAction = Literal["opened", "closed", "renamed", "deleted", "imported"]
@@ -78,20 +78,17 @@ class ShowInDesktop:
 
 
 @dataclass(frozen=True)
-class AnalysisQueued:
-    """New assets were queued for analysis (after an import)."""
-
-    library_id: str
-    asset_ids: tuple[str, ...] = field(default_factory=tuple)
-    reason: str = "import"
-
-
-@dataclass(frozen=True)
-class HistoryRecorded:
-    """A change that the library's history can undo was made (the window's Undo follows it)."""
+class ChangeMade:
+    """A command that changes a library succeeded, whoever called it: what it did, in words
+    for people ("created the folder “Skies”"), and whether the library's history can undo
+    it. The window's toasts about an AI client's changes follow it (a lifecycle command —
+    `lifecycle` set — has its own toast)."""
 
     library_id: str
     command: str
     actor_label: str
     source: str
     change_sequence: int | None
+    text: str  # "tagged 3 assets with “sky”"
+    undoable: bool  # it is a step of the library's history (Edit → Undo takes it back)
+    lifecycle: str | None = None

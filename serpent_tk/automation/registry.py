@@ -6,9 +6,11 @@ added and removed under a lock (listeners hear about it so the MCP layer can sen
 are generated from or checked against `REGISTRY.commands`.
 
 A spec is all the main process knows about a command: its models (a worker command's come
-from `library.catalogue`), policy, and, for a command the main process answers itself (or a
-plugin command), its `handler`; an `after` step runs in the main process once the worker
-answered. The gateway never looks at a command's name to decide what to do.
+from `library.catalogue`), policy, the words the window tells people with (`Words`), what a
+success changes besides its event's kinds (`recount`), and, for a command the main process
+answers itself (or a plugin command), its `handler`; an `after` step runs in the main process
+once the worker answered. Nothing outside the declarations (`automation/commands/`) looks at
+a command's name to decide what to do with it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ if TYPE_CHECKING:
 Scope = Literal["global", "library"]
 Risk = Literal["read", "normal", "recoverable", "dangerous"]
 Route = Literal["worker", "gateway", "plugin"]
+# Where assets sit after a success, beyond what its change event's kinds say: "everywhere"
+# (imports, trash, undo...: every count may move) or "folders" (folder membership)
+Recount = Literal["", "folders", "everywhere"]
 T = TypeVar("T")
 
 TOOL_NAME = re.compile(r"^[a-z0-9_]{1,64}$")
@@ -88,6 +93,23 @@ Handler = Callable[[CommandCall], "Steps | dict[str, Any]"]
 AfterStep = Callable[[CommandCall, dict[str, Any]], Steps]  # after the worker: final result
 
 
+@dataclass(frozen=True)
+class Words:
+    """How the window tells a person about a command (`effects.tell` fills them in).
+
+    `done` says what a success did, naming what it was about from the call's arguments and
+    result (camelCase fields; `{entry[summary]}` reaches inside), `{assets}` ("3 assets",
+    from assetIds or assetId), `{files}` (an import's new files), `{library}` (the library's
+    name) and `{old_library}` (its name before, when it changed). When one of them is missing
+    or empty, `fallback` is said instead. `doing` names a running task of the command in the
+    status bar ("Analysing 120 / 2,000").
+    """
+
+    done: str = ""  # "created the folder “{name}”"
+    fallback: str = ""  # "created a folder"
+    doing: str = ""  # "Analysing"
+
+
 def tool_name_for(name: str) -> str:
     """`asset.trash` → `serpent_asset_trash` (CONTRACTS.md §1)."""
     return "serpent_" + name.replace(".", "_").replace("-", "_")
@@ -122,6 +144,9 @@ class CommandSpec:
     lifecycle: str | None = None  # LibraryLifecycle action fired on success
     imports: bool = False  # success queues the new assets for analysis
     journaled: bool = False  # success adds a step to the library's undo history
+    words: Words = Words()
+    recount: Recount = ""
+    returns_image: bool = False  # an MCP client gets the picture itself (image content)
     handler: Handler | None = field(default=None, compare=False)  # gateway and plugin routes
     after: AfterStep | None = field(default=None, compare=False)  # main-process follow-up
 
@@ -249,10 +274,11 @@ def capabilities_for(risk: Risk, scope: Scope) -> frozenset[str]:
 
 
 def command(name: str, risk: Risk, summary: str, returns: str, example: dict[str, Any], *,
-            capabilities: Iterable[str] | None = None, idempotent: bool | None = None,
-            destructive: bool | None = None, lifecycle: str | None = None,
-            imports: bool = False, journaled: bool | None = None,
-            after: AfterStep | None = None) -> CommandSpec:
+            words: Words = Words(), capabilities: Iterable[str] | None = None,
+            idempotent: bool | None = None, destructive: bool | None = None,
+            lifecycle: str | None = None, imports: bool = False,
+            journaled: bool | None = None, recount: Recount = "",
+            returns_image: bool = False, after: AfterStep | None = None) -> CommandSpec:
     """Declare a command the library worker serves (library-level). Its input and output
     models are the catalogue's (`library.catalogue`); capabilities and hints follow from the
     risk by default; a normal or recoverable one is an undo step unless it says otherwise."""
@@ -262,23 +288,24 @@ def command(name: str, risk: Risk, summary: str, returns: str, example: dict[str
     if journaled is None:
         journaled = risk in ("normal", "recoverable") and not name.startswith("history.")
     return _spec(name, served.input_model, served.output_model, risk, summary, returns,
-                 example, scope="library", capabilities=capabilities,
+                 example, words=words, scope="library", capabilities=capabilities,
                  idempotent=idempotent, destructive=destructive, route="worker",
-                 lifecycle=lifecycle, imports=imports, journaled=journaled, after=after)
+                 lifecycle=lifecycle, imports=imports, journaled=journaled, recount=recount,
+                 returns_image=returns_image, after=after)
 
 
 def gateway_command(name: str, input_model: type[BaseModel], output_model: type[BaseModel],
                     risk: Risk, summary: str, returns: str, example: dict[str, Any], *,
-                    handler: Handler, scope: Scope = "library",
+                    handler: Handler, words: Words = Words(), scope: Scope = "library",
                     capabilities: Iterable[str] | None = None, idempotent: bool | None = None,
-                    destructive: bool | None = None, lifecycle: str | None = None
-                    ) -> CommandSpec:
+                    destructive: bool | None = None, lifecycle: str | None = None,
+                    recount: Recount = "") -> CommandSpec:
     """Declare a command the main process answers itself with `handler` (no worker command
     behind it)."""
     return _spec(name, input_model, output_model, risk, summary, returns, example,
-                 scope=scope, capabilities=capabilities, idempotent=idempotent,
+                 words=words, scope=scope, capabilities=capabilities, idempotent=idempotent,
                  destructive=destructive, route="gateway", lifecycle=lifecycle,
-                 handler=handler)
+                 recount=recount, handler=handler)
 
 
 def _spec(name: str, input_model: type[BaseModel], output_model: type[BaseModel], risk: Risk,
@@ -399,7 +426,8 @@ def check_spec(spec: CommandSpec) -> None:
 def plugin_command(plugin_id: str, verb: str, *, input_model: type[BaseModel],
                    output_model: type[BaseModel], summary: str, returns: str,
                    example: dict[str, Any], handler: PluginHandler,
-                   risk: Risk = "normal", idempotent: bool = False) -> CommandSpec:
+                   risk: Risk = "normal", idempotent: bool = False,
+                   words: Words = Words()) -> CommandSpec:
     """Declare one plugin command; `Registry.add_plugin_commands` exposes it. `handler`
     gets the library id, the validated arguments and the audit meta, and returns a future
     of the result."""
@@ -414,7 +442,7 @@ def plugin_command(plugin_id: str, verb: str, *, input_model: type[BaseModel],
                        input_model=input_model, output_model=output_model, capabilities=caps,
                        risk=risk, summary=summary, returns=returns, example=example,
                        annotations=hints(risk, idempotent=idempotent), route="plugin",
-                       handler=steps)
+                       words=words, handler=steps)
 
 
 def build_registry() -> Registry:

@@ -151,6 +151,18 @@ def test_where_a_command_runs_is_on_its_spec() -> None:
         Registry([replace(REGISTRY.commands["library.close"], risk="dangerous")])
 
 
+def test_every_change_has_words_for_people() -> None:
+    """The window's toasts say what an AI client did from the spec's words, naming what it
+    was about; a running task's words name it in the status bar."""
+    for spec in REGISTRY.commands.values():
+        if spec.writes:
+            assert spec.words.done, f"{spec.name} has no words for what it did"
+        if "{" in spec.words.done:
+            assert spec.words.fallback, f"{spec.name}: words without the names are missing"
+    assert {n for n, s in REGISTRY.commands.items() if s.words.doing} >= {
+        "analysis.run", "library.refresh", "library.export"}
+
+
 def test_a_name_clash_is_refused() -> None:
     spec = REGISTRY.commands["asset.trash"]
     with pytest.raises(ValueError, match="declared twice"):

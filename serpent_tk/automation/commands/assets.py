@@ -5,7 +5,7 @@ Thread-safe (data only).
 
 from __future__ import annotations
 
-from serpent_tk.automation.registry import CommandSpec, command
+from serpent_tk.automation.registry import CommandSpec, Words, command
 
 LIB = "lib_01j9z3k4m5n6p7q8"
 A1, A2 = "ast_01j9z3k4m5n6p7q8", "ast_01j9z3k4m5n6p7r2"
@@ -19,7 +19,9 @@ COMMANDS: list[CommandSpec] = [
         "one item per source file with status imported/duplicate/failed/skipped and assetId, "
         "plus imported, duplicates and failed counts.",
         {"libraryId": LIB, "sourcePaths": ["/home/ana/Downloads/refs"], "tags": ["refs"]},
-        lifecycle="imported", imports=True),
+        lifecycle="imported", imports=True,
+        words=Words("imported {files} into “{library}”", "imported {files} into a library"),
+        recount="everywhere"),
     command(
         "asset.search", "read",
         "Find assets by words, tags, folder, collection, kind, extension, rating or date; every "
@@ -38,34 +40,40 @@ COMMANDS: list[CommandSpec] = [
         "expectedVersion from asset.get to avoid overwriting someone else's change.",
         "item: the updated asset with its new version.",
         {"libraryId": LIB, "assetId": A1, "rating": 5, "expectedVersion": 3},
-        idempotent=True),
+        idempotent=True,
+        words=Words("edited {assets}", "edited an asset")),
     command(
         "asset.tag", "normal",
         "Add tags to assets (tags are created as needed).",
         "one item per asset with status changed/unchanged/not_found and its new version.",
-        {"libraryId": LIB, "assetIds": [A1, A2], "tags": ["sky", "blue"]}, idempotent=True),
+        {"libraryId": LIB, "assetIds": [A1, A2], "tags": ["sky", "blue"]}, idempotent=True,
+        words=Words("tagged {assets} with “{tags}”", "tagged assets")),
     command(
         "asset.untag", "normal",
         "Remove tags from assets (the tags themselves stay; see tag.delete).",
         "one item per asset with status changed/unchanged/not_found and its new version.",
-        {"libraryId": LIB, "assetIds": [A1], "tags": ["blue"]}, idempotent=True),
+        {"libraryId": LIB, "assetIds": [A1], "tags": ["blue"]}, idempotent=True,
+        words=Words("removed “{tags}” from {assets}", "untagged assets")),
     command(
         "asset.move", "normal",
         "Put assets in exactly one folder, leaving all others (folderId null: in no folder).",
         "one item per asset with status and new version.",
         {"libraryId": LIB, "assetIds": [A1], "folderId": "fld_01j9z3k4m5n6p7q8"},
-        idempotent=True),
+        idempotent=True,
+        words=Words("moved {assets}", "moved assets"), recount="folders"),
     command(
         "asset.copy", "normal",
         "Also show assets in another folder, keeping their other folders (no file is copied).",
         "one item per asset with status and new version.",
         {"libraryId": LIB, "assetIds": [A1, A2], "folderId": "fld_01j9z3k4m5n6p7q8"},
-        idempotent=True),
+        idempotent=True,
+        words=Words("filed {assets}", "filed assets"), recount="folders"),
     command(
         "asset.thumbnail", "read",
         "Look at an asset: returns a downscaled preview image so you can see what it shows.",
         "the image (as image content over MCP) with its width and height.",
-        {"libraryId": LIB, "assetId": A1, "size": 512}),
+        {"libraryId": LIB, "assetId": A1, "size": 512},
+        returns_image=True),
     command(
         "asset.preview-status", "read",
         "Check whether previews (thumbnails) of assets are ready.",
@@ -76,12 +84,14 @@ COMMANDS: list[CommandSpec] = [
         "Move assets to the library's trash. They can be restored with asset.restore (or "
         "undone) until the trash is emptied.",
         "one item per asset with status changed/unchanged/not_found.",
-        {"libraryId": LIB, "assetIds": [A1, A2]}, idempotent=True),
+        {"libraryId": LIB, "assetIds": [A1, A2]}, idempotent=True,
+        words=Words("trashed {assets}", "trashed assets"), recount="everywhere"),
     command(
         "asset.restore", "normal",
         "Take assets out of the trash, back where they were.",
         "one item per asset with status changed/unchanged/not_found.",
-        {"libraryId": LIB, "assetIds": [A1]}, idempotent=True),
+        {"libraryId": LIB, "assetIds": [A1]}, idempotent=True,
+        words=Words("restored {assets}", "restored assets"), recount="everywhere"),
     command(
         "trash.list", "read",
         "List the assets in the trash, most recently trashed first.",
@@ -92,13 +102,16 @@ COMMANDS: list[CommandSpec] = [
         "Delete assets and their files for good (they skip the trash and cannot be restored "
         "or undone). Prefer asset.trash unless the person asked for permanent deletion.",
         "deleted count and freedBytes.",
-        {"libraryId": LIB, "assetIds": [A1]}),
+        {"libraryId": LIB, "assetIds": [A1]},
+        words=Words("permanently deleted {assets}", "permanently deleted assets"),
+        recount="everywhere"),
     command(
         "trash.empty", "dangerous",
         "Permanently delete everything in the library's trash, files included. Cannot be "
         "undone.",
         "deleted count and freedBytes.",
-        {"libraryId": LIB}),
+        {"libraryId": LIB},
+        words=Words("emptied the trash"), recount="everywhere"),
     command(
         "asset.find-duplicates", "read",
         "Find groups of visually near-identical images (the same picture resized, re-encoded "

@@ -6,7 +6,7 @@ Thread-safe (data only).
 from __future__ import annotations
 
 from serpent_tk.automation import policy
-from serpent_tk.automation.registry import CommandSpec, command
+from serpent_tk.automation.registry import CommandSpec, Words, command
 
 LIB = "lib_01j9z3k4m5n6p7q8"
 HISTORY = (policy.LIBRARY_READ, policy.HISTORY_WRITE)
@@ -24,19 +24,22 @@ COMMANDS: list[CommandSpec] = [
         "Undo the library's most recent change, whoever made it (same as Edit → Undo). "
         "Refused with HISTORY_CONFLICT if the entities changed since.",
         "entry: the change that was undone.",
-        {"libraryId": LIB}, capabilities=HISTORY),
+        {"libraryId": LIB}, capabilities=HISTORY,
+        words=Words("undid “{entry[summary]}”", "undid a change"), recount="everywhere"),
     command(
         "history.redo", "normal",
         "Redo the most recently undone change.",
         "entry: the change that was redone.",
-        {"libraryId": LIB}, capabilities=HISTORY),
+        {"libraryId": LIB}, capabilities=HISTORY,
+        words=Words("redid “{entry[summary]}”", "redid a change"), recount="everywhere"),
     command(
         "analysis.run", "normal",
         "Queue analysis of assets in the background: colour palette, perceptual hash (for "
         "asset.find-duplicates) and a ready preview. Omit assetIds for every asset not "
         "analysed yet. New imports are analysed automatically.",
         "task: the queued task; follow it with task.get.",
-        {"libraryId": LIB, "assetIds": ["ast_01j9z3k4m5n6p7q8"]}, journaled=False),
+        {"libraryId": LIB, "assetIds": ["ast_01j9z3k4m5n6p7q8"]}, journaled=False,
+        words=Words("queued analysis of {assets}", "queued analysis", doing="Analysing")),
     command(
         "task.list", "read",
         "List background tasks (analysis, refreshes) and their progress.",
@@ -51,5 +54,6 @@ COMMANDS: list[CommandSpec] = [
         "task.cancel", "normal",
         "Cancel a queued or running background task; what it finished stays.",
         "the task, status cancelled.",
-        {"libraryId": LIB, "taskId": T1}, idempotent=True, journaled=False),
+        {"libraryId": LIB, "taskId": T1}, idempotent=True, journaled=False,
+        words=Words("cancelled a background task")),
 ]

@@ -35,6 +35,7 @@ from serpent_tk.automation.registry import (
     CommandCall,
     CommandSpec,
     Steps,
+    Words,
     command,
     gateway_command,
 )
@@ -152,14 +153,16 @@ COMMANDS: list[CommandSpec] = [
         "an already open library just returns it.",
         "the library's libraryId, name and path.",
         {"path": "/home/ana/Pictures/Moodboards.serpent"}, scope="global",
-        idempotent=True, lifecycle="opened", handler=open_library),
+        idempotent=True, lifecycle="opened", handler=open_library,
+        words=Words("opened “{library}”", "opened a library")),
     gateway_command(
         "library.create", LibraryCreateIn, LibraryRef, "normal",
         "Create a new, empty library `<name>.serpent` inside the folder selectedParentPath and "
         "open it. Only when the person asked for a new library.",
         "the new library's libraryId, name and path.",
         {"selectedParentPath": "/home/ana/Pictures", "name": "Moodboards"}, scope="global",
-        capabilities=MANAGE, lifecycle="opened", handler=create_library),
+        capabilities=MANAGE, lifecycle="opened", handler=create_library,
+        words=Words("opened “{library}”", "opened a library")),
     gateway_command(
         "library.import-exported", LibraryImportExportedIn, LibraryRef, "normal",
         "Unpack a library archive made by library.export into a new library inside "
@@ -168,7 +171,8 @@ COMMANDS: list[CommandSpec] = [
         "the new library's libraryId, name and path.",
         {"archivePath": "/home/ana/Downloads/Moodboards.zip",
          "selectedParentPath": "/home/ana/Pictures"}, scope="global",
-        capabilities=MANAGE, lifecycle="imported", handler=import_exported),
+        capabilities=MANAGE, lifecycle="imported", handler=import_exported,
+        words=Words("imported “{library}”", "imported a library"), recount="everywhere"),
     gateway_command(
         "ui.notify", UiNotifyIn, UiNotifyOut, "read",
         "Show a short message to the person as a toast in the Serpent window, e.g. when a long "
@@ -199,13 +203,15 @@ COMMANDS: list[CommandSpec] = [
         "library.close", Empty, LibraryCloseOut, "normal",
         "Close an open library (its window view closes too). Only when the person asked.",
         "closed: true.",
-        {"libraryId": LIB}, capabilities=MANAGE, lifecycle="closed", handler=close_library),
+        {"libraryId": LIB}, capabilities=MANAGE, lifecycle="closed", handler=close_library,
+        words=Words("closed “{library}”", "closed a library")),
     command(
         "library.rename", "normal",
         "Rename a library (its display name).",
         "the library's libraryId, new name and path.",
         {"libraryId": LIB, "name": "Moodboards 2026"}, capabilities=MANAGE, idempotent=True,
-        lifecycle="renamed", after=keep_recent_name),
+        lifecycle="renamed", after=keep_recent_name,
+        words=Words("renamed “{old_library}” to “{library}”", "renamed “{library}”")),
     command(
         "library.export", "normal",
         "Write the whole library (files and metadata) into one .zip archive at targetPath, "
@@ -213,7 +219,8 @@ COMMANDS: list[CommandSpec] = [
         "an existing file is never overwritten (ALREADY_EXISTS). Runs as an export task.",
         "path of the archive, assetCount, bytes (archive size) and taskId.",
         {"libraryId": LIB, "targetPath": "/home/ana/Desktop/Moodboards.zip"},
-        capabilities=MANAGE, journaled=False),
+        capabilities=MANAGE, journaled=False,
+        words=Words("exported “{library}”", "exported the library", doing="Exporting")),
     command(
         "library.refresh", "normal",
         "Re-check every file of the library on disk and rebuild missing thumbnails. Use it "
@@ -221,7 +228,9 @@ COMMANDS: list[CommandSpec] = [
         "flagged missing (kept); stray files are moved to .orphans (kept). Runs as a "
         "refresh task (task.cancel stops it).",
         "checked, missingFiles, thumbnailsRebuilt and orphansMoved counts, with the ids.",
-        {"libraryId": LIB}, idempotent=True, journaled=False),
+        {"libraryId": LIB}, idempotent=True, journaled=False,
+        words=Words("refreshed “{library}”", "refreshed the library", doing="Refreshing"),
+        recount="everywhere"),
     command(
         "library.delete-from-disk", "dangerous",
         "Delete the whole library folder from disk, with every file in it; the library is "
@@ -229,5 +238,6 @@ COMMANDS: list[CommandSpec] = [
         "deleted, assetCount and freedBytes.",
         {"libraryId": LIB},
         capabilities=(*MANAGE, policy.LIBRARY_WRITE), lifecycle="deleted",
-        after=remove_from_disk),
+        after=remove_from_disk,
+        words=Words("deleted “{library}”", "deleted a library")),
 ]

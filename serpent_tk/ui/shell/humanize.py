@@ -71,32 +71,3 @@ def changed_by(verb: str, actor: Any, moment: Any) -> str:
     who = "you" if label == "You" else label
     when = ago(moment)
     return f"{verb} by {who}, {when}" if when else f"{verb} by {who}"
-
-
-# What an agent's change looks like in a toast: command -> past-tense verb phrase.
-_VERBS = {
-    "file.import": "imported", "asset.update": "edited", "asset.tag": "tagged",
-    "asset.untag": "untagged", "asset.move": "moved", "asset.copy": "filed",
-    "asset.trash": "trashed", "asset.restore": "restored",
-    "asset.delete-permanently": "permanently deleted", "trash.empty": "emptied the trash",
-    "folder.create": "created a folder", "folder.rename": "renamed a folder",
-    "folder.move": "moved a folder", "folder.delete-empty": "deleted empty folders",
-    "tag.rename": "renamed a tag", "tag.delete": "deleted a tag",
-    "tag.delete-batch": "deleted tags", "tag.merge": "merged tags",
-    "collection.create": "created a collection", "collection.update": "changed a collection",
-    "collection.delete": "deleted a collection", "collection.members": "changed a collection",
-    "collection.reorder": "reordered collections", "history.undo": "undid a change",
-    "history.redo": "redid a change", "library.rename": "renamed the library",
-}
-_PER_ASSET = {"file.import", "asset.update", "asset.tag", "asset.untag", "asset.move",
-              "asset.copy", "asset.trash", "asset.restore", "asset.delete-permanently"}
-
-
-def describe_change(command: str, entity_count: int) -> str:
-    """'tagged 3 assets', 'created a folder', 'changed the library'."""
-    verb = _VERBS.get(command)
-    if verb is None:
-        return "changed the library"
-    if command in _PER_ASSET and entity_count:
-        return f"{verb} {count(entity_count, 'asset')}"
-    return verb
