@@ -18,8 +18,6 @@ import mcp_types as types
 
 from serpent_tk.automation.registry import CommandSpec, Registry, tool_name_for
 
-THUMBNAIL_COMMAND = "asset.thumbnail"
-
 
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     """`schema` with local `#/$defs/X` references replaced by their definitions.
@@ -54,7 +52,7 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
 
 def output_schema(spec: CommandSpec) -> dict[str, Any]:
     schema: dict[str, Any] = inline_refs(spec.output_schema())
-    if spec.name == THUMBNAIL_COMMAND:
+    if spec.returns_image:
         # The MCP layer sends the picture itself as image content, never the file path.
         result = schema["properties"]["result"]
         result.get("properties", {}).pop("path", None)

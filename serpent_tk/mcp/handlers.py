@@ -37,7 +37,7 @@ from serpent_tk.mcp.budget import (
     fit_locally,
     items_that_fit,
 )
-from serpent_tk.mcp.catalogue import THUMBNAIL_COMMAND, Catalogue
+from serpent_tk.mcp.catalogue import Catalogue
 from serpent_tk.mcp.guard import current_credential
 from serpent_tk.mcp.images import fit_image
 from serpent_tk.mcp.notifier import (
@@ -119,7 +119,7 @@ class Handlers:
         forwarder = asyncio.ensure_future(self._forward(ctx, watch)) if watch else None
         try:
             envelope = await self._submit(spec.name, args, caller)
-            if spec.name == THUMBNAIL_COMMAND and envelope.get("status") == "ok":
+            if spec.returns_image and envelope.get("status") == "ok":
                 return await self._thumbnail(envelope)
             envelope = await self._fit(spec, args, caller, envelope)
             return call_result(envelope)

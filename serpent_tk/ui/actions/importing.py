@@ -154,9 +154,9 @@ class Importer:
     # progress ----------------------------------------------------------------------------
     def progress(self, event: Any) -> None:
         """A gateway `TaskProgress` event (Tk thread, via the bus)."""
-        run = self.run
-        if run is None or event.library_id != run.library_id or \
-                not str(event.command).startswith("file.import"):
+        run, spec = self.run, self.commands.spec(event.command)
+        if run is None or event.library_id != run.library_id or spec is None or \
+                not spec.imports:
             return
         total = event.total or 0
         if total > 0:
