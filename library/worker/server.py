@@ -33,6 +33,8 @@ from library.errors import (
 from library.protocol import (
     Cancel,
     ErrorInfo,
+    LibraryChanged,
+    LibraryNews,
     Request,
     Response,
     Shutdown,
@@ -185,9 +187,8 @@ class WorkerServer:
                 raise LibraryError(LIBRARY_NOT_FOUND, "The library folder is gone (moved, "
                                    "deleted, or its drive was disconnected).", reason="vanished")
             result = runner(request, handler, scope)
-            self.sender.send_json({"type": "response", "id": request.id, "ok": True,
-                                   "result": result, "error": None,
-                                   "change_sequence": self.sequence})
+            self.sender.send(Response(id=request.id, ok=True, result=result,
+                                      change_sequence=self.sequence))
         except Exception as error:  # every failure becomes an answer, never a dead worker
             self._reply_error(request.id, self._as_library_error(error, request))
         finally:
@@ -230,10 +231,10 @@ class WorkerServer:
             return result
 
     # -- helpers ----------------------------------------------------------------------
-    def _emit(self, name: str, data: dict[str, Any], request_id: int | None) -> None:
-        if name == "library.changed":
-            self.sequence = max(self.sequence, int(data["changeSequence"]))
-        self.sender.event(name, data, request_id)
+    def _emit(self, news: LibraryNews) -> None:
+        if isinstance(news, LibraryChanged):
+            self.sequence = max(self.sequence, news.change_sequence)
+        self.sender.send(news)
 
     def _vanished(self) -> bool:
         try:

@@ -2,6 +2,8 @@
 
 Thread-safe (immutable). Delivered on whatever thread produced them; listeners must not
 block (the window posts them to its UiBus, the MCP layer to its asyncio loop).
+`LibraryChanged` (any source) and `TaskProgress` are the library worker's own messages,
+declared once in `library.protocol` and passed on unchanged; the rest are the gateway's.
 """
 
 from __future__ import annotations
@@ -9,21 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from library.events import LibraryChanged, TaskProgress
+
+__all__ = ["LibraryChanged", "TaskProgress", "LifecycleAction", "ToastLevel",
+           "LibraryLifecycle", "Toast", "ToolsChanged", "ShowInDesktop", "ChangeMade"]
+
 LifecycleAction = Literal["opened", "closed", "renamed", "deleted", "imported"]
 ToastLevel = Literal["info", "warning", "error"]
-
-
-@dataclass(frozen=True)
-class LibraryChanged:
-    """A library's content changed (any source). The MCP layer turns it into a notification."""
-
-    library_id: str
-    change_sequence: int
-    kinds: tuple[str, ...]
-    actor_label: str
-    source: str  # ui / mcp / plugin / cli / system
-    command: str = ""
-    entity_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -51,20 +45,6 @@ class Toast:
 @dataclass(frozen=True)
 class ToolsChanged:
     """The set of commands changed (a plugin's commands came or went)."""
-
-
-@dataclass(frozen=True)
-class TaskProgress:
-    """A long command or a background task moved on. `request_id` is 0 for a background
-    task; `task_id` names the task (`task.get`) when the work is one."""
-
-    library_id: str
-    request_id: int
-    command: str
-    done: int
-    total: int | None
-    message: str = ""
-    task_id: str | None = None
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from library.errors import PERMISSION_DENIED, LibraryError
-from library.events import LibraryChanged as HostLibraryChanged
-from library.events import LibraryClosed as HostLibraryClosed
-from library.events import TaskProgress as HostTaskProgress
-from library.events import WorkerRestarted as HostWorkerRestarted
+from library.events import LibraryClosed, WorkerRestarted
 from serpent_tk.automation.analysis import AnalysisQueue
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.effects import CoreEffects
@@ -120,19 +117,9 @@ class Hooks:
 
     def library_event(self, event: object) -> None:
         """Turn an event of the library host into gateway events. Runs on its reader thread."""
-        if isinstance(event, HostLibraryChanged):
-            actor = event.actor or {}
-            self._publish(LibraryChanged(
-                library_id=event.library_id, change_sequence=event.change_sequence,
-                kinds=tuple(event.kinds), actor_label=str(actor.get("label", SYSTEM_LABEL)),
-                source=str(actor.get("source", "system")), command=event.command,
-                entity_ids=tuple(event.entity_ids)))
-        elif isinstance(event, HostTaskProgress):
-            self._publish(TaskProgress(
-                library_id=event.library_id, request_id=event.request_id,
-                command=event.command, done=event.done, total=event.total,
-                message=event.message, task_id=event.task_id))
-        elif isinstance(event, HostLibraryClosed) and event.reason != "closed":
+        if isinstance(event, LibraryChanged | TaskProgress):
+            self._publish(event)  # the worker's own event, as it came
+        elif isinstance(event, LibraryClosed) and event.reason != "closed":
             # A close somebody asked for has its lifecycle event from `completed` already;
             # this one happened to the library: its folder vanished or its worker failed.
             self.analysis.discard_library(event.library_id)
@@ -143,7 +130,7 @@ class Hooks:
                     "was unplugged)." if event.reason == "vanished" else
                     "A library was closed because it could not be started again.")
             self._publish(Toast(text=text, level="warning", actor_label=SYSTEM_LABEL))
-        elif isinstance(event, HostWorkerRestarted):
+        elif isinstance(event, WorkerRestarted):
             self._publish(Toast(text="A library had a problem and was restarted; nothing "
                                 "that was saved is lost.", level="warning",
                                 actor_label=SYSTEM_LABEL))
