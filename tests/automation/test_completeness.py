@@ -3,7 +3,8 @@
 - every command the worker serves is declared in the registry, routed to the worker;
 - every worker-routed command is served by the worker, with the catalogue's models;
 - every command is exercised by name in a test of its own (the matrix test and the
-  registry's own tests do not count), so a newly exposed command without a test fails.
+  registry's own tests do not count; sub-folders of tests/automation count too), so a
+  newly exposed command without a test fails.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def test_the_registry_takes_worker_commands_models_from_the_catalogue() -> None:
 
 
 def test_every_command_has_a_test_of_its_own() -> None:
-    text = "\n".join(p.read_text(encoding="utf-8") for p in sorted(HERE.glob("test_*.py"))
+    text = "\n".join(p.read_text(encoding="utf-8") for p in sorted(HERE.rglob("test_*.py"))
                      if p.name not in GENERIC)
     untested = sorted(n for n, s in REGISTRY.commands.items()
                       if not re.search(rf"[\"']({re.escape(n)}|{s.tool_name})[\"']", text))
