@@ -61,6 +61,7 @@ from serpent_tk.automation.registry import (
     CommandCall,
     CommandSpec,
     Registry,
+    Steps,
     build_registry,
 )
 from serpent_tk.credentials import MODES
@@ -71,11 +72,9 @@ log = logging.getLogger("serpent.automation.gateway")
 Envelope = dict[str, Any]
 Listener = Callable[[object], None]
 HostFactory = Callable[[Callable[[object], None]], LibraryHost]
-Steps = Generator["Future[Any]", Any, Envelope]
 T = TypeVar("T")
 
 MAX_REPORT_TARGETS = 100  # risk report targets shown to the caller (all of them are bound)
-SYSTEM_LABEL = "Serpent"
 
 
 @dataclass
