@@ -1,8 +1,9 @@
 """The main process's proxy to the library workers: one subprocess per open library.
 
 Thread-safe. Every call returns a `Future` at once; a reader thread per worker resolves it
-from the worker's `Response` (matched by request id) and turns the worker's events into
-`library.events` objects for `on_event` (called on that reader thread; it must not block).
+from the worker's `Response` (matched by request id) and passes the worker's
+`LibraryChanged` and `TaskProgress` on to `on_event` as they came (called on that reader
+thread; it must not block), with its own `WorkerRestarted` and `LibraryClosed`.
 A worker that dies (crash, `kill -9`) fails its in-flight calls with `WORKER_UNAVAILABLE`
 (retryable), is started again on the same library (which recovers before serving), and
 calls made meanwhile wait for it. A worker crash never raises into the caller's thread.
@@ -47,9 +48,10 @@ from library.protocol import (
     Request,
     Response,
     Shutdown,
+    decode_from_worker,
     encode,
 )
-from library.worker_handle import WorkerHandle, decode, log_worker, spawn
+from library.worker_handle import WorkerHandle, log_worker, spawn
 
 log = logging.getLogger(__name__)
 
@@ -245,7 +247,7 @@ class LibraryHost:
             except (EOFError, OSError):
                 break
             try:
-                self._dispatch(worker, decode(data))
+                self._dispatch(worker, decode_from_worker(data))
             except Exception:
                 log.exception("could not handle a message from library %s", worker.library_id)
         conn.close()
@@ -258,8 +260,6 @@ class LibraryHost:
                 worker.restarts.clear()  # it served again: not a crash loop
                 entry = worker.pending.pop(message.id, None)
                 worker.change_sequence = max(worker.change_sequence, message.change_sequence)
-                if message.ok and entry and entry[1].command == "library.rename":
-                    worker.name = (message.result or {}).get("name", worker.name)
             if entry is None:
                 return
             future = entry[0]
@@ -269,29 +269,19 @@ class LibraryHost:
                 error = message.error
                 assert error is not None
                 future.set_exception(LibraryError(error.code, error.message, **error.details))
-        elif isinstance(message, Event):
-            self._on_worker_event(worker, message)
-
-    def _on_worker_event(self, worker: WorkerHandle, message: Event) -> None:
-        data = message.data
-        if message.name == "library.changed":
+        elif isinstance(message, LibraryChanged):
             with self._lock:
-                worker.change_sequence = max(worker.change_sequence, data["changeSequence"])
-                if data.get("libraryName"):
-                    worker.name = data["libraryName"]
-            self._emit(LibraryChanged(worker.library_id, data["changeSequence"],
-                                      list(data.get("kinds", [])), data.get("command", ""),
-                                      dict(data.get("actor", {})),
-                                      list(data.get("entityIds", []))))
-        elif message.name == "task.progress":
-            self._emit(TaskProgress(worker.library_id, message.request_id or 0,
-                                    data.get("command", ""), data.get("done", 0),
-                                    data.get("total", 0), data.get("message", ""),
-                                    data.get("taskId")))
-        elif message.name == "library.vanished":
-            worker.vanished = True
-        elif message.name == "worker.log":
-            log_worker(message)
+                worker.change_sequence = max(worker.change_sequence, message.change_sequence)
+                if message.library_name:
+                    worker.name = message.library_name
+            self._emit(message)
+        elif isinstance(message, TaskProgress):
+            self._emit(message)
+        elif isinstance(message, Event):
+            if message.name == "library.vanished":
+                worker.vanished = True
+            elif message.name == "worker.log":
+                log_worker(message)
 
     # -- internals: a worker ended ----------------------------------------------------------
     def _worker_ended(self, worker: WorkerHandle, exitcode: int | None) -> None:

@@ -24,9 +24,7 @@ from pathlib import Path
 
 from library import pathrules
 from library.errors import PATH_FORBIDDEN, PERMISSION_DENIED, LibraryError
-
-DATABASE_NAME = "library.sqlite"
-LIBRARY_SUFFIX = ".serpent"
+from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX
 
 _LIBRARY_ID = re.compile(r"lib_[0-9a-z]{1,64}")
 

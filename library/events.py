@@ -1,8 +1,9 @@
 """Events `library.client.LibraryHost` delivers to its `on_event` callback.
 
-Main process. Plain frozen dataclasses built on the client's reader thread from the worker's
-`protocol.Event` messages (or from the client itself for restarts and closes). Callbacks
-must not block: post to a queue and return.
+Main process. `LibraryChanged` and `TaskProgress` are the worker's own messages, declared
+once in `library.protocol` and passed on unchanged (the gateway hands the same objects to
+the window and the MCP layer); `WorkerRestarted` and `LibraryClosed` are the host's, built
+on its reader thread. All immutable. Callbacks must not block: post to a queue and return.
 """
 
 from __future__ import annotations
@@ -10,32 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from library.protocol import LibraryChanged, TaskProgress
 
-@dataclass(frozen=True)
-class LibraryChanged:
-    """A write committed: the library is now at `change_sequence`."""
-
-    library_id: str
-    change_sequence: int
-    kinds: list[str]  # "asset", "tag", "folder", "library", "history", ...
-    command: str  # the registry name of the write, e.g. "asset.tag", "history.undo"
-    actor: dict[str, Any]  # {"source", "credential", "label"}
-    entity_ids: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class TaskProgress:
-    """A long command (an import) or a background task (analysis) moved on: `done` of
-    `total` items. `request_id` is the call's (0 for a background task); `task_id` names the
-    task row (`task.get`) when the work is one: background tasks, refresh, export."""
-
-    library_id: str
-    request_id: int
-    command: str
-    done: int
-    total: int
-    message: str = ""
-    task_id: str | None = None
+__all__ = ["LibraryChanged", "TaskProgress", "WorkerRestarted", "LibraryClosed",
+           "LibraryEvent"]
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,16 @@
 """Messages between the main process and a library worker: typed, JSON on the wire.
 
 Imported by both processes. Every message is one JSON object sent with
-`Connection.send_bytes` (never pickled objects). The worker's first message is `Hello`
-(protocol version, pid, library identity); the client refuses a worker that speaks another
-protocol version. Requests carry an id; responses and progress events echo it. `Cancel`
-jumps the queue: the worker reads it on its reader thread while a request runs.
+`Connection.send_bytes` (never pickled objects), built and read through these models on
+both sides, the hot path included (pydantic's JSON is faster than a `json` round trip:
+`bench/bench_protocol.py`). The worker's first message is `Hello` (protocol version, pid,
+library identity); the client refuses a worker that speaks another protocol version.
+Requests carry an id; responses and progress echo it. `Cancel` jumps the queue: the worker
+reads it on its reader thread while a request runs.
+
+`LibraryChanged` and `TaskProgress` are declared here once: the worker builds them and the
+same objects travel on, through `library.client.LibraryHost` and the gateway, to the window
+and the MCP layer (whose notification is a projection of `LibraryChanged`).
 """
 
 from __future__ import annotations
@@ -13,8 +19,11 @@ import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic.alias_generators import to_camel
 
-PROTOCOL_VERSION = 1
+from library.schemas.common import Actor
+
+PROTOCOL_VERSION = 2
 CRASH_EXIT_CODE = 70  # the worker exits with this when our own code crashed (EX_SOFTWARE)
 
 
@@ -84,22 +93,68 @@ class Response(_Message):
 
 
 class Event(_Message):
-    """Unsolicited news from the worker: `library.changed`, `task.progress`, ..."""
+    """A notice from the worker for the host itself: `worker.log`, `library.vanished`."""
 
     type: Literal["event"] = "event"
     name: str
     data: dict[str, Any] = Field(default_factory=dict)
-    request_id: int | None = None
 
 
+class _LibraryEvent(BaseModel):
+    """News of a library that travels on to the window and MCP: camelCase for them
+    (`model_dump(by_alias=True)`), field names on the pipe."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=to_camel,
+                              populate_by_name=True)
+
+
+class LibraryChanged(_LibraryEvent):
+    """A write committed (any source): the library is now at `change_sequence`."""
+
+    type: Literal["library.changed"] = "library.changed"
+    library_id: str
+    change_sequence: int
+    kinds: list[str]  # "asset", "tag", "folder", "library", "history", "task", ...
+    command: str  # what wrote: "asset.tag", "history.undo" (a background task's own name)
+    actor: Actor  # who asked for it
+    entity_ids: list[str] = Field(default_factory=list)  # what it touched (the first 500)
+    library_name: str | None = None  # the library's name, when the library itself changed
+
+    @property
+    def actor_label(self) -> str:
+        return self.actor.label
+
+    @property
+    def source(self) -> str:
+        return self.actor.source
+
+
+class TaskProgress(_LibraryEvent):
+    """A long command (an import) or a background task (analysis) moved on: `done` of
+    `total` items (0: not known yet). `request_id` is the call's (0 for a background task);
+    `task_id` names the task row (`task.get`) when the work is one: background tasks,
+    refresh, export."""
+
+    type: Literal["task.progress"] = "task.progress"
+    library_id: str
+    request_id: int = 0
+    command: str
+    done: int
+    total: int = 0
+    message: str = ""
+    task_id: str | None = None
+
+
+LibraryNews = LibraryChanged | TaskProgress
 ToWorker = Annotated[Request | Cancel | Shutdown, Field(discriminator="type")]
-FromWorker = Annotated[Hello | StartupFailed | Response | Event, Field(discriminator="type")]
+FromWorkerMessage = Hello | StartupFailed | Response | Event | LibraryChanged | TaskProgress
+FromWorker = Annotated[FromWorkerMessage, Field(discriminator="type")]
 
 _to_worker: TypeAdapter[Request | Cancel | Shutdown] = TypeAdapter(ToWorker)
-_from_worker: TypeAdapter[Hello | StartupFailed | Response | Event] = TypeAdapter(FromWorker)
+_from_worker: TypeAdapter[FromWorkerMessage] = TypeAdapter(FromWorker)
 
 
-def encode(message: _Message) -> bytes:
+def encode(message: _Message | _LibraryEvent) -> bytes:
     return message.model_dump_json().encode("utf-8")
 
 
@@ -107,7 +162,7 @@ def decode_to_worker(data: bytes) -> Request | Cancel | Shutdown:
     return _to_worker.validate_json(data)
 
 
-def decode_from_worker(data: bytes) -> Hello | StartupFailed | Response | Event:
+def decode_from_worker(data: bytes) -> FromWorkerMessage:
     return _from_worker.validate_json(data)
 
 

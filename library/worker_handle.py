@@ -4,15 +4,13 @@ reading what it sends.
 Main process; thread-safe where it says so. `spawn` starts a worker (multiprocessing's
 spawn, target `library.worker.process.worker_main`) and waits for its first message: `Hello`,
 or `StartupFailed` raised as the `LibraryError` it names. A `WorkerHandle` is what
-`library.client.LibraryHost` keeps per open library (its process, pipe, calls in flight);
-`decode` reads the worker's messages on the hot path. Restarts and the reader thread are
-the host's business.
+`library.client.LibraryHost` keeps per open library (its process, pipe, calls in flight).
+Restarts and the reader thread are the host's business.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import threading
 import time
@@ -24,11 +22,9 @@ from typing import TYPE_CHECKING, Any
 from library.errors import INTERNAL, WORKER_UNAVAILABLE, LibraryError
 from library.protocol import (
     PROTOCOL_VERSION,
-    ErrorInfo,
     Event,
     Hello,
     Request,
-    Response,
     StartupFailed,
     decode_from_worker,
     encode,
@@ -120,23 +116,6 @@ def _first_message(process: Any, conn: Connection) -> Hello:
             process.join(5)
             raise LibraryError(WORKER_UNAVAILABLE, "The library worker stopped while "
                                f"starting (exit code {process.exitcode}).")
-
-
-def decode(data: bytes) -> Any:
-    """A worker message. Responses and events (the hot path, possibly large results) are
-    parsed with `json.loads` and built without re-validating what our own worker wrote."""
-    raw = json.loads(data)
-    kind = raw.get("type") if isinstance(raw, dict) else None
-    if kind == "response":
-        error = raw.get("error")
-        return Response.model_construct(
-            type="response", id=raw["id"], ok=raw["ok"], result=raw.get("result"),
-            error=ErrorInfo.model_validate(error) if error else None,
-            change_sequence=raw["change_sequence"])
-    if kind == "event":
-        return Event.model_construct(type="event", name=raw["name"], data=raw.get("data") or {},
-                                     request_id=raw.get("request_id"))
-    return decode_from_worker(data)
 
 
 def log_worker(message: Event) -> None:

@@ -11,6 +11,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from library.durable import fsync_directory
+
 
 def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
     """Write `text` to `path` so readers see the old or the new file, never a torn one."""
@@ -28,14 +30,4 @@ def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp_name)
         raise
-    _fsync_directory(path.parent)
-
-
-def _fsync_directory(directory: Path) -> None:
-    if os.name != "posix":
-        return
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    fsync_directory(path.parent)

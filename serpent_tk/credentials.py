@@ -32,7 +32,7 @@ from serpent_tk.logs import register_secret
 log = logging.getLogger(__name__)
 
 Mode = Literal["read-only", "auto", "full-access"]
-MODES: tuple[Mode, ...] = get_args(Mode)
+MODES: tuple[Mode, ...] = get_args(Mode)  # from the fewest powers to the most
 DEFAULT_MODE: Mode = "auto"
 FILE_VERSION = 1
 MAX_NAME_LENGTH = 64

@@ -59,13 +59,13 @@ class DesktopMcpControls:
             self._service.stop()
 
     def status(self) -> Any:
-        from serpent_tk.ui.settings.mcp_controls import McpStatus
+        from serpent_tk.ui.settings.mcp_controls import McpControlsStatus
 
         service = self._service
         if service is None:
-            return McpStatus(running=False, starting=self._starting)
+            return McpControlsStatus(running=False, starting=self._starting)
         s = service.status
-        return McpStatus(running=s.running, port=s.port, url=s.url,
+        return McpControlsStatus(running=s.running, port=s.port, url=s.url,
                          clients_connected=s.clients_connected,
                          last_request_at=s.last_request_at, client_names=tuple(s.clients),
                          error=s.last_error, starting=self._starting and not s.running)

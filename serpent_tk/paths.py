@@ -13,11 +13,11 @@ from pathlib import Path
 
 import platformdirs
 
+from library.library_folder import LIBRARY_SUFFIX
 from serpent_tk import APP_NAME
 
 USER_DATA_ENV = "SERPENT_USER_DATA_PATH"
 DEFAULT_LIBRARY_NAME = "My Library"
-LIBRARY_SUFFIX = ".serpent"
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from serpent_tk.paths import AppDirs, app_dirs, to_portable
 from serpent_tk.settings import (
     MAX_RECENT_LIBRARIES,
     SETTINGS_VERSION,
-    RecentLibrary,
+    RememberedLibrary,
     Settings,
     SettingsStore,
 )
@@ -298,13 +298,13 @@ def locate_library(missing: MissingLibrary, new_path: str | Path, *,
         entries = []
         for entry in settings.recent_libraries:
             if not replaced and _is_entry_of(entry, missing):
-                entries.append(RecentLibrary(path=located, name=entry.name,
+                entries.append(RememberedLibrary(path=located, name=entry.name,
                                              last_opened=entry.last_opened))
                 replaced = True
             elif not _same_path(entry.path, located):
                 entries.append(entry)
         if not replaced:
-            entries.insert(0, RecentLibrary(path=located, name=missing.name))
+            entries.insert(0, RememberedLibrary(path=located, name=missing.name))
         settings.recent_libraries = entries[:MAX_RECENT_LIBRARIES]
         last = settings.last_library
         if last is None or (missing.expected_at is not None
@@ -327,7 +327,7 @@ def _classify(imported: Settings, raw: dict[str, Any]) -> list[MissingLibrary]:
     return missing
 
 
-def _is_entry_of(entry: RecentLibrary, missing: MissingLibrary) -> bool:
+def _is_entry_of(entry: RememberedLibrary, missing: MissingLibrary) -> bool:
     if missing.expected_at is not None:
         return _same_path(entry.path, missing.expected_at)
     return _same_text(to_portable(entry.path), missing.path)

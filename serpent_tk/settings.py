@@ -72,7 +72,9 @@ class UiSettings(_Section):
     show_empty_hint: bool = True
 
 
-class RecentLibrary(_Section):
+class RememberedLibrary(_Section):
+    """A library the settings remember (the recent list): where it is, what it was called."""
+
     path: PortablePath
     name: str
     last_opened: datetime = Field(default_factory=lambda: datetime.now(UTC))
@@ -82,7 +84,7 @@ class Settings(_Section):
     version: int = SETTINGS_VERSION
     mcp: McpSettings = Field(default_factory=McpSettings)
     ui: UiSettings = Field(default_factory=UiSettings)
-    recent_libraries: list[RecentLibrary] = Field(default_factory=list)
+    recent_libraries: list[RememberedLibrary] = Field(default_factory=list)
     last_library: PortablePath | None = None
     plugins: dict[str, bool] = Field(default_factory=dict)
 
@@ -90,7 +92,7 @@ class Settings(_Section):
         """Move `path` to the front of the recent list (most recent first, bounded)."""
         resolved = Path(path).expanduser().absolute()
         kept = [r for r in self.recent_libraries if Path(r.path).absolute() != resolved]
-        self.recent_libraries = [RecentLibrary(path=resolved, name=name), *kept][
+        self.recent_libraries = [RememberedLibrary(path=resolved, name=name), *kept][
             :MAX_RECENT_LIBRARIES
         ]
         self.last_library = resolved

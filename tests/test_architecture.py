@@ -227,3 +227,102 @@ def test_every_room_is_in_the_readme_layout() -> None:
     missing = [str(p.parent.relative_to(ROOT)) for p in packages()
                if f"`{p.parent.relative_to(ROOT).as_posix()}/`" not in layout]
     assert not missing, f"packages missing from README.md's layout: {missing}"
+
+
+# -- command names are the registry's ---------------------------------------------------
+
+# Where a command may be named as data: its declarations (the registry and its command
+# modules), the shared catalogue, and the worker's command modules (one handler each).
+COMMAND_DECLARATIONS = ("serpent_tk/automation/registry.py", "serpent_tk/automation/commands",
+                        "library/catalogue.py", "library/worker/commands")
+CAPABILITIES_MODULE = ROOT / "serpent_tk/automation/policy.py"
+
+
+def command_names() -> frozenset[str]:
+    from serpent_tk.automation.registry import build_registry
+
+    return frozenset(build_registry().commands)
+
+
+def names_as_data(source: str, names: frozenset[str],
+                  constants: frozenset[str] = frozenset()) -> list[tuple[int, str]]:
+    """Where `source` uses a command name as data: compared (`spec.name == "asset.tag"`,
+    `in {...}`, `.startswith(...)`, a `match` case), as a dict key, in a set, tuple or list
+    literal, or as a constant (`constants`: module-level names bound to a command name)
+    that is then compared. Calling a command by its name (`submit("asset.tag", ...)`) or
+    naming one as a dict value is fine."""
+    found: list[tuple[int, str]] = []
+
+    def named(node: ast.AST) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and node.value in names:
+            return node.value
+        return None
+
+    for node in ast.walk(ast.parse(source)):
+        suspects: list[ast.AST] = []
+        if isinstance(node, ast.Compare):
+            suspects = [node.left, *node.comparators]
+            for side in suspects:
+                key = side.id if isinstance(side, ast.Name) else \
+                    side.attr if isinstance(side, ast.Attribute) else None
+                if key in constants:
+                    found.append((node.lineno, str(key)))
+        elif isinstance(node, ast.Dict):
+            suspects = [k for k in node.keys if k is not None]
+        elif isinstance(node, ast.Set | ast.Tuple | ast.List):
+            suspects = list(node.elts)
+        elif isinstance(node, ast.MatchValue):
+            suspects = [node.value]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("startswith", "endswith"):
+            suspects = list(node.args)
+        found += [(node.lineno, name) for name in map(named, suspects) if name]
+    return found
+
+
+def command_constants(paths: list[Path], names: frozenset[str]) -> frozenset[str]:
+    """Module-level names bound to a command name (`THUMBNAIL = "asset.thumbnail"`)."""
+    bound = set()
+    for path in paths:
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(
+                    node.value, ast.Constant) and node.value.value in names:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                bound.update(t.id for t in targets if isinstance(t, ast.Name))
+    return frozenset(bound)
+
+
+def test_command_names_are_data_only_in_their_declarations() -> None:
+    """The registry is the only place that knows a command: no table keyed by command
+    names, no `name == "..."` special case anywhere else (what a command does differently
+    is on its spec)."""
+    names = command_names()
+    sources = [p for p in all_sources()
+               if not any(under(p, d) or p == ROOT / d for d in COMMAND_DECLARATIONS)]
+    # capability names spelled like a command (`ui.notify`) are not command names
+    constants = command_constants([p for p in sources if p != CAPABILITIES_MODULE], names)
+    offenders = [f"{path.relative_to(ROOT)}:{line}: {name}" for path in sources
+                 for line, name in names_as_data(path.read_text(encoding="utf-8"), names,
+                                                 constants)]
+    assert not offenders, "command names used as data:\n" + "\n".join(offenders)
+
+
+def test_the_command_name_scan_sees_what_it_should() -> None:
+    names = frozenset({"asset.tag", "library.rename"})
+    caught = ('if spec.name == "asset.tag": pass\n'
+              'VERBS = {"asset.tag": "tagged"}\n'
+              'if name in {"library.rename", "x"}: pass\n'
+              'if command.startswith("asset.tag"): pass\n'
+              'match name:\n    case "asset.tag": pass\n'
+              'LIFECYCLE = ("library.rename",)\n'
+              'if spec.name == RENAME: pass\n')
+    assert sorted(line for line, _ in names_as_data(caught, names, frozenset({"RENAME"}))) == [
+        1, 2, 3, 4, 6, 7, 8]
+    fine = ('gateway.submit("asset.tag", {"libraryId": x}, caller)\n'
+            'commands.call("library.rename", args, done, doing="rename it")\n'
+            'PARTS = {"tags": "asset.tag"}\n'
+            'command = "asset.tag"\n'
+            'if spec.name.startswith("plugin."): pass\n')
+    assert names_as_data(fine, names) == []
+    assert command_constants([CAPABILITIES_MODULE], frozenset({"ui.notify"})) == {"UI_NOTIFY"}

@@ -1,8 +1,9 @@
 """Pydantic input/output models of every library command: `<Command>In` / `<Command>Out`.
 
-Imported by both processes. The worker validates its arguments with these; the automation
-registry (serpent_tk/automation) declares commands with them, so the MCP tool schemas and
-the worker agree by construction. Field names are camelCase on the wire (`assetIds`),
+Imported by both processes. `library.catalogue` pairs each worker command with its models
+here; the worker validates its arguments with them and the automation registry
+(serpent_tk/automation) takes them from the catalogue, so the MCP tool schemas and the
+worker agree by construction. Field names are camelCase on the wire (`assetIds`),
 snake_case in Python. Unknown fields are refused (`extra="forbid"`).
 """
 

@@ -9,7 +9,8 @@ Map of the package (each room's `__init__` says what it holds):
   `store.recovery` -> `server` (pipe reader thread, reader threads, the writer loop, error
   translation); `context` (what a command handler is given).
 - `commands/`: one module per group of commands behind the dispatch table
-  (`commands.COMMANDS`); a new command is a module + one line in `commands.MODULES`.
+  (`commands.HANDLERS`, one `@handles` function per entry of `library.catalogue`, the
+  modules found by `pkgutil`); a new command is its catalogue entry plus its handler.
   Commands import the rooms below; the rooms never import `commands`.
 - `store/`: the library folder on disk. `transaction.WriteTx` is the one write helper
   (journal, change sequence, change log, idempotency); `schema` (numbered migrations),

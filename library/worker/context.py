@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from library.protocol import CallMeta
+from library.protocol import CallMeta, LibraryNews, TaskProgress
 from library.worker.store.layout import Layout
 
-Emit = Callable[[str, dict[str, Any], int | None], None]
+Emit = Callable[[LibraryNews], None]  # to the main process (the server keeps its sequence)
 
 
 @dataclass
@@ -86,11 +86,10 @@ class TaskContext:
         if not force and now - self._last_progress < 0.1:
             return
         self._last_progress = now
-        data: dict[str, Any] = {"command": self.scope.command, "done": done, "total": total,
-                                "message": message}
-        if task_id is not None:
-            data["taskId"] = task_id
-        self.services.emit("task.progress", data, self.scope.request_id)
+        self.services.emit(TaskProgress(
+            library_id=self.services.library_id, request_id=self.scope.request_id,
+            command=self.scope.command, done=done, total=total, message=message,
+            task_id=task_id))
 
     def transaction(self, *, history_entry: int | None = None) -> Any:
         from library.worker.store.transaction import WriteTx

@@ -11,7 +11,6 @@ workers in order (a worker killed by it would be restarted during the shutdown).
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import signal
@@ -26,6 +25,7 @@ from library.protocol import (
     CRASH_EXIT_CODE,
     PROTOCOL_VERSION,
     ErrorInfo,
+    Event,
     Hello,
     StartupFailed,
     encode,
@@ -42,6 +42,8 @@ class Sender:
         self.broken = False
 
     def send(self, message: Any) -> None:
+        """Send a `library.protocol` message. Raises (before anything is sent) if it cannot
+        be serialised; never for a main process that went away."""
         data = encode(message)
         with self._lock:
             if self.broken:
@@ -51,21 +53,9 @@ class Sender:
             except (OSError, EOFError, ValueError):
                 self.broken = True  # the main process is gone: nothing left to tell
 
-    def send_json(self, message: dict[str, Any]) -> None:
-        """Send a protocol message given as a plain dict (the fast path for big results).
-
-        Raises TypeError/ValueError if it is not JSON, before anything is sent."""
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        with self._lock:
-            if self.broken:
-                return
-            try:
-                self._conn.send_bytes(data)
-            except (OSError, EOFError, ValueError):
-                self.broken = True
-
-    def event(self, name: str, data: dict[str, Any], request_id: int | None = None) -> None:
-        self.send_json({"type": "event", "name": name, "data": data, "request_id": request_id})
+    def event(self, name: str, data: dict[str, Any]) -> None:
+        """A notice for the host itself (`worker.log`, `library.vanished`)."""
+        self.send(Event(name=name, data=data))
 
 
 class PipeLogHandler(logging.Handler):

@@ -33,6 +33,8 @@ from library.errors import (
 from library.protocol import (
     Cancel,
     ErrorInfo,
+    LibraryChanged,
+    LibraryNews,
     Request,
     Response,
     Shutdown,
@@ -129,8 +131,8 @@ class WorkerServer:
         self._writes.put(_STOP)
 
     def _route(self, request: Request) -> None:
-        spec = self.commands.get(request.command)
-        if spec is None:
+        handler = self.commands.get(request.command)
+        if handler is None:
             self._reply_error(request.id, LibraryError(
                 INVALID_ARGUMENT, f"Unknown library command {request.command!r}.",
                 field="command"))
@@ -138,12 +140,12 @@ class WorkerServer:
         scope = RequestScope(request.id, request.command, request.meta)
         with self._scopes_lock:
             self._scopes[request.id] = scope
-        if spec.mode == "derive" and not request.plan:
-            self._derives.put((request, spec, scope))
-        elif spec.mode in ("read", "derive") or request.plan:
-            self._reads.put((request, spec, scope))
+        if handler.mode == "derive" and not request.plan:
+            self._derives.put((request, handler, scope))
+        elif handler.mode in ("read", "derive") or request.plan:
+            self._reads.put((request, handler, scope))
         else:
-            self._writes.put((request, spec, scope))
+            self._writes.put((request, handler, scope))
 
     # -- loops ------------------------------------------------------------------------
     def _write_loop(self) -> None:
@@ -156,8 +158,8 @@ class WorkerServer:
                 continue
             if item is _STOP:
                 return
-            request, spec, scope = item
-            self._handle(request, spec, scope, self._run_write)
+            request, handler, scope = item
+            self._handle(request, handler, scope, self._run_write)
             if self._stopping.is_set():
                 return
 
@@ -169,14 +171,14 @@ class WorkerServer:
                 item = work.get()
                 if item is _STOP:
                     return
-                request, spec, scope = item
-                self._handle(request, spec, scope,
+                request, handler, scope = item
+                self._handle(request, handler, scope,
                              lambda r, s, sc: self._run_read(conn, r, s, sc))
         finally:
             conn.close()
 
     # -- one request ------------------------------------------------------------------
-    def _handle(self, request: Request, spec: commands.CommandSpec, scope: RequestScope,
+    def _handle(self, request: Request, handler: commands.Handler, scope: RequestScope,
                 runner: Any) -> None:
         try:
             if scope.cancelled():
@@ -184,10 +186,9 @@ class WorkerServer:
             if self._vanished():
                 raise LibraryError(LIBRARY_NOT_FOUND, "The library folder is gone (moved, "
                                    "deleted, or its drive was disconnected).", reason="vanished")
-            result = runner(request, spec, scope)
-            self.sender.send_json({"type": "response", "id": request.id, "ok": True,
-                                   "result": result, "error": None,
-                                   "change_sequence": self.sequence})
+            result = runner(request, handler, scope)
+            self.sender.send(Response(id=request.id, ok=True, result=result,
+                                      change_sequence=self.sequence))
         except Exception as error:  # every failure becomes an answer, never a dead worker
             self._reply_error(request.id, self._as_library_error(error, request))
         finally:
@@ -195,45 +196,45 @@ class WorkerServer:
                 self._scopes.pop(request.id, None)
 
     def _run_read(self, conn: sqlite3.Connection, request: Request,
-                  spec: commands.CommandSpec, scope: RequestScope) -> dict[str, Any]:
-        args = spec.input_model.model_validate(request.args)
+                  handler: commands.Handler, scope: RequestScope) -> dict[str, Any]:
+        args = handler.input_model.model_validate(request.args)
         ctx = ReadContext(self.services, conn, scope)
         if request.plan:
-            if spec.plan is None:
-                raise LibraryError(INVALID_ARGUMENT, f"{spec.name} has no plan.", field="plan")
-            return _dump(spec.plan(ctx, args))
-        if spec.mode == "derive":  # image work: no read transaction held while it runs
-            return _dump(spec.handler(ctx, args))
+            if handler.plan is None:
+                raise LibraryError(INVALID_ARGUMENT, f"{handler.name} has no plan.", field="plan")
+            return _dump(handler.plan(ctx, args))
+        if handler.mode == "derive":  # image work: no read transaction held while it runs
+            return _dump(handler.run(ctx, args))
         conn.execute("BEGIN")  # one snapshot for the whole read (page + total agree)
         try:
-            return _dump(spec.handler(ctx, args))
+            return _dump(handler.run(ctx, args))
         finally:
             conn.execute("COMMIT")
 
-    def _run_write(self, request: Request, spec: commands.CommandSpec,
+    def _run_write(self, request: Request, handler: commands.Handler,
                    scope: RequestScope) -> dict[str, Any]:
-        args = spec.input_model.model_validate(request.args)
+        args = handler.input_model.model_validate(request.args)
         services = self.services
         with services.write_lock:
-            stored = stored_result(services.writer, spec.name, request.meta)
+            stored = stored_result(services.writer, handler.name, request.meta)
             if stored is not None:
                 return stored
-            if spec.mode == "task":
-                result = _dump(spec.handler(TaskContext(services, scope), args))
+            if handler.mode == "task":
+                result = _dump(handler.run(TaskContext(services, scope), args))
                 if request.meta.idempotency_key:
-                    with WriteTx(services, spec.name, request.meta, journal=False) as tx:
+                    with WriteTx(services, handler.name, request.meta, journal=False) as tx:
                         tx.result = result
                 return result
-            with WriteTx(services, spec.name, request.meta) as tx:
-                result = _dump(spec.handler(tx, args))
+            with WriteTx(services, handler.name, request.meta) as tx:
+                result = _dump(handler.run(tx, args))
                 tx.result = result
             return result
 
     # -- helpers ----------------------------------------------------------------------
-    def _emit(self, name: str, data: dict[str, Any], request_id: int | None) -> None:
-        if name == "library.changed":
-            self.sequence = max(self.sequence, int(data["changeSequence"]))
-        self.sender.event(name, data, request_id)
+    def _emit(self, news: LibraryNews) -> None:
+        if isinstance(news, LibraryChanged):
+            self.sequence = max(self.sequence, news.change_sequence)
+        self.sender.send(news)
 
     def _vanished(self) -> bool:
         try:

@@ -3,8 +3,8 @@ to the library's worker.
 
 Thread-safe. Every import, from the window or from an AI client, queues its new assets here
 (the same hook for both). The feeder thread takes them in order and asks the library's worker
-to analyse them (`analysis.run`) — only once that command is available; until then requests
-wait in the queue, where the window and tests can see them.
+to analyse them (`analysis.run`) — only when the registry declares that command; a registry
+without it leaves the requests waiting in the queue, where the window and tests can see them.
 """
 
 from __future__ import annotations
@@ -88,8 +88,7 @@ class AnalysisFeeder:
 
     @property
     def enabled(self) -> bool:
-        spec = self._registry.get(ANALYSIS_COMMAND)
-        return spec is not None and spec.available
+        return self._registry.get(ANALYSIS_COMMAND) is not None
 
     def start(self) -> None:
         """Start feeding, if the worker can analyse at all (else requests stay queued)."""

@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from serpent_tk.credentials import Mode  # a credential's mode, declared there once
+
 Source = Literal["ui", "mcp", "plugin", "cli"]
-Mode = Literal["read-only", "auto", "full-access"]
 
 SOURCES: tuple[str, ...] = get_args(Source)
-MODES: tuple[str, ...] = get_args(Mode)  # from the fewest powers to the most
 
 UI_LABEL = "You"
 MAX_LABEL_LENGTH = 120

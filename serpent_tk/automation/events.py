@@ -2,28 +2,22 @@
 
 Thread-safe (immutable). Delivered on whatever thread produced them; listeners must not
 block (the window posts them to its UiBus, the MCP layer to its asyncio loop).
+`LibraryChanged` (any source) and `TaskProgress` are the library worker's own messages,
+declared once in `library.protocol` and passed on unchanged; the rest are the gateway's.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
+
+from library.events import LibraryChanged, TaskProgress
+
+__all__ = ["LibraryChanged", "TaskProgress", "LifecycleAction", "ToastLevel",
+           "LibraryLifecycle", "Toast", "ToolsChanged", "ShowInDesktop", "ChangeMade"]
 
 LifecycleAction = Literal["opened", "closed", "renamed", "deleted", "imported"]
 ToastLevel = Literal["info", "warning", "error"]
-
-
-@dataclass(frozen=True)
-class LibraryChanged:
-    """A library's content changed (any source). The MCP layer turns it into a notification."""
-
-    library_id: str
-    change_sequence: int
-    kinds: tuple[str, ...]
-    actor_label: str
-    source: str  # ui / mcp / plugin / cli / system
-    command: str = ""
-    entity_ids: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -54,20 +48,6 @@ class ToolsChanged:
 
 
 @dataclass(frozen=True)
-class TaskProgress:
-    """A long command or a background task moved on. `request_id` is 0 for a background
-    task; `task_id` names the task (`task.get`) when the work is one."""
-
-    library_id: str
-    request_id: int
-    command: str
-    done: int
-    total: int | None
-    message: str = ""
-    task_id: str | None = None
-
-
-@dataclass(frozen=True)
 class ShowInDesktop:
     """`library.show-in-desktop`: bring a library (and maybe some assets) to the front."""
 
@@ -78,20 +58,17 @@ class ShowInDesktop:
 
 
 @dataclass(frozen=True)
-class AnalysisQueued:
-    """New assets were queued for analysis (after an import)."""
-
-    library_id: str
-    asset_ids: tuple[str, ...] = field(default_factory=tuple)
-    reason: str = "import"
-
-
-@dataclass(frozen=True)
-class HistoryRecorded:
-    """A change that the library's history can undo was made (the window's Undo follows it)."""
+class ChangeMade:
+    """A command that changes a library succeeded, whoever called it: what it did, in words
+    for people ("created the folder “Skies”"), and whether the library's history can undo
+    it. The window's toasts about an AI client's changes follow it (a lifecycle command —
+    `lifecycle` set — has its own toast)."""
 
     library_id: str
     command: str
     actor_label: str
     source: str
     change_sequence: int | None
+    text: str  # "tagged 3 assets with “sky”"
+    undoable: bool  # it is a step of the library's history (Edit → Undo takes it back)
+    lifecycle: str | None = None

@@ -3,8 +3,10 @@
 Thread-safe; `submit()` never blocks the calling thread (the Tk thread and the MCP asyncio
 thread both call it) and never raises: its future resolves to a CONTRACTS.md §2 envelope.
 Order: command lookup → schema validation → caller → capability policy → library binding
-(only from the explicit `libraryId`) → will-hooks → dangerous-command challenge → worker →
-completion hooks → audit line.
+(only from the explicit `libraryId`) → will-hooks → dangerous-command challenge → the worker,
+or the spec's own handler (commands the main process answers, plugin commands) → the spec's
+after-step → completion hooks → audit line. What a command does differently is on its spec;
+the gateway never looks at a command's name.
 """
 
 from __future__ import annotations
@@ -16,13 +18,11 @@ import time
 from collections.abc import Callable, Generator
 from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from library import deletion
-from library.client import LibraryHost
+from library.client import CallFuture, LibraryHost
 from library.errors import (
     CANCELLED,
     LIBRARY_NOT_FOUND,
@@ -34,7 +34,7 @@ from library.errors import (
 from library.protocol import CallMeta
 from serpent_tk.automation import audit, envelope, policy
 from serpent_tk.automation.analysis import AnalysisFeeder
-from serpent_tk.automation.caller import MODES, SOURCES, Caller
+from serpent_tk.automation.caller import SOURCES, Caller
 from serpent_tk.automation.challenge import (
     Binding,
     ChallengeStore,
@@ -50,11 +50,7 @@ from serpent_tk.automation.errors import (
     permission_denied,
     unknown_command,
 )
-from serpent_tk.automation.events import (
-    ShowInDesktop,
-    Toast,
-    ToolsChanged,
-)
+from serpent_tk.automation.events import ToolsChanged
 from serpent_tk.automation.hooks import HookContext, Hooks
 from serpent_tk.automation.libraries import Libraries
 from serpent_tk.automation.registry import (
@@ -62,10 +58,13 @@ from serpent_tk.automation.registry import (
     IDEMPOTENCY_KEY,
     LIBRARY_ID,
     STATE_TOKEN,
+    CommandCall,
     CommandSpec,
     Registry,
+    Steps,
     build_registry,
 )
+from serpent_tk.credentials import MODES
 from serpent_tk.settings import SettingsStore
 
 log = logging.getLogger("serpent.automation.gateway")
@@ -73,10 +72,9 @@ log = logging.getLogger("serpent.automation.gateway")
 Envelope = dict[str, Any]
 Listener = Callable[[object], None]
 HostFactory = Callable[[Callable[[object], None]], LibraryHost]
-Steps = Generator["Future[Any]", Any, Envelope]
+T = TypeVar("T")
 
 MAX_REPORT_TARGETS = 100  # risk report targets shown to the caller (all of them are bound)
-SYSTEM_LABEL = "Serpent"
 
 
 @dataclass
@@ -115,9 +113,9 @@ class Gateway:
         self.window_attached = False  # the window sets this while it shows toasts
         self._lock = threading.Lock()
         self._listeners: list[Listener] = []
-        self.hooks = Hooks(self._publish)
+        self.hooks = Hooks(self.publish)
         self._io = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gateway-io")
-        self._unhook_registry = self.registry.on_change(lambda: self._publish(ToolsChanged()))
+        self._unhook_registry = self.registry.on_change(lambda: self.publish(ToolsChanged()))
         self.host: LibraryHost = host_factory(self.on_library_event)
         self.libraries = Libraries(self.host, settings)
         self.analysis_feeder = AnalysisFeeder(self.hooks.analysis, self.host, self.registry)
@@ -152,6 +150,22 @@ class Gateway:
                 if listener in self._listeners:
                     self._listeners.remove(listener)
         return unsubscribe
+
+    def in_background(self, work: Callable[..., T], *args: Any) -> Future[T]:
+        """Run slow work (the disk, the settings file) on the gateway's I/O threads; a
+        command's steps yield the future instead of blocking a caller's thread."""
+        return self._io.submit(work, *args)
+
+    def publish(self, event: object) -> None:
+        """Tell every subscriber (see `events.py`). Thread-safe; a failing listener is
+        logged, never raised."""
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            try:
+                listener(event)
+            except Exception as error:
+                internal(error, f"event listener for {type(event).__name__}")
 
     def on_library_event(self, event: object) -> None:
         """Translate the host's events into gateway events. Runs on the host's reader thread."""
@@ -207,10 +221,9 @@ class Gateway:
             return
         audit.record(call.caller, call.command or call.name, call.library_id,
                      time.monotonic() - call.started, CANCELLED)
-        cancel_remote = getattr(call.waiting, "cancel_remote", None)
-        if cancel_remote is not None:
+        if isinstance(call.waiting, CallFuture):  # the call waits for the worker: stop it there
             try:
-                cancel_remote()
+                call.waiting.cancel_remote()
             except Exception as error:
                 log.warning("could not cancel %s in the worker: %s", call.command, error)
 
@@ -244,24 +257,23 @@ class Gateway:
             meta = CallMeta(source=call.caller.source, credential=call.caller.credential,
                             label=call.caller.label,
                             idempotency_key=checked.idempotency_key)
+            command = CommandCall(spec=spec, caller=call.caller, library_id=call.library_id,
+                                  library=bound, arguments=checked.arguments, meta=meta,
+                                  gateway=self)
             if spec.dangerous:
                 confirmation, result = yield from self._dangerous(spec, call, checked, meta)
                 if confirmation is not None:
                     return confirmation
-                if spec.name == "library.delete-from-disk":
-                    result = yield from self._remove_library(checked.library_id or "",
-                                                             str(bound.get("path", "")), result)
-            elif spec.route == "gateway":
-                result = yield from self._global(spec, call, checked, meta)
-            elif spec.route == "plugin" and spec.handler is not None:
-                result = yield spec.handler(call.library_id or "", checked.arguments, meta)
+            elif spec.handler is not None:  # the main process (or a plugin) answers it
+                steps = spec.handler(command)
+                result = (yield from steps) if isinstance(steps, Generator) else steps
             else:
                 assert call.library_id is not None
                 result = yield self.host.call(call.library_id, spec.name, checked.arguments,
                                               meta)
+            if spec.after is not None:
+                result = yield from spec.after(command, result)
             result = self._check_result(spec, result)
-            if spec.name == "library.rename":
-                yield self._io.submit(self.libraries.rename_recent, result)
             sequence = None
             if spec.scope == "library":  # a library closed by this call: its last sequence
                 sequence = self._sequence(call.library_id)
@@ -275,7 +287,7 @@ class Gateway:
 
     def _lookup(self, name: str, caller: Caller) -> CommandSpec:
         spec = self.registry.get(name) if isinstance(name, str) else None
-        if spec is None or not spec.available:
+        if spec is None:
             raise unknown_command(name)
         if not policy.mode_allows(caller.mode, spec.min_mode) and spec.name.startswith(
                 "plugin."):
@@ -385,77 +397,6 @@ class Gateway:
             arguments[STATE_TOKEN] = report["stateToken"]
         result = yield self.host.call(call.library_id, spec.name, arguments, meta)
         return None, result
-
-    # ---- commands the main process answers --------------------------------------------------
-
-    def _global(self, spec: CommandSpec, call: _Call, checked: _Validated,
-                meta: CallMeta) -> Generator[Future[Any], Any, dict[str, Any]]:
-        args = checked.arguments
-        if spec.name == "library.list-open":
-            return envelope.page(self.libraries.list_open())
-        if spec.name == "library.list-recent":
-            yield self._io.submit(self.libraries.finish_deletions)
-            recent = yield self._io.submit(self.libraries.recent)
-            return envelope.page(recent)
-        if spec.name == "library.open":
-            path = Path(args["path"]).expanduser()
-            started = yield self._io.submit(self.host.open, path)
-            ref = yield started
-            yield self._io.submit(self.libraries.remember, ref)
-            return self.libraries.public_ref(ref)
-        if spec.name == "library.create":
-            parent = Path(args["selectedParentPath"]).expanduser()
-            started = yield self._io.submit(self.host.create, parent, args["name"], meta)
-            ref = yield started
-            yield self._io.submit(self.libraries.remember, ref)
-            return self.libraries.public_ref(ref)
-        if spec.name == "library.close":
-            assert call.library_id is not None
-            yield self.host.close(call.library_id)
-            return {"closed": True}
-        if spec.name == "library.show-in-desktop":
-            assert call.library_id is not None
-            self._publish(ShowInDesktop(library_id=call.library_id,
-                                        asset_ids=tuple(args.get("assetIds", ())),
-                                        folder_id=args.get("folderId"),
-                                        actor_label=call.caller.label))
-            return {"shown": self.window_attached}
-        if spec.name == "ui.notify":
-            self._publish(Toast(text=args["text"], level=args.get("level", "info"),
-                                actor_label=call.caller.label))
-            return {"shown": self.window_attached}
-        if spec.name == "library.import-exported":
-            started = yield self._io.submit(self.host.import_exported, args["archivePath"],
-                                            args["selectedParentPath"])
-            ref = yield started
-            yield self._io.submit(self.libraries.remember, ref)
-            return self.libraries.public_ref(ref)
-        raise unknown_command(spec.name)  # declared for the gateway but not implemented
-
-    def _remove_library(self, library_id: str, path: str, result: dict[str, Any]
-                        ) -> Generator[Future[Any], Any, dict[str, Any]]:
-        """After a confirmed `library.delete-from-disk`: close the library (its worker moves
-        the folder aside as it exits), remove what was set aside, forget the recent entry.
-        A crash meanwhile leaves the set-aside folder to `Libraries.finish_deletions`."""
-        self.libraries.deleting(library_id, True)
-        try:
-            yield self.host.close(library_id)
-            yield self._io.submit(deletion.remove_retired, Path(path), library_id)
-            yield self._io.submit(self.libraries.forget, path)
-        finally:
-            self.libraries.deleting(library_id, False)
-        return {**result, "deleted": True}
-
-    # ---- events -------------------------------------------------------------------------
-
-    def _publish(self, event: object) -> None:
-        with self._lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            try:
-                listener(event)
-            except Exception as error:
-                internal(error, f"event listener for {type(event).__name__}")
 
 
 def _outcome(future: Future[Any]) -> tuple[Any, BaseException | None]:

@@ -1,11 +1,13 @@
 """The one completion point: the side effects of a command, whoever called it.
 
-Thread-safe. A person's click and an agent's tool call end here alike: history receipt,
-analysis queued after every import, plugin will/did hooks (a will-hook may veto), lifecycle
-events and toasts for the window, library-changed events for MCP notifications (translated
-from the library host's events, whoever made the change). The caller's
-source is only a label here; the one source-dependent effect is that the window is told by
-toast about lifecycle actions it did not perform itself (CONTRACTS.md §4).
+Thread-safe. A person's click and an agent's tool call end here alike. Will-hooks run before
+a command (a plugin's may veto it); did-hooks after its success: first Serpent's own
+(`effects.CoreEffects`: the change receipt, analysis queued after every import, lifecycle
+events and toasts for the window), registered with `add_did` like any plugin's, then the
+plugins'. The library host's events (changes from any source, task progress, a library that
+closed by itself, a restarted worker) become gateway events here too. The caller's source is
+only a label; the one source-dependent effect is that the window is told by toast about
+lifecycle actions it did not perform itself (CONTRACTS.md §4).
 """
 
 from __future__ import annotations
@@ -13,20 +15,16 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from library.errors import PERMISSION_DENIED, LibraryError
-from library.events import LibraryChanged as HostLibraryChanged
-from library.events import LibraryClosed as HostLibraryClosed
-from library.events import TaskProgress as HostTaskProgress
-from library.events import WorkerRestarted as HostWorkerRestarted
-from serpent_tk.automation.analysis import AnalysisQueue, AnalysisRequest
+from library.events import LibraryClosed, WorkerRestarted
+from serpent_tk.automation.analysis import AnalysisQueue
 from serpent_tk.automation.caller import Caller
+from serpent_tk.automation.effects import CoreEffects
 from serpent_tk.automation.errors import internal
 from serpent_tk.automation.events import (
-    AnalysisQueued,
-    HistoryRecorded,
     LibraryChanged,
     LibraryLifecycle,
     TaskProgress,
@@ -42,15 +40,16 @@ SYSTEM_LABEL = "Serpent"
 
 @dataclass(frozen=True)
 class HookContext:
-    """What a hook may look at. `result` is None for will-hooks."""
+    """What a hook may look at. `result` and `change_sequence` are None for will-hooks."""
 
     spec: CommandSpec
     caller: Caller
     library_id: str | None
     arguments: dict[str, Any]  # validated, camelCase JSON
     result: dict[str, Any] | None = None
-    library_name: str = ""
+    library_name: str = ""  # the library's name as bound before the call
     extra: dict[str, Any] = field(default_factory=dict)
+    change_sequence: int | None = None  # the library's, after the command
 
 
 class Veto(Exception):
@@ -62,7 +61,7 @@ DidHook = Callable[[HookContext], None]
 
 
 class Hooks:
-    """Runs plugin hooks and produces every completion side effect. Thread-safe."""
+    """Runs will- and did-hooks (Serpent's own first). Thread-safe."""
 
     def __init__(self, publish: Publish, analysis: AnalysisQueue | None = None) -> None:
         self._publish = publish
@@ -70,6 +69,7 @@ class Hooks:
         self._lock = threading.Lock()
         self._will: list[tuple[str, WillHook]] = []
         self._did: list[tuple[str, DidHook]] = []
+        CoreEffects(publish, self.analysis).install(self)
 
     def add_will(self, owner: str, hook: WillHook) -> Callable[[], None]:
         """Run `hook` before every command; it may raise `Veto`. Returns the remover."""
@@ -104,13 +104,9 @@ class Hooks:
                 raise internal(error, f"will-hook of {owner} for {context.spec.name}") from None
 
     def completed(self, context: HookContext, change_sequence: int | None) -> None:
-        """The side effects of a successful command. Never raises."""
-        try:
-            self._history_receipt(context, change_sequence)
-            self._queue_analysis(context)
-            self._lifecycle(context)
-        except Exception as error:
-            internal(error, f"completion hooks of {context.spec.name}")
+        """The side effects of a successful command: every did-hook, in the order added (a
+        failing one is logged, the others still run). Never raises."""
+        context = replace(context, change_sequence=change_sequence)
         with self._lock:
             hooks = list(self._did)
         for owner, hook in hooks:
@@ -121,19 +117,9 @@ class Hooks:
 
     def library_event(self, event: object) -> None:
         """Turn an event of the library host into gateway events. Runs on its reader thread."""
-        if isinstance(event, HostLibraryChanged):
-            actor = event.actor or {}
-            self._publish(LibraryChanged(
-                library_id=event.library_id, change_sequence=event.change_sequence,
-                kinds=tuple(event.kinds), actor_label=str(actor.get("label", SYSTEM_LABEL)),
-                source=str(actor.get("source", "system")), command=event.command,
-                entity_ids=tuple(event.entity_ids)))
-        elif isinstance(event, HostTaskProgress):
-            self._publish(TaskProgress(
-                library_id=event.library_id, request_id=event.request_id,
-                command=event.command, done=event.done, total=event.total,
-                message=event.message, task_id=event.task_id))
-        elif isinstance(event, HostLibraryClosed) and event.reason != "closed":
+        if isinstance(event, LibraryChanged | TaskProgress):
+            self._publish(event)  # the worker's own event, as it came
+        elif isinstance(event, LibraryClosed) and event.reason != "closed":
             # A close somebody asked for has its lifecycle event from `completed` already;
             # this one happened to the library: its folder vanished or its worker failed.
             self.analysis.discard_library(event.library_id)
@@ -144,65 +130,7 @@ class Hooks:
                     "was unplugged)." if event.reason == "vanished" else
                     "A library was closed because it could not be started again.")
             self._publish(Toast(text=text, level="warning", actor_label=SYSTEM_LABEL))
-        elif isinstance(event, HostWorkerRestarted):
+        elif isinstance(event, WorkerRestarted):
             self._publish(Toast(text="A library had a problem and was restarted; nothing "
                                 "that was saved is lost.", level="warning",
                                 actor_label=SYSTEM_LABEL))
-
-    def _history_receipt(self, context: HookContext, change_sequence: int | None) -> None:
-        spec = context.spec
-        if context.library_id is None or not spec.journaled:
-            return
-        self._publish(HistoryRecorded(
-            library_id=context.library_id, command=spec.name,
-            actor_label=context.caller.label, source=context.caller.source,
-            change_sequence=change_sequence))
-
-    def _queue_analysis(self, context: HookContext) -> None:
-        if not context.spec.imports or context.library_id is None or not context.result:
-            return
-        asset_ids = imported_asset_ids(context.result)
-        if not asset_ids:
-            return
-        self.analysis.enqueue(AnalysisRequest(
-            library_id=context.library_id, asset_ids=asset_ids, reason="import",
-            actor_label=context.caller.label, source=context.caller.source))
-        self._publish(AnalysisQueued(library_id=context.library_id, asset_ids=asset_ids))
-
-    def _lifecycle(self, context: HookContext) -> None:
-        action = context.spec.lifecycle
-        library_id = context.library_id or (context.result or {}).get("libraryId")
-        if action is None or not library_id:
-            return
-        result = context.result or {}
-        name = str(result.get("name") or context.library_name)  # a rename's result: new name
-        count = len(imported_asset_ids(result)) if context.spec.imports else None
-        if action == "closed" or action == "deleted":
-            self.analysis.discard_library(library_id)
-        self._publish(LibraryLifecycle(
-            library_id=library_id, name=name, action=action,  # type: ignore[arg-type]
-            actor_label=context.caller.label, source=context.caller.source,
-            path=str(result.get("path", "")), count=count))
-        if context.caller.source != "ui":
-            text = lifecycle_text(context.caller.label, action, name, count,
-                                  old_name=context.library_name)
-            self._publish(Toast(text=text, level="info", actor_label=context.caller.label))
-
-
-def imported_asset_ids(result: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(item["assetId"] for item in result.get("items", ())
-                 if isinstance(item, dict) and item.get("status") == "imported"
-                 and item.get("assetId"))
-
-
-def lifecycle_text(actor: str, action: str, name: str, count: int | None,
-                   old_name: str = "") -> str:
-    library = f"“{name}”" if name else "a library"
-    if action == "renamed" and old_name and old_name != name:
-        return f"{actor} renamed “{old_name}” to {library}."
-    if action == "imported":
-        if count is not None:
-            files = "1 file" if count == 1 else f"{count} files"
-            return f"{actor} imported {files} into {library}."
-        return f"{actor} imported {library}."
-    return f"{actor} {action} {library}."

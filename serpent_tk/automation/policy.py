@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from serpent_tk.automation.caller import MODES, Caller, Mode
+from serpent_tk.automation.caller import Caller
+from serpent_tk.credentials import MODES, Mode
 
 LIBRARY_READ: Final = "library.read"  # look at libraries, assets, tags, folders, history
 LIBRARY_WRITE: Final = "library.write"  # change library content (incl. trash and delete)
@@ -39,7 +40,7 @@ def lowest_mode(required: Iterable[str]) -> Mode:
     needed = frozenset(required)
     for mode in MODES:
         if needed <= MODE_CAPABILITIES[mode]:
-            return mode  # type: ignore[return-value]
+            return mode
     raise ValueError(f"no mode grants {sorted(needed)}")
 
 

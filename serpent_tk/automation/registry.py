@@ -4,6 +4,13 @@ Thread-safe: built at import, read-only afterwards except for plugin commands, w
 added and removed under a lock (listeners hear about it so the MCP layer can send
 `tools/list_changed`). The MCP tool list, the CLI, the UI actions and the README's tool table
 are generated from or checked against `REGISTRY.commands`.
+
+A spec is all the main process knows about a command: its models (a worker command's come
+from `library.catalogue`), policy, the words the window tells people with (`Words`), what a
+success changes besides its event's kinds (`recount`), and, for a command the main process
+answers itself (or a plugin command), its `handler`; an `after` step runs in the main process
+once the worker answered. Nothing outside the declarations (`automation/commands/`) looks at
+a command's name to decide what to do with it.
 """
 
 from __future__ import annotations
@@ -11,20 +18,30 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from library.catalogue import CATALOGUE
 from library.protocol import CallMeta
 from serpent_tk.automation import policy
-from serpent_tk.automation.caller import Mode
+from serpent_tk.automation.caller import Caller
+from serpent_tk.credentials import Mode
+
+if TYPE_CHECKING:
+    from library.client import LibraryHost
+    from serpent_tk.automation.libraries import Libraries
 
 Scope = Literal["global", "library"]
 Risk = Literal["read", "normal", "recoverable", "dangerous"]
 Route = Literal["worker", "gateway", "plugin"]
+# Where assets sit after a success, beyond what its change event's kinds say: "everywhere"
+# (imports, trash, undo...: every count may move) or "folders" (folder membership)
+Recount = Literal["", "folders", "everywhere"]
+T = TypeVar("T")
 
 TOOL_NAME = re.compile(r"^[a-z0-9_]{1,64}$")
 COMMAND_NAME = re.compile(r"^[a-z0-9-]+(\.[a-z0-9-]+)+$")
@@ -40,6 +57,57 @@ STATE_TOKEN = "stateToken"  # set by the gateway from the plan, never by a calle
 
 # (library_id, arguments as camelCase JSON, audit meta) -> future of the result dict
 PluginHandler = Callable[[str, dict[str, Any], CallMeta], "Future[dict[str, Any]]"]
+# A main-process command's work: yields the futures it waits for, returns the result.
+Steps = Generator["Future[Any]", Any, dict[str, Any]]
+
+
+class GatewaySide(Protocol):
+    """What the gateway lends a main-process handler (see `gateway.Gateway`)."""
+
+    host: LibraryHost
+    libraries: Libraries
+    window_attached: bool
+
+    def in_background(self, work: Callable[..., T], *args: Any) -> Future[T]:
+        """Run slow work (disk, settings file) on the gateway's I/O threads."""
+
+    def publish(self, event: object) -> None:
+        """Tell every gateway subscriber (the window, the MCP layer)."""
+
+
+@dataclass(frozen=True)
+class CommandCall:
+    """A validated, authorised call, as a handler or an after-step sees it."""
+
+    spec: CommandSpec
+    caller: Caller
+    library_id: str | None  # the library the call targets (library-level commands)
+    library: dict[str, Any]  # that library's ref as bound before the call ({} if global)
+    arguments: dict[str, Any]  # what the caller set, validated (camelCase JSON)
+    meta: CallMeta  # who asked, for the worker's audit trail
+    gateway: GatewaySide
+
+
+# the whole command, in the main process: its steps, or at once its result
+Handler = Callable[[CommandCall], "Steps | dict[str, Any]"]
+AfterStep = Callable[[CommandCall, dict[str, Any]], Steps]  # after the worker: final result
+
+
+@dataclass(frozen=True)
+class Words:
+    """How the window tells a person about a command (`effects.tell` fills them in).
+
+    `done` says what a success did, naming what it was about from the call's arguments and
+    result (camelCase fields; `{entry[summary]}` reaches inside), `{assets}` ("3 assets",
+    from assetIds or assetId), `{files}` (an import's new files), `{library}` (the library's
+    name) and `{old_library}` (its name before, when it changed). When one of them is missing
+    or empty, `fallback` is said instead. `doing` names a running task of the command in the
+    status bar ("Analysing 120 / 2,000").
+    """
+
+    done: str = ""  # "created the folder “{name}”"
+    fallback: str = ""  # "created a folder"
+    doing: str = ""  # "Analysing"
 
 
 def tool_name_for(name: str) -> str:
@@ -72,12 +140,15 @@ class CommandSpec:
     returns: str  # what the result holds
     example: dict[str, Any]  # arguments of one realistic call (with libraryId if library-level)
     annotations: Annotations
-    available: bool = True  # False: declared, but its implementation has not landed
     route: Route = "worker"
     lifecycle: str | None = None  # LibraryLifecycle action fired on success
     imports: bool = False  # success queues the new assets for analysis
     journaled: bool = False  # success adds a step to the library's undo history
-    handler: PluginHandler | None = field(default=None, compare=False)
+    words: Words = Words()
+    recount: Recount = ""
+    returns_image: bool = False  # an MCP client gets the picture itself (image content)
+    handler: Handler | None = field(default=None, compare=False)  # gateway and plugin routes
+    after: AfterStep | None = field(default=None, compare=False)  # main-process follow-up
 
     @property
     def tool_name(self) -> str:
@@ -243,22 +314,51 @@ def capabilities_for(risk: Risk, scope: Scope) -> frozenset[str]:
     return frozenset({policy.LIBRARY_READ, policy.LIBRARY_WRITE})
 
 
-def command(name: str, input_model: type[BaseModel], output_model: type[BaseModel],
-            risk: Risk, summary: str, returns: str, example: dict[str, Any], *,
-            scope: Scope = "library", capabilities: Iterable[str] | None = None,
+def command(name: str, risk: Risk, summary: str, returns: str, example: dict[str, Any], *,
+            words: Words = Words(), capabilities: Iterable[str] | None = None,
             idempotent: bool | None = None, destructive: bool | None = None,
-            available: bool = True, route: Route = "worker", lifecycle: str | None = None,
-            imports: bool = False, journaled: bool | None = None) -> CommandSpec:
-    """Declare a built-in command; capabilities and hints follow from the risk by default."""
+            lifecycle: str | None = None, imports: bool = False,
+            journaled: bool | None = None, recount: Recount = "",
+            returns_image: bool = False, after: AfterStep | None = None) -> CommandSpec:
+    """Declare a command the library worker serves (library-level). Its input and output
+    models are the catalogue's (`library.catalogue`); capabilities and hints follow from the
+    risk by default; a normal or recoverable one is an undo step unless it says otherwise."""
+    served = CATALOGUE.get(name)
+    if served is None:
+        raise ValueError(f"{name} is routed to the worker but not in library.catalogue")
+    if journaled is None:
+        journaled = risk in ("normal", "recoverable") and not name.startswith("history.")
+    return _spec(name, served.input_model, served.output_model, risk, summary, returns,
+                 example, words=words, scope="library", capabilities=capabilities,
+                 idempotent=idempotent, destructive=destructive, route="worker",
+                 lifecycle=lifecycle, imports=imports, journaled=journaled, recount=recount,
+                 returns_image=returns_image, after=after)
+
+
+def gateway_command(name: str, input_model: type[BaseModel], output_model: type[BaseModel],
+                    risk: Risk, summary: str, returns: str, example: dict[str, Any], *,
+                    handler: Handler, words: Words = Words(), scope: Scope = "library",
+                    capabilities: Iterable[str] | None = None, idempotent: bool | None = None,
+                    destructive: bool | None = None, lifecycle: str | None = None,
+                    recount: Recount = "") -> CommandSpec:
+    """Declare a command the main process answers itself with `handler` (no worker command
+    behind it)."""
+    return _spec(name, input_model, output_model, risk, summary, returns, example,
+                 words=words, scope=scope, capabilities=capabilities, idempotent=idempotent,
+                 destructive=destructive, route="gateway", lifecycle=lifecycle,
+                 recount=recount, handler=handler)
+
+
+def _spec(name: str, input_model: type[BaseModel], output_model: type[BaseModel], risk: Risk,
+          summary: str, returns: str, example: dict[str, Any], *, scope: Scope,
+          capabilities: Iterable[str] | None, idempotent: bool | None = None,
+          destructive: bool | None = None, **behaviour: Any) -> CommandSpec:
     caps = frozenset(capabilities) if capabilities is not None else capabilities_for(risk, scope)
     return CommandSpec(name=name, scope=scope, input_model=input_model,
                        output_model=output_model, capabilities=caps, risk=risk,
                        summary=summary, returns=returns, example=example,
                        annotations=hints(risk, idempotent=idempotent, destructive=destructive),
-                       available=available, route=route, lifecycle=lifecycle, imports=imports,
-                       journaled=(risk in ("normal", "recoverable") and scope == "library"
-                                  and route == "worker" and not name.startswith("history."))
-                       if journaled is None else journaled)
+                       **behaviour)
 
 
 class Registry:
@@ -290,9 +390,9 @@ class Registry:
         return self.commands.get(name) or self._by_tool.get(name)
 
     def tools(self, mode: str) -> list[CommandSpec]:
-        """What a caller in `mode` may see and call: available and allowed, in name order."""
+        """What a caller in `mode` may see and call, in name order."""
         return [spec for name, spec in sorted(self.commands.items())
-                if spec.available and policy.mode_allows(mode, spec.min_mode)]
+                if policy.mode_allows(mode, spec.min_mode)]
 
     def on_change(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Hear when plugin commands come or go. Returns the unsubscribe function."""
@@ -353,8 +453,13 @@ def check_spec(spec: CommandSpec) -> None:
         if not any(f in spec.input_model.model_fields for f in PLUGIN_TARGET_FIELDS):
             raise ValueError(f"{spec.name}: a plugin command takes assetIds, folderIds or "
                              "collectionIds")
-        if spec.route != "plugin" or spec.handler is None:
-            raise ValueError(f"{spec.name}: plugin commands need a handler")
+        if spec.route != "plugin":
+            raise ValueError(f"{spec.name}: plugin commands are routed to their plugin")
+    if (spec.route == "worker") == (spec.handler is not None):
+        raise ValueError(f"{spec.name}: a {spec.route} command "
+                         f"{'has no' if spec.route == 'worker' else 'needs a'} handler")
+    if spec.dangerous and spec.route != "worker":
+        raise ValueError(f"{spec.name}: a dangerous command's plan comes from the worker")
     if spec.scope == "library" and LIBRARY_ID not in spec.example:
         raise ValueError(f"{spec.name}: the example of a library-level command has libraryId")
 
@@ -362,14 +467,23 @@ def check_spec(spec: CommandSpec) -> None:
 def plugin_command(plugin_id: str, verb: str, *, input_model: type[BaseModel],
                    output_model: type[BaseModel], summary: str, returns: str,
                    example: dict[str, Any], handler: PluginHandler,
-                   risk: Risk = "normal", idempotent: bool = False) -> CommandSpec:
-    """Declare one plugin command; `Registry.add_plugin_commands` exposes it."""
+                   risk: Risk = "normal", idempotent: bool = False,
+                   words: Words = Words()) -> CommandSpec:
+    """Declare one plugin command; `Registry.add_plugin_commands` exposes it. `handler`
+    gets the library id, the validated arguments and the audit meta, and returns a future
+    of the result."""
     caps = capabilities_for(risk, "library") | {policy.PLUGIN_INVOKE}
+
+    def steps(call: CommandCall) -> Steps:
+        result: dict[str, Any] = yield handler(call.library_id or "", call.arguments,
+                                               call.meta)
+        return result
+
     return CommandSpec(name=f"plugin.{plugin_id}.{verb}", scope="library",
                        input_model=input_model, output_model=output_model, capabilities=caps,
                        risk=risk, summary=summary, returns=returns, example=example,
                        annotations=hints(risk, idempotent=idempotent), route="plugin",
-                       handler=handler)
+                       words=words, handler=steps)
 
 
 def build_registry() -> Registry:

@@ -19,8 +19,6 @@ def markdown_table(registry: Registry) -> str:
     rows = ["| command | MCP tool | risk | lowest mode | what it does |",
             "|---|---|---|---|---|"]
     for name, spec in sorted(registry.commands.items()):
-        if not spec.available:
-            continue
         text = spec.one_line.replace("|", "\\|")
         rows.append(f"| `{name}` | `{spec.tool_name}` | {spec.risk} | {spec.min_mode} | "
                     f"{text} |")

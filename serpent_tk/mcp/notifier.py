@@ -44,9 +44,10 @@ def change_resource_uri(library_id: str) -> str:
 
 
 def change_data(event: LibraryChanged) -> dict[str, Any]:
-    """The `data` of a library-change notification (CONTRACTS.md §4)."""
-    return {"event": "library.changed", "libraryId": event.library_id,
-            "changeSequence": event.change_sequence, "kinds": list(event.kinds)}
+    """The `data` of a library-change notification (CONTRACTS.md §4): the change event
+    itself, cut to what clients are promised, camelCase."""
+    return {"event": event.type, **event.model_dump(
+        mode="json", by_alias=True, include={"library_id", "change_sequence", "kinds"})}
 
 
 def change_notification(event: LibraryChanged) -> types.LoggingMessageNotification:

@@ -17,8 +17,7 @@ import pytest
 from serpent_tk.automation.analysis import AnalysisRequest
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.events import (
-    AnalysisQueued,
-    HistoryRecorded,
+    ChangeMade,
     LibraryChanged,
     LibraryLifecycle,
     Toast,
@@ -27,9 +26,24 @@ from serpent_tk.automation.gateway import Gateway
 from tests.automation.conftest import CLAUDE, TIMEOUT, UI, Recorder, import_images, ok
 
 
+@pytest.fixture
+def queued(gateway: Gateway, monkeypatch: pytest.MonkeyPatch) -> list[AnalysisRequest]:
+    """Every analysis request the completion hooks queue (the feeder takes them at once)."""
+    requests: list[AnalysisRequest] = []
+    queue = gateway.hooks.analysis
+    enqueue = queue.enqueue
+
+    def recording(request: AnalysisRequest) -> None:
+        requests.append(request)
+        enqueue(request)
+
+    monkeypatch.setattr(queue, "enqueue", recording)
+    return requests
+
+
 @pytest.mark.parametrize("caller", [UI, CLAUDE], ids=["ui", "mcp"])
 def test_import_side_effects(gateway: Gateway, library: str, recorder: Recorder,
-                             tmp_path: Path, caller: Caller,
+                             queued: list[AnalysisRequest], tmp_path: Path, caller: Caller,
                              caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.INFO, logger="serpent.audit"):
         assets = import_images(gateway, library, tmp_path / "src", 3, caller=caller)
@@ -40,7 +54,7 @@ def test_import_side_effects(gateway: Gateway, library: str, recorder: Recorder,
                                                                          source)
     assert "asset" in changed.kinds and changed.change_sequence >= 1
 
-    assert recorder.of(AnalysisQueued) == [AnalysisQueued(library, tuple(assets))]
+    assert queued == [AnalysisRequest(library, tuple(assets), "import", label, source)]
     if gateway.analysis_feeder.enabled:  # the worker analyses: the queue went to it
         task = wait_for_analysis_task(gateway, library)
         assert task["kind"] == "analysis" and task["total"] == len(assets)
@@ -48,9 +62,10 @@ def test_import_side_effects(gateway: Gateway, library: str, recorder: Recorder,
         assert gateway.hooks.analysis.pending() == [
             AnalysisRequest(library, tuple(assets), "import", label, source)]
 
-    [receipt] = recorder.of(HistoryRecorded)
+    [receipt] = recorder.of(ChangeMade)
     assert (receipt.library_id, receipt.command, receipt.actor_label, receipt.source) == (
         library, "file.import", label, source)
+    assert receipt.undoable and receipt.text == "imported 3 files into “Moodboards”"
     entry = ok(gateway, "history.list", {"libraryId": library})["items"][0]
     assert entry["command"] == "file.import" and entry["actor"]["label"] == label
     assert entry["actor"]["source"] == source
@@ -81,13 +96,14 @@ def wait_for_analysis_task(gateway: Gateway, library: str) -> dict[str, Any]:
     raise AssertionError("the imported assets were never queued for analysis")
 
 
-def test_duplicates_are_not_queued_twice(gateway: Gateway, library: str, recorder: Recorder,
+def test_duplicates_are_not_queued_twice(gateway: Gateway, library: str,
+                                         queued: list[AnalysisRequest],
                                          tmp_path: Path) -> None:
     import_images(gateway, library, tmp_path / "src", 2)
     again = ok(gateway, "file.import", {"libraryId": library,
                                         "sourcePaths": [str(tmp_path / "src")]}, CLAUDE)
     assert again["imported"] == 0 and again["duplicates"] == 2
-    assert len(recorder.of(AnalysisQueued)) == 1
+    assert len(queued) == 1
 
 
 def test_changes_from_any_source_reach_subscribers(gateway: Gateway, library: str,

@@ -11,8 +11,7 @@ from library.errors import INTERNAL, PERMISSION_DENIED, LibraryError
 from serpent_tk.automation.analysis import AnalysisQueue, AnalysisRequest
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.events import (
-    AnalysisQueued,
-    HistoryRecorded,
+    ChangeMade,
     LibraryLifecycle,
     Toast,
 )
@@ -41,8 +40,9 @@ def test_import_side_effects_are_the_same_for_every_source(caller: Caller) -> No
     hooks.completed(context("file.import", caller, IMPORT_RESULT), 12)
     assert hooks.analysis.pending() == [AnalysisRequest(
         "lib_x", ("ast_aaaaaaaaaa", "ast_dddddddddd"), "import", caller.label, caller.source)]
-    assert HistoryRecorded("lib_x", "file.import", caller.label, caller.source, 12) in events
-    assert AnalysisQueued("lib_x", ("ast_aaaaaaaaaa", "ast_dddddddddd")) in events
+    assert [e for e in events if isinstance(e, ChangeMade)] == [ChangeMade(
+        "lib_x", "file.import", caller.label, caller.source, 12,
+        "imported 2 files into “Moodboards”", undoable=True, lifecycle="imported")]
     lifecycle = [e for e in events if isinstance(e, LibraryLifecycle)]
     assert [(e.action, e.count, e.actor_label) for e in lifecycle] == [
         ("imported", 2, caller.label)]
@@ -119,11 +119,11 @@ def test_the_analysis_queue_hands_work_to_another_thread() -> None:
 
 
 def test_the_feeder_waits_until_the_worker_can_analyse() -> None:
-    """With analysis.run not available (a build or registry without it), queued analysis
-    waits in the queue instead of being sent to a worker that cannot run it."""
+    """With a registry without analysis.run, queued analysis waits in the queue instead of
+    being sent to a worker that cannot run it."""
     from serpent_tk.automation.analysis import AnalysisFeeder
-    specs = [dataclasses.replace(spec, available=False) if name == "analysis.run" else spec
-             for name, spec in build_registry().commands.items()]
+    specs = [spec for name, spec in build_registry().commands.items()
+             if name != "analysis.run"]
     registry = Registry(specs)
     queue = AnalysisQueue()
     feeder = AnalysisFeeder(queue, host=None, registry=registry)  # type: ignore[arg-type]
@@ -133,3 +133,31 @@ def test_the_feeder_waits_until_the_worker_can_analyse() -> None:
     feeder.stop()
     assert not feeder.enabled and queue.pending() == [request]
     assert AnalysisFeeder(queue, host=None, registry=REGISTRY).enabled  # type: ignore[arg-type]
+
+
+def receipt_text(name: str, arguments: dict, result: dict | None) -> str:
+    events: list[object] = []
+    hooks = Hooks(events.append)
+    hooks.completed(dataclasses.replace(context(name, CLAUDE, result), arguments=arguments), 4)
+    [receipt] = [e for e in events if isinstance(e, ChangeMade)]
+    return receipt.text
+
+
+def test_a_change_is_told_naming_what_it_was_about() -> None:
+    assert receipt_text("folder.create", {"name": "Skies"}, {
+        "id": "fld_aaaaaaaaaa", "name": "Skies", "parentId": None, "version": 1,
+        "assetCount": 0, "childCount": 0}) == "created the folder “Skies”"
+    assert receipt_text("asset.tag", {"assetIds": ["ast_aaaaaaaaaa", "ast_bbbbbbbbbb",
+                                                   "ast_cccccccccc"], "tags": ["sky", "sea"]},
+                        {"items": [], "changed": 3}) == "tagged 3 assets with “sky, sea”"
+    assert receipt_text("asset.update", {"assetId": "ast_aaaaaaaaaa", "rating": 4},
+                        {"item": {}}) == "edited 1 asset"
+    assert receipt_text("history.undo", {}, {"entry": {"summary": "Tagged 2 assets with sky"}}
+                        ) == "undid “Tagged 2 assets with sky”"
+    assert receipt_text("tag.merge", {"sources": ["skyy"], "target": "sky"},
+                        {"tags": ["skyy"], "target": "sky", "affectedAssets": 2}
+                        ) == "merged “skyy” into “sky”"
+    # a name the call does not carry: the words without it
+    assert receipt_text("folder.rename", {"folderId": "fld_aaaaaaaaaa"}, {}) == \
+        "renamed a folder"
+    assert receipt_text("history.redo", {}, {"entry": {}}) == "redid a change"

@@ -20,7 +20,7 @@ def test_the_readme_table_matches_the_registry() -> None:
         "`.venv/bin/python -m serpent_tk.automation.tooltable README.md`")
 
 
-def test_every_available_command_has_a_row() -> None:
+def test_every_command_has_a_row() -> None:
     found = current_section(README.read_text(encoding="utf-8")) or ""
     for name, spec in build_registry().commands.items():
-        assert (f"| `{name}` | `{spec.tool_name}` |" in found) == spec.available, name
+        assert f"| `{name}` | `{spec.tool_name}` |" in found, name

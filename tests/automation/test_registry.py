@@ -162,17 +162,39 @@ def test_lookup_by_dotted_or_tool_name() -> None:
     assert REGISTRY.get("asset_trash") is None and REGISTRY.get("nope") is None
 
 
-def test_tools_per_mode_only_grow_and_hide_unavailable() -> None:
+def test_tools_per_mode_only_grow() -> None:
     read_only, auto, full = (
         {s.name for s in REGISTRY.tools(m)} for m in ("read-only", "auto", "full-access"))
     assert read_only < auto <= full
     assert "asset.search" in read_only and "asset.trash" not in read_only
     assert "history.undo" in auto and "asset.delete-permanently" in auto
-    unavailable = {n for n, s in REGISTRY.commands.items() if not s.available}
-    assert not unavailable & full
+    assert full == set(REGISTRY.commands)
     assert REGISTRY.tools("no-such-mode") == []
-    unbuilt = Registry([replace(REGISTRY.commands["asset.search"], available=False)])
-    assert unbuilt.tools("full-access") == []  # declared but not built: not exposed
+
+
+def test_where_a_command_runs_is_on_its_spec() -> None:
+    """A command the main process answers carries its handler; a worker command has none
+    (the worker's is in library/worker/commands); a dangerous one is planned by the worker."""
+    for spec in REGISTRY.commands.values():
+        assert (spec.handler is None) == (spec.route == "worker"), spec.name
+    with pytest.raises(ValueError, match="has no handler"):
+        Registry([replace(REGISTRY.commands["asset.tag"], handler=lambda call: {})])
+    with pytest.raises(ValueError, match="needs a handler"):
+        Registry([replace(REGISTRY.commands["library.open"], handler=None)])
+    with pytest.raises(ValueError, match="plan comes from the worker"):
+        Registry([replace(REGISTRY.commands["library.close"], risk="dangerous")])
+
+
+def test_every_change_has_words_for_people() -> None:
+    """The window's toasts say what an AI client did from the spec's words, naming what it
+    was about; a running task's words name it in the status bar."""
+    for spec in REGISTRY.commands.values():
+        if spec.writes:
+            assert spec.words.done, f"{spec.name} has no words for what it did"
+        if "{" in spec.words.done:
+            assert spec.words.fallback, f"{spec.name}: words without the names are missing"
+    assert {n for n, s in REGISTRY.commands.items() if s.words.doing} >= {
+        "analysis.run", "library.refresh", "library.export"}
 
 
 def test_a_name_clash_is_refused() -> None:

@@ -16,7 +16,7 @@ from mcp.shared.exceptions import MCPError
 
 from serpent_tk.mcp.client_configs import server_entry
 from tests.mcp.conftest import Server, connect, create_library, ok, run
-from tests.mcp.test_notifications import Inbox, ui_write
+from tests.mcp.test_notifications import Inbox, streaming, ui_write
 
 
 def bridge_params(token: str | None, port: int) -> StdioServerParameters:
@@ -35,7 +35,8 @@ def test_the_claude_desktop_config_starts_a_working_bridge(server: Server,
     async def scenario() -> None:
         apps = advertise(EXTENSION_ID, {"mimeTypes": [APP_MIME_TYPE]})
         async with Client(bridge_params(token, server.port), mode="legacy",
-                          logging_callback=inbox.on_log, extensions=[apps]) as bridged, \
+                          logging_callback=inbox.on_log, message_handler=inbox.on_message,
+                          extensions=[apps]) as bridged, \
                 connect(server.url, token, "legacy") as direct:
             assert bridged.protocol_version == "2025-11-25"
             assert bridged.instructions == direct.instructions
@@ -49,7 +50,7 @@ def test_the_claude_desktop_config_starts_a_working_bridge(server: Server,
             assert [(s.credential, s.protocol_version) for s in sessions] == [
                 ("Claude Desktop", "2025-11-25")]
             # the server's own notifications come through the bridge's GET stream
-            await asyncio.sleep(0.3)
+            await streaming(server, inbox)
             await asyncio.to_thread(ui_write, server, library, "From the window")
             await inbox.wait_for(lambda: any(e["libraryId"] == library
                                              for e in inbox.library_events()))

@@ -4,6 +4,7 @@ only when tool contributions change, never for a library opening or closing."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import warnings
 from concurrent.futures import Future
 from pathlib import Path
@@ -15,6 +16,7 @@ from mcp.shared.subscriptions import ResourceUpdated, ToolsListChanged
 
 from library.protocol import CallMeta
 from serpent_tk.automation.caller import Caller
+from serpent_tk.automation.events import ToolsChanged
 from serpent_tk.automation.registry import plugin_command
 from serpent_tk.mcp.notifier import change_resource_uri
 from tests.mcp.conftest import Server, connect, create_library, ok, run
@@ -52,6 +54,29 @@ class Inbox:
                 if log.logger == "serpent.library" and log.level == "info"]
 
 
+PROBE = "ToolListChangedNotification"
+
+
+async def streaming(server: Server, *inboxes: Inbox) -> None:
+    """Wait until each session's GET stream delivers what the server sends on its own: a
+    harmless tools/list_changed, sent again until every inbox heard one (instead of sleeping
+    while the stream opens). Messages on a stream arrive in order, so once a later probe
+    arrived, anything sent before it has too."""
+    for inbox in inboxes:
+        inbox.notes.clear()
+
+    def heard() -> bool:
+        return all(PROBE in inbox.notes for inbox in inboxes)
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT_S
+    while not heard():
+        assert loop.time() < deadline, "the GET stream never delivered"
+        server.gateway.publish(ToolsChanged())
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(_until(heard), 0.25)
+
+
 def ui_write(server: Server, library: str, name: str) -> dict[str, Any]:
     """A change made by the person at the window (another source than MCP)."""
     answer = server.gateway.submit("folder.create", {"libraryId": library, "name": name},
@@ -66,11 +91,12 @@ def test_a_write_from_the_window_reaches_a_legacy_session(server: Server,
 
     async def scenario() -> None:
         async with connect(server.url, server.token("Watcher", "read-only"), "legacy",
-                           logging_callback=inbox.on_log) as watcher, \
+                           logging_callback=inbox.on_log,
+                           message_handler=inbox.on_message) as watcher, \
                 connect(server.url, server.token("Maker"), "legacy") as maker:
             assert watcher.server_capabilities.tools.list_changed is True  # type: ignore[union-attr]
             library = await create_library(maker, tmp_path)
-            await asyncio.sleep(0.2)  # the watcher's GET stream is open
+            await streaming(server, inbox)  # the watcher's GET stream is open
             answer = await asyncio.to_thread(ui_write, server, library, "Skies")
             sequence = (await ok(watcher, "serpent_library_change_sequence",
                                  {"libraryId": library}))["changeSequence"]
@@ -91,17 +117,17 @@ def test_a_session_that_lowered_its_log_level_hears_no_changes(server: Server,
 
     async def scenario() -> None:
         async with connect(server.url, server.token("Quiet"), "legacy",
-                           logging_callback=quiet.on_log) as q, \
+                           logging_callback=quiet.on_log, message_handler=quiet.on_message) as q, \
                 connect(server.url, server.token("Loud"), "legacy",
-                        logging_callback=loud.on_log) as _loud:
+                        logging_callback=loud.on_log, message_handler=loud.on_message) as _loud:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", MCPDeprecationWarning)
                 await q.set_logging_level("warning")
             library = await create_library(q, tmp_path)
-            await asyncio.sleep(0.2)
+            await streaming(server, quiet, loud)
             await asyncio.to_thread(ui_write, server, library, "A")
             await loud.wait_for(lambda: bool(loud.library_events()))
-            await asyncio.sleep(0.2)
+            await streaming(server, quiet)  # sent after the change: the change came first
             assert quiet.library_events() == []
 
     run(scenario())

@@ -213,10 +213,6 @@ def test_the_search_result_has_a_grid_app_and_a_text_fallback(server: Server, er
 
 def test_thumbnails_arrive_as_images_that_fit_the_budget(server: Server, era: str,
                                                          tmp_path: Path) -> None:
-    spec = server.gateway.registry.get("asset.thumbnail")
-    assert spec is not None
-    if not spec.available:
-        pytest.skip("asset.thumbnail is declared but its worker command has not landed yet")
     picture = tmp_path / "big.png"
     Image.effect_noise((1400, 1000), 90).convert("RGB").save(picture)
     server.service.set_output_budget(64)

@@ -1,20 +1,21 @@
-"""The worker's dispatch table: command name -> handler, input model and how it runs.
+"""The worker's dispatch table: one handler per command of the catalogue (`library.catalogue`).
 
-Runs in the worker process. A command is one small module that decorates its handler with
-`@command(...)`; `load()` imports every module in `MODULES`, so adding a command is one new
-module plus one line here. Modes:
+Runs in the worker process. A command is one function decorated with `@handles(name)` in a
+module of this package, one module per group of commands; `load()` imports every module
+here (found with `pkgutil`, no hand-kept list), so adding a command is its catalogue entry
+plus its handler. What a handler gets depends on the catalogue entry's `WorkerMode`:
 
-- `read`:  `handler(ctx: ReadContext, args) -> Model | dict`, on the reader thread with its
-           own connection; never waits behind a running import.
-- `write`: `handler(tx: WriteTx, args) -> Model | dict`, on the writer thread inside one
-           transaction that also journals, bumps the change sequence and stores the result
-           under the idempotency key.
-- `task`:  `handler(ctx: TaskContext, args) -> Model | dict`, on the writer thread; opens
-           its own transactions (`ctx.transaction()`) and may report progress and stop
-           early when cancelled.
+- `read`:   `handler(ctx: ReadContext, args) -> Model | dict`, on a reader thread with its
+            own connection; never waits behind a running import.
+- `write`:  `handler(tx: WriteTx, args) -> Model | dict`, on the writer thread inside one
+            transaction that also journals, bumps the change sequence and stores the result
+            under the idempotency key.
+- `task`:   `handler(ctx: TaskContext, args) -> Model | dict`, on the writer thread; opens
+            its own transactions (`ctx.transaction()`) and may report progress and stop
+            early when cancelled.
 - `derive`: like `read` (a `ReadContext`, no SQLite writes), on threads of their own and
-           without a read transaction around it: slow work that writes only derived files
-           (thumbnails), so it never holds up reads.
+            without a read transaction around it: slow work that writes only derived files
+            (thumbnails), so it never holds up reads.
 
 `plan(ctx: ReadContext, args) -> RiskReport`, when given, answers `plan=True` requests:
 a read-only risk report with a `stateToken`.
@@ -23,47 +24,38 @@ a read-only risk report with a `stateToken`.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 
-Mode = Literal["read", "write", "task", "derive"]
-
-MODULES = (
-    "library.worker.commands.library_info",
-    "library.worker.commands.file_import",
-    "library.worker.commands.asset_search",
-    "library.worker.commands.asset_edit",
-    "library.worker.commands.tags",
-    "library.worker.commands.folders",
-    "library.worker.commands.trash",
-    "library.worker.commands.history",
-    "library.worker.commands.thumbnails",
-    "library.worker.commands.tag_admin",
-    "library.worker.commands.folder_admin",
-    "library.worker.commands.asset_copy",
-    "library.worker.commands.collections",
-    "library.worker.commands.tasks",
-    "library.worker.commands.analysis",
-    "library.worker.commands.duplicates",
-    "library.worker.commands.maintenance",
-    "library.worker.commands.export",
-    "library.worker.commands.linked_folders",
-)
+from library.catalogue import CATALOGUE, WorkerCommand, WorkerMode
 
 
 @dataclass(frozen=True)
-class CommandSpec:
-    name: str
-    input_model: type[BaseModel]
-    handler: Callable[..., Any]
-    mode: Mode
+class Handler:
+    """How the worker serves one catalogue command: its function and, if any, its plan."""
+
+    command: WorkerCommand
+    run: Callable[..., Any]
     plan: Callable[..., Any] | None = None
 
+    @property
+    def name(self) -> str:
+        return self.command.name
 
-COMMANDS: dict[str, CommandSpec] = {}
+    @property
+    def mode(self) -> WorkerMode:
+        return self.command.mode
+
+    @property
+    def input_model(self) -> type[BaseModel]:
+        return self.command.input_model
+
+
+HANDLERS: dict[str, Handler] = {}
 
 # `start(services, stopping) -> stop`: work a worker does beside its requests (the task
 # runner). Started before serving; `stop()` is called at close, before the library closes.
@@ -76,18 +68,23 @@ def background(start: Background) -> Background:
     return start
 
 
-def command(name: str, input_model: type[BaseModel], *, mode: Mode,
-            plan: Callable[..., Any] | None = None) -> Callable[[Callable[..., Any]],
-                                                                 Callable[..., Any]]:
-    def register(handler: Callable[..., Any]) -> Callable[..., Any]:
-        if name in COMMANDS:
-            raise RuntimeError(f"command {name} registered twice")
-        COMMANDS[name] = CommandSpec(name, input_model, handler, mode, plan)
-        return handler
+def handles(name: str, *, plan: Callable[..., Any] | None = None
+            ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Make the decorated function the handler of catalogue command `name`."""
+    def register(function: Callable[..., Any]) -> Callable[..., Any]:
+        command = CATALOGUE.get(name)
+        if command is None:
+            raise RuntimeError(f"{name} has a handler but is not in library.catalogue")
+        if name in HANDLERS:
+            raise RuntimeError(f"{name} has two handlers: {HANDLERS[name].run.__module__} "
+                               f"and {function.__module__}")
+        HANDLERS[name] = Handler(command, function, plan)
+        return function
     return register
 
 
-def load() -> dict[str, CommandSpec]:
-    for module in MODULES:
-        importlib.import_module(module)
-    return COMMANDS
+def load() -> dict[str, Handler]:
+    """Import every command module of this package; returns the table they filled."""
+    for module in pkgutil.iter_modules(__path__, prefix=f"{__name__}."):
+        importlib.import_module(module.name)
+    return HANDLERS

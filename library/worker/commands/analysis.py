@@ -17,7 +17,7 @@ import time
 
 from library.errors import NOT_FOUND, LibraryError
 from library.schemas import AnalysisRunIn, AnalysisRunOut
-from library.worker.commands import command
+from library.worker.commands import handles
 from library.worker.files.analyser import ANALYSER, Analysis, analyse
 from library.worker.rows import assetrows
 from library.worker.store.transaction import WriteTx
@@ -31,7 +31,7 @@ BATCH_SECONDS = 3.0  # ... or this long, whichever comes first
 FETCH = 128
 
 
-@command("analysis.run", AnalysisRunIn, mode="write")
+@handles("analysis.run")
 def run_analysis(tx: WriteTx, args: AnalysisRunIn) -> AnalysisRunOut:
     conn = tx.conn
     params: dict[str, object] = {"force": args.force}

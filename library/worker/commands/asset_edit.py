@@ -17,12 +17,12 @@ from library.schemas import (
     AssetUpdateOut,
     ItemResult,
 )
-from library.worker.commands import command
+from library.worker.commands import handles
 from library.worker.rows import assetrows
 from library.worker.store.transaction import WriteTx
 
 
-@command("asset.update", AssetUpdateIn, mode="write")
+@handles("asset.update")
 def update(tx: WriteTx, args: AssetUpdateIn) -> AssetUpdateOut:
     conn = tx.conn
     row = conn.execute("SELECT version, name, notes, rating, source_url FROM assets "
@@ -60,12 +60,12 @@ def _label(column: str) -> str:
     return {"source_url": "source URL"}.get(column, column)
 
 
-@command("asset.tag", AssetTagIn, mode="write")
+@handles("asset.tag")
 def tag(tx: WriteTx, args: AssetTagIn) -> AssetBatchOut:
     return _retag(tx, args.asset_ids, args.tags, add=True)
 
 
-@command("asset.untag", AssetUntagIn, mode="write")
+@handles("asset.untag")
 def untag(tx: WriteTx, args: AssetUntagIn) -> AssetBatchOut:
     return _retag(tx, args.asset_ids, args.tags, add=False)
 
@@ -101,7 +101,7 @@ def _retag(tx: WriteTx, asset_ids: list[str], tags: list[str], *, add: bool) -> 
     return batch_result(conn, asset_ids, found, set(changes))
 
 
-@command("asset.move", AssetMoveIn, mode="write")
+@handles("asset.move")
 def move(tx: WriteTx, args: AssetMoveIn) -> AssetBatchOut:
     """Put each asset in exactly `folderId` (or in no folder with null)."""
     conn = tx.conn

@@ -24,7 +24,7 @@ from typing import Any
 
 from library.errors import INVALID_ARGUMENT, NOT_FOUND, LibraryError
 from library.schemas import AssetGetIn, AssetGetOut, AssetSearchIn
-from library.worker.commands import command
+from library.worker.commands import handles
 from library.worker.context import ReadContext
 from library.worker.rows import assetrows, rules, textindex
 from library.worker.rows.assetrows import SUMMARY_COLUMNS, marks
@@ -75,12 +75,12 @@ class CountCache:
 _COUNTS = CountCache()
 
 
-@command("asset.search", AssetSearchIn, mode="read")
+@handles("asset.search")
 def search(ctx: ReadContext, args: AssetSearchIn) -> dict[str, Any]:
     return search_page(ctx.conn, args)
 
 
-@command("asset.get", AssetGetIn, mode="read")
+@handles("asset.get")
 def get(ctx: ReadContext, args: AssetGetIn) -> AssetGetOut:
     items, not_found = assetrows.full_assets(ctx.conn, args.asset_ids, ctx.layout)
     return AssetGetOut.model_validate({"items": items, "notFound": not_found})

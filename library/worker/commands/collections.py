@@ -39,7 +39,7 @@ from library.schemas import (
     Empty,
     RuleSet,
 )
-from library.worker.commands import command
+from library.worker.commands import handles
 from library.worker.commands.asset_search import search_page
 from library.worker.context import ReadContext
 from library.worker.rows import assetrows, collectionstate, rules
@@ -72,13 +72,13 @@ def _rules_json(ruleset: RuleSet) -> str:
     return json.dumps(ruleset.model_dump(mode="json", by_alias=True), separators=(",", ":"))
 
 
-@command("collection.list", Empty, mode="read")
+@handles("collection.list")
 def list_collections(ctx: ReadContext, args: Empty) -> CollectionListOut:
     return CollectionListOut(items=[collectionstate.collection_out(ctx.conn, row)
                                     for row in collectionstate.rows(ctx.conn)])
 
 
-@command("collection.create", CollectionCreateIn, mode="write")
+@handles("collection.create")
 def create(tx: WriteTx, args: CollectionCreateIn) -> Collection:
     conn = tx.conn
     _check_name(conn, args.name, None)
@@ -95,7 +95,7 @@ def create(tx: WriteTx, args: CollectionCreateIn) -> Collection:
     return _out(conn, collection_id)
 
 
-@command("collection.update", CollectionUpdateIn, mode="write")
+@handles("collection.update")
 def update(tx: WriteTx, args: CollectionUpdateIn) -> Collection:
     conn = tx.conn
     if args.name is None and args.rules is None:
@@ -124,7 +124,7 @@ def update(tx: WriteTx, args: CollectionUpdateIn) -> Collection:
     return _out(conn, args.collection_id)
 
 
-@command("collection.reorder", CollectionReorderIn, mode="write")
+@handles("collection.reorder")
 def reorder(tx: WriteTx, args: CollectionReorderIn) -> CollectionListOut:
     conn = tx.conn
     if len(set(args.collection_ids)) != len(args.collection_ids):
@@ -148,7 +148,7 @@ def reorder(tx: WriteTx, args: CollectionReorderIn) -> CollectionListOut:
                                     for row in collectionstate.rows(conn)])
 
 
-@command("collection.delete", CollectionDeleteIn, mode="write")
+@handles("collection.delete")
 def delete(tx: WriteTx, args: CollectionDeleteIn) -> CollectionDeleteOut:
     conn = tx.conn
     row = _get(conn, args.collection_id)
@@ -158,7 +158,7 @@ def delete(tx: WriteTx, args: CollectionDeleteIn) -> CollectionDeleteOut:
     return CollectionDeleteOut(deleted=args.collection_id)
 
 
-@command("collection.members", CollectionMembersIn, mode="write")
+@handles("collection.members")
 def members(tx: WriteTx, args: CollectionMembersIn) -> Collection:
     conn = tx.conn
     row = _get(conn, args.collection_id)
@@ -198,7 +198,7 @@ def members(tx: WriteTx, args: CollectionMembersIn) -> Collection:
     return _out(conn, args.collection_id)
 
 
-@command("collection.run-rules", CollectionRunRulesIn, mode="read")
+@handles("collection.run-rules")
 def run_rules(ctx: ReadContext, args: CollectionRunRulesIn) -> dict[str, Any]:
     conn = ctx.conn
     if (args.collection_id is None) == (args.rules is None):

@@ -16,7 +16,7 @@ from collections import defaultdict
 
 from library.errors import INVALID_ARGUMENT, LibraryError
 from library.schemas import DuplicateGroup, FindDuplicatesIn, FindDuplicatesOut
-from library.worker.commands import command
+from library.worker.commands import handles
 from library.worker.context import ReadContext
 from library.worker.files.analyser import ANALYSER
 from library.worker.files.phash import distance, to_unsigned
@@ -24,7 +24,7 @@ from library.worker.files.phash import distance, to_unsigned
 BITS = 64
 
 
-@command("asset.find-duplicates", FindDuplicatesIn, mode="read")
+@handles("asset.find-duplicates")
 def find_duplicates(ctx: ReadContext, args: FindDuplicatesIn) -> FindDuplicatesOut:
     conn = ctx.conn
     offset = _read_cursor(args.cursor) if args.cursor else 0

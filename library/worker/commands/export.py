@@ -17,8 +17,9 @@ import sqlite3
 from pathlib import Path
 
 from library import pathrules
+from library.library_folder import LIBRARY_SUFFIX
 from library.schemas import LibraryExportIn, LibraryExportOut
-from library.worker.commands import command
+from library.worker.commands import handles
 from library.worker.context import TaskContext
 from library.worker.store.archive import (
     export_target,
@@ -28,14 +29,13 @@ from library.worker.store.archive import (
     remove_partial,
     write_archive,
 )
-from library.worker.store.layout import LIBRARY_SUFFIX
 from library.worker.tasks.taskrunner import CLEANUPS, tracked
 
 KIND = "export"
 CLEANUPS[KIND] = lambda params: remove_partial(Path(params["partialPath"]))
 
 
-@command("library.export", LibraryExportIn, mode="task")
+@handles("library.export")
 def export_library(ctx: TaskContext, args: LibraryExportIn) -> LibraryExportOut:
     root = ctx.layout.root
     state = ctx.conn.execute("SELECT library_id, name FROM library_state").fetchone()

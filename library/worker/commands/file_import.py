@@ -31,8 +31,9 @@ from library.errors import (
     UNSUPPORTED_FORMAT,
     LibraryError,
 )
+from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX
 from library.schemas import FileImportIn, FileImportOut, ImportItem
-from library.worker.commands import command
+from library.worker.commands import handles
 from library.worker.context import TaskContext
 from library.worker.files import media
 from library.worker.rows import assetrows
@@ -44,7 +45,7 @@ from library.worker.store.filestore import (
     Staged,
 )
 from library.worker.store.identity import new_id
-from library.worker.store.layout import LIBRARY_SUFFIX, enclosing_library
+from library.worker.store.layout import enclosing_library
 
 BATCH_FILES = 64
 BATCH_SECONDS = 1.0
@@ -71,7 +72,7 @@ class Pending:
     facts: media.ImageFacts
 
 
-@command("file.import", FileImportIn, mode="task")
+@handles("file.import")
 def import_files(ctx: TaskContext, args: FileImportIn) -> FileImportOut:
     if args.folder_id and not ctx.conn.execute("SELECT 1 FROM folders WHERE id = ?",
                                                (args.folder_id,)).fetchone():
@@ -283,7 +284,7 @@ def _wanted(path: Path) -> bool:
 
 
 def _is_library(path: Path) -> bool:
-    return path.name.endswith(LIBRARY_SUFFIX) and (path / "library.sqlite").exists()
+    return path.name.endswith(LIBRARY_SUFFIX) and (path / DATABASE_NAME).exists()
 
 
 def _new(path: Path, seen: set[str]) -> bool:

@@ -20,7 +20,7 @@ import sqlite3
 
 from library.errors import HISTORY_CONFLICT, HISTORY_EMPTY, INVALID_ARGUMENT, LibraryError
 from library.schemas import Empty, HistoryEntry, HistoryListIn, HistoryListOut, HistoryStepOut
-from library.worker.commands import command
+from library.worker.commands import handles
 from library.worker.context import ReadContext
 from library.worker.rows import assetrows, entitystate
 from library.worker.store.identity import to_datetime
@@ -33,7 +33,7 @@ def _entry(row: sqlite3.Row) -> HistoryEntry:
                         undone=row["state"] == "undone", change_sequence=row["change_sequence"])
 
 
-@command("history.list", HistoryListIn, mode="read")
+@handles("history.list")
 def list_history(ctx: ReadContext, args: HistoryListIn) -> HistoryListOut:
     before = _read_cursor(args.cursor) if args.cursor else None
     rows = ctx.conn.execute("SELECT * FROM history WHERE id < ? ORDER BY id DESC LIMIT ?",
@@ -55,7 +55,7 @@ def _read_cursor(cursor: str) -> int:
     return int(cursor[1:])
 
 
-@command("history.undo", Empty, mode="write")
+@handles("history.undo")
 def undo(tx: WriteTx, args: Empty) -> HistoryStepOut:
     row = tx.conn.execute("SELECT * FROM history WHERE state = 'done' ORDER BY id DESC "
                           "LIMIT 1").fetchone()
@@ -64,7 +64,7 @@ def undo(tx: WriteTx, args: Empty) -> HistoryStepOut:
     return _step(tx, row, undoing=True)
 
 
-@command("history.redo", Empty, mode="write")
+@handles("history.redo")
 def redo(tx: WriteTx, args: Empty) -> HistoryStepOut:
     row = tx.conn.execute("SELECT * FROM history WHERE state = 'undone' ORDER BY id ASC "
                           "LIMIT 1").fetchone()

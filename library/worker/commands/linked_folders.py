@@ -38,7 +38,7 @@ from library.schemas import (
     LinkedFolderUnlinkIn,
     LinkedFolderUpdateRulesIn,
 )
-from library.worker.commands import background, command
+from library.worker.commands import background, handles
 from library.worker.commands.analysis import queue_analysis
 from library.worker.context import ReadContext, TaskContext
 from library.worker.linked import linkwatch
@@ -77,14 +77,14 @@ def _row(conn: sqlite3.Connection, linked_id: str) -> sqlite3.Row:
 
 
 # -- the commands ------------------------------------------------------------------------------
-@command("linked-folder.list", Empty, mode="read")
+@handles("linked-folder.list")
 def list_linked(ctx: ReadContext, args: Empty) -> LinkedFolderListOut:
     ids = [row[0] for row in ctx.conn.execute(
         "SELECT id FROM linked_folders ORDER BY path, id")]
     return LinkedFolderListOut(items=[linked_folder(ctx.conn, i) for i in ids])
 
 
-@command("linked-folder.create", LinkedFolderCreateIn, mode="task")
+@handles("linked-folder.create")
 def create(ctx: TaskContext, args: LinkedFolderCreateIn) -> LinkedFolder:
     conn = ctx.conn
     path = _disk_folder(args.path)
@@ -109,7 +109,7 @@ def create(ctx: TaskContext, args: LinkedFolderCreateIn) -> LinkedFolder:
     return linked_folder(conn, linked_id)
 
 
-@command("linked-folder.refresh", LinkedFolderRefreshIn, mode="task")
+@handles("linked-folder.refresh")
 def refresh(ctx: TaskContext, args: LinkedFolderRefreshIn) -> LinkedFolderRefreshOut:
     _row(ctx.conn, args.linked_folder_id)
     result = _sync(ctx, args.linked_folder_id)
@@ -119,7 +119,7 @@ def refresh(ctx: TaskContext, args: LinkedFolderRefreshIn) -> LinkedFolderRefres
         cancelled=result.cancelled)
 
 
-@command("linked-folder.reconnect", LinkedFolderReconnectIn, mode="task")
+@handles("linked-folder.reconnect")
 def reconnect(ctx: TaskContext, args: LinkedFolderReconnectIn) -> LinkedFolder:
     row = _row(ctx.conn, args.linked_folder_id)
     path = _disk_folder(args.path)
@@ -134,7 +134,7 @@ def reconnect(ctx: TaskContext, args: LinkedFolderReconnectIn) -> LinkedFolder:
     return linked_folder(ctx.conn, row["id"])
 
 
-@command("linked-folder.update-rules", LinkedFolderUpdateRulesIn, mode="task")
+@handles("linked-folder.update-rules")
 def update_rules(ctx: TaskContext, args: LinkedFolderUpdateRulesIn) -> LinkedFolder:
     row = _row(ctx.conn, args.linked_folder_id)
     if args.expected_version is not None and args.expected_version != row["version"]:
@@ -157,7 +157,7 @@ def update_rules(ctx: TaskContext, args: LinkedFolderUpdateRulesIn) -> LinkedFol
     return linked_folder(ctx.conn, row["id"])
 
 
-@command("linked-folder.unlink", LinkedFolderUnlinkIn, mode="write")
+@handles("linked-folder.unlink")
 def unlink(tx: WriteTx, args: LinkedFolderUnlinkIn) -> LinkedFolder:
     before = linked_folder(tx.conn, args.linked_folder_id)
     tx.journal = False

@@ -25,7 +25,7 @@ from library.schemas import (
     TagMergeIn,
     TagRenameIn,
 )
-from library.worker.commands import command
+from library.worker.commands import handles
 from library.worker.context import ReadContext
 from library.worker.rows import assetrows, tagstate
 from library.worker.rows.assetrows import chunks, marks
@@ -62,7 +62,7 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-@command("tag.rename", TagRenameIn, mode="write")
+@handles("tag.rename")
 def rename(tx: WriteTx, args: TagRenameIn) -> TagChangeOut:
     conn = tx.conn
     row = _find(conn, args.tag)
@@ -84,12 +84,12 @@ def rename(tx: WriteTx, args: TagRenameIn) -> TagChangeOut:
     return TagChangeOut(affected_assets=len(carriers), tags=[old], target=args.new_name)
 
 
-@command("tag.delete", TagDeleteIn, mode="write")
+@handles("tag.delete")
 def delete(tx: WriteTx, args: TagDeleteIn) -> TagChangeOut:
     return _delete(tx, [args.tag], field="tag")
 
 
-@command("tag.delete-batch", TagDeleteBatchIn, mode="write")
+@handles("tag.delete-batch")
 def delete_batch(tx: WriteTx, args: TagDeleteBatchIn) -> TagChangeOut:
     return _delete(tx, args.tags, field="tags")
 
@@ -114,7 +114,7 @@ def _delete(tx: WriteTx, names: list[str], *, field: str) -> TagChangeOut:
     return TagChangeOut(affected_assets=len(carriers), tags=deleted, not_found=missing)
 
 
-@command("tag.merge", TagMergeIn, mode="write")
+@handles("tag.merge")
 def merge(tx: WriteTx, args: TagMergeIn) -> TagChangeOut:
     conn = tx.conn
     target = _find(conn, args.target)
@@ -151,7 +151,7 @@ def merge(tx: WriteTx, args: TagMergeIn) -> TagChangeOut:
                         target_created=created and bool(carriers), not_found=missing)
 
 
-@command("tag.cooccurrence", TagCooccurrenceIn, mode="read")
+@handles("tag.cooccurrence")
 def cooccurrence(ctx: ReadContext, args: TagCooccurrenceIn) -> TagCooccurrenceOut:
     conn = ctx.conn
     row = _find(conn, args.tag)

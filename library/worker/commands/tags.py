@@ -13,11 +13,11 @@ from typing import Any
 
 from library.errors import INVALID_ARGUMENT, LibraryError
 from library.schemas import TagListIn, TagListOut
-from library.worker.commands import command
+from library.worker.commands import handles
 from library.worker.context import ReadContext
 
 
-@command("tag.list", TagListIn, mode="read")
+@handles("tag.list")
 def list_tags(ctx: ReadContext, args: TagListIn) -> TagListOut:
     where, params = "", []
     if args.prefix:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from library.errors import INVALID_ARGUMENT, LibraryError
 from library.schemas import Task, TaskCancelIn, TaskGetIn, TaskListIn, TaskListOut
-from library.worker.commands import background, command
+from library.worker.commands import background, handles
 from library.worker.context import ReadContext
 from library.worker.store.identity import to_datetime, utc_now
 from library.worker.tasks import taskrows
@@ -23,7 +23,7 @@ CANCEL_WAIT_SECONDS = 10.0
 background(start_runner)
 
 
-@command("task.list", TaskListIn, mode="read")
+@handles("task.list")
 def list_tasks(ctx: ReadContext, args: TaskListIn) -> TaskListOut:
     conditions: list[str] = []
     values: list[str] = []
@@ -43,12 +43,12 @@ def list_tasks(ctx: ReadContext, args: TaskListIn) -> TaskListOut:
                        next_cursor=f"t{rows[-1]['id']}" if more else None)
 
 
-@command("task.get", TaskGetIn, mode="read")
+@handles("task.get")
 def get_task(ctx: ReadContext, args: TaskGetIn) -> Task:
     return taskrows.to_task(taskrows.load(ctx.conn, args.task_id), board_for(ctx.layout.root))
 
 
-@command("task.cancel", TaskCancelIn, mode="read")
+@handles("task.cancel")
 def cancel_task(ctx: ReadContext, args: TaskCancelIn) -> Task:
     row = taskrows.load(ctx.conn, args.task_id)
     board = board_for(ctx.layout.root)

@@ -29,7 +29,7 @@ from library.schemas import (
     AssetThumbnailIn,
     AssetThumbnailOut,
 )
-from library.worker.commands import background, command
+from library.worker.commands import background, handles
 from library.worker.context import ReadContext
 from library.worker.files import imageformats, thumbcap
 from library.worker.files.thumbstore import NoThumbnail, store_for
@@ -45,7 +45,7 @@ def keep_thumbnails_capped(services: Any, stopping: threading.Event) -> Callable
     return cap.stop
 
 
-@command("asset.thumbnail", AssetThumbnailIn, mode="derive")
+@handles("asset.thumbnail")
 def thumbnail(ctx: ReadContext, args: AssetThumbnailIn) -> AssetThumbnailOut:
     row = ctx.conn.execute("SELECT sha256, ext, kind, width, height, missing FROM assets "
                            "WHERE id = ?", (args.asset_id,)).fetchone()
@@ -67,7 +67,7 @@ def thumbnail(ctx: ReadContext, args: AssetThumbnailIn) -> AssetThumbnailOut:
                              height=thumb.height)
 
 
-@command("asset.preview-status", AssetPreviewStatusIn, mode="read")
+@handles("asset.preview-status")
 def preview_status(ctx: ReadContext, args: AssetPreviewStatusIn) -> AssetPreviewStatusOut:
     ids = list(dict.fromkeys(args.asset_ids))
     rows = {}

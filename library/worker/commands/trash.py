@@ -31,7 +31,7 @@ from library.schemas import (
     TrashListIn,
 )
 from library.units import human_size
-from library.worker.commands import command
+from library.worker.commands import handles
 from library.worker.commands.asset_edit import batch_result
 from library.worker.commands.asset_search import search_page
 from library.worker.context import ReadContext
@@ -62,17 +62,17 @@ def _set_trashed(tx: WriteTx, asset_ids: list[str], trashed: bool) -> AssetBatch
     return batch_result(conn, asset_ids, found, set(changed))
 
 
-@command("asset.trash", AssetTrashIn, mode="write")
+@handles("asset.trash")
 def trash(tx: WriteTx, args: AssetTrashIn) -> AssetBatchOut:
     return _set_trashed(tx, args.asset_ids, True)
 
 
-@command("asset.restore", AssetRestoreIn, mode="write")
+@handles("asset.restore")
 def restore(tx: WriteTx, args: AssetRestoreIn) -> AssetBatchOut:
     return _set_trashed(tx, args.asset_ids, False)
 
 
-@command("trash.list", TrashListIn, mode="read")
+@handles("trash.list")
 def list_trash(ctx: ReadContext, args: TrashListIn) -> dict[str, Any]:
     return search_page(ctx.conn, AssetSearchIn(trashed=True, limit=args.limit,
                                                cursor=args.cursor))
@@ -115,14 +115,14 @@ def plan_empty(ctx: ReadContext, args: TrashEmptyIn) -> RiskReport:
     return _report(_trash_targets(ctx.conn), "trash.empty", "The trash is already empty.")
 
 
-@command("asset.delete-permanently", AssetDeletePermanentlyIn, mode="write", plan=plan_delete)
+@handles("asset.delete-permanently", plan=plan_delete)
 def delete_permanently(tx: WriteTx, args: AssetDeletePermanentlyIn) -> DeleteOut:
     rows = _delete_targets(tx.conn, args.asset_ids)
     _check_token(_report(rows, "asset.delete-permanently", ""), args.state_token)
     return _delete(tx, rows)
 
 
-@command("trash.empty", TrashEmptyIn, mode="write", plan=plan_empty)
+@handles("trash.empty", plan=plan_empty)
 def empty_trash(tx: WriteTx, args: TrashEmptyIn) -> DeleteOut:
     rows = _trash_targets(tx.conn)
     _check_token(_report(rows, "trash.empty", ""), args.state_token)

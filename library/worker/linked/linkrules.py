@@ -15,9 +15,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX
 from library.schemas import LinkedFolderRules
 from library.worker.files import media
-from library.worker.store.layout import DATABASE_NAME, LIBRARY_SUFFIX
 
 SKIP_NAMES = {"thumbs.db", "desktop.ini", "icon\r", ".ds_store"}
 

@@ -24,11 +24,11 @@ from typing import Any
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+from library.library_folder import LIBRARY_SUFFIX
 from library.protocol import CallMeta
 from library.schemas import LinkedFolderRules
 from library.worker.context import Services
 from library.worker.store.database import connect
-from library.worker.store.layout import LIBRARY_SUFFIX
 from library.worker.store.transaction import WriteTx
 from library.worker.tasks import taskrows
 from library.worker.tasks.taskboard import board_for

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from library import pathrules
+from library.durable import fsync_directory
 from library.errors import (
     ALREADY_EXISTS,
     CANCELLED,
@@ -37,9 +38,9 @@ from library.errors import (
     UNSUPPORTED_FORMAT,
     LibraryError,
 )
-from library.worker.store.filestore import fsync_directory
+from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX
 from library.worker.store.identity import new_library_id, utc_now
-from library.worker.store.layout import DATABASE_NAME, LIBRARY_SUFFIX, enclosing_library
+from library.worker.store.layout import enclosing_library
 from library.worker.store.schema import SCHEMA_MAJOR
 
 MANIFEST = "serpent-export.json"

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from library.durable import fsync_directory
 from library.worker.store.layout import Layout
 
 CHUNK = 1024 * 1024
@@ -158,11 +159,3 @@ def _syncfs_function() -> Callable[[Path], None] | None:
     return sync_filesystem
 
 
-def fsync_directory(directory: Path) -> None:
-    if os.name != "posix":
-        return
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -8,8 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-LIBRARY_SUFFIX = ".serpent"
-DATABASE_NAME = "library.sqlite"
+from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from library import pathrules
+from library.durable import fsync_directory
 from library.errors import (
     ALREADY_EXISTS,
     INTERNAL,
@@ -26,12 +27,12 @@ from library.errors import (
     PATH_NOT_FOUND,
     LibraryError,
 )
+from library.library_folder import LIBRARY_SUFFIX
 from library.worker.rows import assetrows, textindex
 from library.worker.store import recovery, schema
 from library.worker.store.database import connect, translate, translate_os
-from library.worker.store.filestore import fsync_directory
 from library.worker.store.identity import new_library_id, utc_now
-from library.worker.store.layout import LIBRARY_SUFFIX, Layout, enclosing_library
+from library.worker.store.layout import Layout, enclosing_library
 from library.worker.store.lock import LibraryLock
 
 

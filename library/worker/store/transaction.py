@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from library.errors import INVALID_ARGUMENT, LibraryError
-from library.protocol import CallMeta
+from library.protocol import CallMeta, LibraryChanged
+from library.schemas.common import Actor
 from library.worker.context import Services
 from library.worker.rows import entitystate
 from library.worker.store.database import translate
@@ -193,11 +194,11 @@ class WriteTx:
             [(self.history_entry, *row) for row in rows])
 
     def _notify(self) -> None:
-        data: dict[str, Any] = {
-            "changeSequence": self.change_sequence, "kinds": sorted(self._kinds),
-            "command": self.command, "actor": self.actor,
-            "entityIds": self._entity_ids[:MAX_EVENT_IDS]}
-        if "library" in self._kinds:
-            data["libraryName"] = self.conn.execute(
-                "SELECT name FROM library_state").fetchone()[0]
-        self.services.emit("library.changed", data, None)
+        assert self.change_sequence is not None
+        name = self.conn.execute("SELECT name FROM library_state").fetchone()[0] \
+            if "library" in self._kinds else None
+        self.services.emit(LibraryChanged(
+            library_id=self.services.library_id, change_sequence=self.change_sequence,
+            kinds=sorted(self._kinds), command=self.command,
+            actor=Actor.model_validate(self.actor),
+            entity_ids=self._entity_ids[:MAX_EVENT_IDS], library_name=name))

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from library.errors import INTERNAL, LibraryError
-from library.protocol import CallMeta
+from library.protocol import CallMeta, TaskProgress
 from library.worker.context import Services, TaskContext
 from library.worker.store.database import connect
 from library.worker.store.identity import utc_now
@@ -71,9 +71,10 @@ class JobContext:
         now = time.monotonic()
         if force or now - self._last_event >= 0.25:
             self._last_event = now
-            self.services.emit("task.progress", {
-                "command": self.command, "taskId": self.task_id, "done": self.done,
-                "total": self.total or 0, "message": message}, None)
+            self.services.emit(TaskProgress(
+                library_id=self.services.library_id, command=self.command,
+                task_id=self.task_id, done=self.done, total=self.total or 0,
+                message=message))
 
     def commit(self, write: Callable[[WriteTx], None], *, message: str = "",
                outcome: Outcome | None = None) -> None:

@@ -20,8 +20,6 @@ import mcp_types as types
 from serpent_tk.automation.registry import CommandSpec, Registry, tool_name_for
 from serpent_tk.mcp.tools.budget import cuttable_fields
 
-THUMBNAIL_COMMAND = "asset.thumbnail"
-
 
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     """`schema` with local `#/$defs/X` references replaced by their definitions.
@@ -81,7 +79,7 @@ def output_schema(spec: CommandSpec) -> dict[str, Any]:
         declared = schema["properties"]["result"].setdefault("properties", {})
         declared.setdefault("nextCursor", {"type": ["string", "null"]})
         declared.setdefault("truncated", {"type": "boolean"})
-    if spec.name == THUMBNAIL_COMMAND:
+    if spec.returns_image:
         # The MCP layer sends the picture itself as image content, never the file path.
         result = schema["properties"]["result"]
         result.get("properties", {}).pop("path", None)
@@ -137,7 +135,7 @@ class Catalogue:
         return tool
 
     def tools(self, mode: str) -> list[types.Tool]:
-        """What a credential in `mode` sees: available commands its mode allows."""
+        """What a credential in `mode` sees: the commands its mode allows."""
         return [self._tool(spec) for spec in self.registry.tools(mode)]
 
     def visible(self, tool_name: str, mode: str) -> CommandSpec | None:
@@ -146,8 +144,6 @@ class Catalogue:
         if spec is None or spec.tool_name != tool_name:
             return None
         if spec.name.startswith("plugin.") and mode != "full-access":
-            return None
-        if not spec.available:
             return None
         return spec
 
@@ -166,5 +162,4 @@ class Catalogue:
 
     def names(self) -> frozenset[str]:
         """Every tool name of the registry right now (to notice contribution changes)."""
-        return frozenset(spec.tool_name for spec in self.registry.commands.values()
-                         if spec.available)
+        return frozenset(spec.tool_name for spec in self.registry.commands.values())

@@ -48,7 +48,7 @@ from serpent_tk.mcp.tools.budget import (
     items_that_fit,
     too_large,
 )
-from serpent_tk.mcp.tools.catalogue import THUMBNAIL_COMMAND, Catalogue, continued_here
+from serpent_tk.mcp.tools.catalogue import Catalogue, continued_here
 from serpent_tk.mcp.tools.continuations import Continuations, Owner, expired, is_continuation
 from serpent_tk.mcp.tools.images import fit_image
 
@@ -140,7 +140,7 @@ class Handlers:
         forwarder = asyncio.ensure_future(self._forward(ctx, watch)) if watch else None
         try:
             envelope = await self._submit(spec.name, args, caller)
-            if spec.name == THUMBNAIL_COMMAND and envelope.get("status") == "ok":
+            if spec.returns_image and envelope.get("status") == "ok":
                 return await self._thumbnail(envelope)
             envelope = await self._fit(spec, args, caller, envelope, owner)
             return call_result(envelope)

@@ -154,9 +154,9 @@ class Importer:
     # progress ----------------------------------------------------------------------------
     def progress(self, event: Any) -> None:
         """A gateway `TaskProgress` event (Tk thread, via the bus)."""
-        run = self.run
-        if run is None or event.library_id != run.library_id or \
-                not str(event.command).startswith("file.import"):
+        run, spec = self.run, self.commands.spec(event.command)
+        if run is None or event.library_id != run.library_id or spec is None or \
+                not spec.imports:
             return
         total = event.total or 0
         if total > 0:
@@ -179,13 +179,8 @@ class Importer:
         run.cancelled = True
         self.label.configure(text="Cancelling…")
         self.cancel_button.state(["disabled"])
-        future = run.future
-        if future is not None:
-            cancel_remote = getattr(future, "cancel_remote", None)
-            if callable(cancel_remote):
-                cancel_remote()
-            else:
-                future.cancel()
+        if run.future is not None:
+            run.future.cancel()  # the gateway passes it on to the worker
 
     def _finish(self) -> None:
         run = self.run

@@ -1,7 +1,8 @@
 """Toasts for changes an AI client makes: one updating toast per client, not one per call.
 
-Tk thread only. "Claude via MCP tagged 3 assets" — and when the same client keeps working,
-the same toast updates ("… and 4 more changes") instead of stacking up. Library lifecycle
+Tk thread only. Fed by the gateway's `ChangeMade` receipts, whose text the command's spec
+words ("Claude via MCP tagged 3 assets with “sky”"); when the same client keeps working, the
+same toast updates ("… and 4 more changes") instead of stacking up. Library lifecycle
 changes (close, rename, delete, import) are left out: the gateway raises its own toast for
 those.
 """
@@ -13,12 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from serpent_tk.ui.shell.humanize import describe_change
-
 QUIET_S = 8.0   # after this long without changes a client's count starts again
 UPDATE_S = 0.3  # a client's toast text changes at most this often
-LIFECYCLE_COMMANDS = {"file.import", "library.rename", "library.close",
-                      "library.delete-from-disk", "library.import-exported"}
 AGENT_SOURCES = {"mcp", "plugin", "cli"}
 
 
@@ -34,8 +31,9 @@ class AgentActivity:
         self.show = show
         self._runs: dict[str, _Run] = {}
 
-    def library_changed(self, event: Any) -> None:
-        if event.source not in AGENT_SOURCES or event.command in LIFECYCLE_COMMANDS:
+    def change_made(self, event: Any) -> None:
+        """A gateway `ChangeMade` for the library on show."""
+        if event.source not in AGENT_SOURCES or event.lifecycle is not None:
             return
         now = time.monotonic()
         run = self._runs.get(event.actor_label)
@@ -46,7 +44,7 @@ class AgentActivity:
         if run.changes > 1 and now - run.shown < UPDATE_S:
             return                      # counted; the next update shows the new total
         run.shown = now
-        text = f"{event.actor_label} {describe_change(event.command, len(event.entity_ids))}"
+        text = f"{event.actor_label} {event.text}"
         if run.changes > 1:
             more = run.changes - 1
             text += f" — and {more} more change{'s' if more != 1 else ''}"

@@ -24,9 +24,6 @@ SHOW_AFTER_MS = 400        # a task over sooner than this never appears
 CHECK_MS = 2000            # how often quiet tasks are asked about
 QUIET_S = 4.0              # a task without news this long is asked about (task.get)
 FINISHED = {"done", "failed", "cancelled", "interrupted"}
-VERBS = {"analysis.run": "Analysing", "library.refresh": "Refreshing",
-         "library.export": "Exporting", "linked-folder.refresh": "Syncing",
-         "linked-folder.create": "Syncing"}
 
 
 @dataclass
@@ -39,11 +36,12 @@ class RunningTask:
     seen: float                    # time.monotonic() of the last news
     cancelling: bool = False
     asking: bool = False           # a task.get is on its way
+    doing: str = ""                # its command's words for it running: "Analysing"
 
 
 def describe(task: RunningTask) -> str:
     """'Analysing 120 / 2,000' ('Cancelling…' once asked to stop)."""
-    verb = VERBS.get(task.command) or task.message or "Working"
+    verb = task.doing or task.message or "Working"
     if task.cancelling:
         return f"Cancelling {verb.lower()}…"
     if task.total > 0:
@@ -94,7 +92,9 @@ class TaskStatus(ttk.Frame):
         task = self.tasks.get(task_id)
         now = time.monotonic()
         if task is None:
-            task = self.tasks[task_id] = RunningTask(task_id, event.command, 0, 0, "", now)
+            spec = self.commands.spec(event.command)
+            task = self.tasks[task_id] = RunningTask(task_id, event.command, 0, 0, "", now,
+                                                     doing=spec.words.doing if spec else "")
         task.done, task.total = int(event.done), int(event.total or 0)
         task.message, task.seen = str(event.message or ""), now
         if task.total and task.done >= task.total:
@@ -130,7 +130,7 @@ class TaskStatus(ttk.Frame):
             if status in FINISHED:
                 if status == "failed":
                     message = reply.result.get("message") or "It stopped with an error."
-                    self.toast(f"{VERBS.get(task.command, 'A task')} stopped: {message}",
+                    self.toast(f"{task.doing or 'A task'} stopped: {message}",
                                "warning")
                 self._forget(task)
             else:

@@ -217,7 +217,7 @@ class Browser:
         selected = self.grid.selected_keys()
         if selected and (not ids or ids & set(selected)):
             self.inspect(selected)
-        self.sidebar_data.reload(parts_touched(kinds, commands))
+        self.sidebar_data.reload(parts_touched(kinds, commands, self.commands.spec))
 
     def reload_asset(self, asset_id: str) -> None:
         """After a version conflict: show the newest version."""

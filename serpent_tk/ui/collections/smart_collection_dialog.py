@@ -244,7 +244,8 @@ class SmartCollectionDialog(Dialog):
             return
         args: dict[str, Any] = {"libraryId": self.library_id, "rules": self.ruleset()}
         if self.collection is None:
-            command, args["name"] = "collection.create", name
+            command = "collection.create"
+            args["name"] = name
         else:
             command = "collection.update"
             args.update(collectionId=self.collection["id"],

@@ -24,7 +24,10 @@ class McpControlError(Exception):
 
 
 @dataclass(frozen=True)
-class McpStatus:
+class McpControlsStatus:
+    """The MCP server as Settings → MCP shows it (the composition root maps the MCP
+    service's own `McpStatus` onto it: the window never imports `serpent_tk.mcp`)."""
+
     running: bool
     port: int | None = None                 # the port it listens on (when running)
     url: str | None = None                  # "http://127.0.0.1:47615/mcp"
@@ -46,14 +49,14 @@ class McpClient:
 
 
 class McpControls(Protocol):
-    def status(self) -> McpStatus:
+    def status(self) -> McpControlsStatus:
         """Fast, thread-safe."""
 
-    def start(self, port: int) -> McpStatus:
+    def start(self, port: int) -> McpControlsStatus:
         """Start listening on 127.0.0.1:`port` (blocking). `McpControlError` with
         `port_in_use` when another program has the port."""
 
-    def stop(self) -> McpStatus:
+    def stop(self) -> McpControlsStatus:
         """Stop listening (blocking, quick)."""
 
     def free_port(self) -> int:

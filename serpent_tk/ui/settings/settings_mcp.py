@@ -17,7 +17,7 @@ from tkinter import ttk
 
 from serpent_tk.credentials import CredentialStore
 from serpent_tk.settings import Settings, SettingsStore
-from serpent_tk.ui.settings.mcp_controls import McpControlError, McpControls, McpStatus
+from serpent_tk.ui.settings.mcp_controls import McpControlError, McpControls, McpControlsStatus
 from serpent_tk.ui.settings.settings_clients import ClientConfigPanel
 from serpent_tk.ui.settings.settings_credentials import CredentialsPanel
 from serpent_tk.ui.shell import humanize
@@ -54,7 +54,7 @@ class McpSettingsPage(ttk.Frame):
         self.settings = settings
         self.credentials = credentials
         self.busy = False
-        self._status = McpStatus(running=False)
+        self._status = McpControlsStatus(running=False)
         self._poll: str | None = None
         self._build_service()
         card = self._section("Connect an AI client",
@@ -235,14 +235,14 @@ class McpSettingsPage(ttk.Frame):
     def stop(self) -> None:
         self._run(self.controls.stop)
 
-    def _run(self, work: Callable[[], McpStatus]) -> None:
+    def _run(self, work: Callable[[], McpControlsStatus]) -> None:
         if self.busy:
             return
         self.busy = True
         self._paint_status()
         self.commands.background(work, self._service_done)
 
-    def _service_done(self, status: McpStatus | None, error: BaseException | None) -> None:
+    def _service_done(self, status: McpControlsStatus | None, error: BaseException | None) -> None:
         self.busy = False
         if not self.winfo_exists():
             return
@@ -274,7 +274,7 @@ class McpSettingsPage(ttk.Frame):
                      "were set up with the old port.")
 
     def _restart(self, port: int) -> None:
-        def work() -> McpStatus:
+        def work() -> McpControlsStatus:
             self.controls.stop()
             return self.controls.start(port)
 

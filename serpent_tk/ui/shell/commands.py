@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from serpent_tk.automation.caller import Caller
+from serpent_tk.automation.registry import CommandSpec
 from serpent_tk.ui.shell.bus import UiBus
 from serpent_tk.ui.shell.events import RunOnTk, ShowToast
 
@@ -91,9 +92,14 @@ class Commands:
         self._submitter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ui-submit")
 
     def available(self, name: str) -> bool:
-        """Does the registry know `name` (and is it available)? Thread-safe."""
-        spec = self.gateway.registry.commands.get(name)
-        return spec is not None and getattr(spec, "available", True)
+        """Does the registry know `name`? Thread-safe."""
+        return self.gateway.registry.commands.get(name) is not None
+
+    def spec(self, name: str) -> CommandSpec | None:
+        """What the registry says about command `name` (its words, what it changes), or None
+        for a name it does not know. Thread-safe."""
+        spec: CommandSpec | None = self.gateway.registry.commands.get(name)
+        return spec
 
     def submit(self, name: str, args: dict[str, Any]) -> Future[dict[str, Any]]:
         """The gateway's answer as a future (for callers that continue off the Tk thread).

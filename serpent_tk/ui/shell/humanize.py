@@ -8,6 +8,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from library.units import human_size
+
 
 def parse_time(value: Any) -> datetime | None:
     """An ISO timestamp from the wire (or a datetime) as an aware datetime."""
@@ -48,14 +50,8 @@ def ago(moment: datetime | str | None, now: datetime | None = None,
 
 
 def size(num_bytes: int | None) -> str:
-    if num_bytes is None:
-        return ""
-    value = float(num_bytes)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
-            return f"{int(value)} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
-        value /= 1000
-    return f"{value:.1f} TB"
+    """'12.4 MB' (`library.units.human_size`, the one size formatter); '' when unknown."""
+    return "" if num_bytes is None else human_size(num_bytes)
 
 
 def count(n: int, singular: str, plural: str | None = None) -> str:
@@ -75,32 +71,3 @@ def changed_by(verb: str, actor: Any, moment: Any) -> str:
     who = "you" if label == "You" else label
     when = ago(moment)
     return f"{verb} by {who}, {when}" if when else f"{verb} by {who}"
-
-
-# What an agent's change looks like in a toast: command -> past-tense verb phrase.
-_VERBS = {
-    "file.import": "imported", "asset.update": "edited", "asset.tag": "tagged",
-    "asset.untag": "untagged", "asset.move": "moved", "asset.copy": "filed",
-    "asset.trash": "trashed", "asset.restore": "restored",
-    "asset.delete-permanently": "permanently deleted", "trash.empty": "emptied the trash",
-    "folder.create": "created a folder", "folder.rename": "renamed a folder",
-    "folder.move": "moved a folder", "folder.delete-empty": "deleted empty folders",
-    "tag.rename": "renamed a tag", "tag.delete": "deleted a tag",
-    "tag.delete-batch": "deleted tags", "tag.merge": "merged tags",
-    "collection.create": "created a collection", "collection.update": "changed a collection",
-    "collection.delete": "deleted a collection", "collection.members": "changed a collection",
-    "collection.reorder": "reordered collections", "history.undo": "undid a change",
-    "history.redo": "redid a change", "library.rename": "renamed the library",
-}
-_PER_ASSET = {"file.import", "asset.update", "asset.tag", "asset.untag", "asset.move",
-              "asset.copy", "asset.trash", "asset.restore", "asset.delete-permanently"}
-
-
-def describe_change(command: str, entity_count: int) -> str:
-    """'tagged 3 assets', 'created a folder', 'changed the library'."""
-    verb = _VERBS.get(command)
-    if verb is None:
-        return "changed the library"
-    if command in _PER_ASSET and entity_count:
-        return f"{verb} {count(entity_count, 'asset')}"
-    return verb

@@ -9,7 +9,8 @@ from pathlib import Path
 from tkinter import filedialog, ttk
 from typing import Any
 
-from serpent_tk.paths import LIBRARY_SUFFIX, app_dirs
+from library.library_folder import LIBRARY_SUFFIX
+from serpent_tk.paths import app_dirs
 from serpent_tk.ui.shell.dialogs import AskTextDialog, Dialog
 from serpent_tk.ui.shell.library_session import LibrarySession
 from serpent_tk.ui.shell.theme import Theme

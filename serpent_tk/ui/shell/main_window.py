@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from serpent_tk import APP_NAME
 from serpent_tk.automation.events import (
+    ChangeMade,
     LibraryChanged,
     LibraryLifecycle,
     ShowInDesktop,
@@ -214,6 +215,7 @@ class MainWindow:
         bus.subscribe(Notice, lambda e: self.toasts.show(e.text, "warning"))
         bus.subscribe(Toast, self._gateway_toast)
         bus.subscribe(LibraryChanged, self._library_changed)
+        bus.subscribe(ChangeMade, self._change_made)
         bus.subscribe(LibraryLifecycle, self._lifecycle)
         bus.subscribe(TaskProgress, self.importer.progress)
         bus.subscribe(TaskProgress, self.tasks.progress)
@@ -267,8 +269,10 @@ class MainWindow:
     def _library_changed(self, event: LibraryChanged) -> None:
         self.browser.library_changed(event)
         self.tasks.library_changed(event)
+
+    def _change_made(self, event: ChangeMade) -> None:
         if event.library_id == self.session.library_id:
-            self.activity.library_changed(event)
+            self.activity.change_made(event)
 
     def _gateway_toast(self, event: Toast) -> None:
         title = None if event.actor_label in ("", "You") else event.actor_label

@@ -13,29 +13,30 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from serpent_tk.automation.registry import CommandSpec
 from serpent_tk.ui.shell.commands import Commands, Reply
 from serpent_tk.ui.sidebar.sidebar import Sidebar
 
 MIN_GAP_S = 0.4
 PARTS = {"counts": "library.info", "folders": "folder.list", "tags": "tag.list",
          "collections": "collection.list"}
-# Commands that change how many assets there are in places (all, trash, folders, tags).
-COUNTING = {"file.import", "asset.trash", "asset.restore", "asset.delete-permanently",
-            "trash.empty", "history.undo", "history.redo", "library.refresh",
-            "library.import-exported", "linked-folder.refresh", "linked-folder.create"}
 
 
-def parts_touched(kinds: Iterable[str], commands: Iterable[str]) -> set[str]:
-    """Which sidebar parts a batch of changes may have changed."""
+def parts_touched(kinds: Iterable[str], commands: Iterable[str],
+                  spec: Callable[[str], CommandSpec | None]) -> set[str]:
+    """Which sidebar parts a batch of changes may have changed. A command whose spec says it
+    moves assets between places (`recount`: imports, trash, undo, ...) may change every
+    count; `spec` looks a command up in the registry."""
     kinds, commands = set(kinds), set(commands)
-    if not commands or commands & COUNTING:
+    recounts = {found.recount for found in map(spec, commands) if found is not None}
+    if not commands or "everywhere" in recounts:
         return set(PARTS)
     parts = set()
     if "library" in kinds:
         parts.add("counts")
     if "tag" in kinds:
         parts.add("tags")
-    if "folder" in kinds or commands & {"asset.move", "asset.copy"}:
+    if "folder" in kinds or "folders" in recounts:
         parts.add("folders")
     if "collection" in kinds or any(c.startswith("collection.") for c in commands):
         parts.add("collections")

@@ -47,7 +47,7 @@ def test_rename_everywhere_with_undo_redo_and_events(host, library_id, assets, e
     assert search_total(host, library_id, tags=["cloudy"]) == 2
     assert search_total(host, library_id, text="cloudy") == 2  # search text follows
     event = events.wait_for(lambda e: isinstance(e, LibraryChanged) and e.command == "tag.rename")
-    assert set(event.kinds) >= {"tag", "asset"} and event.actor["label"] == "Claude via MCP"
+    assert set(event.kinds) >= {"tag", "asset"} and event.actor.label == "Claude via MCP"
 
     step = call(host, library_id, "history.undo")["entry"]
     assert step["summary"] == "Renamed the tag skyy to cloudy" and step["undone"]

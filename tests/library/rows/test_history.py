@@ -68,7 +68,7 @@ def test_undo_and_redo_each_kind_of_write(host, library_id, assets, events):
     assert call_error(host, library_id, "history.redo").code == "HISTORY_EMPTY"
     undo_events = [e for e in events.of(LibraryChanged) if e.command == "history.undo"]
     assert len(undo_events) == 5 and all("history" in e.kinds for e in undo_events)
-    assert undo_events[0].actor["label"] == "You"
+    assert undo_events[0].actor.label == "You"
 
 
 def test_undo_of_an_import_moves_the_assets_to_the_trash_and_redo_restores(host, library_id,

@@ -12,6 +12,7 @@ from library.client import LibraryHost
 from library.errors import LibraryError
 from library.events import LibraryChanged, LibraryClosed
 from library.protocol import CallMeta
+from library.schemas import Actor
 from library.worker.store.schema import LATEST, MIGRATIONS
 from tests.library.factories import TIMEOUT, call, call_error, make_images, read_only
 
@@ -55,7 +56,7 @@ def test_info_rename_and_change_sequence(host, library_id, events):
     assert host.list_open()[0]["name"] == "Refs 2026"
     changed = events.wait_for(lambda e: isinstance(e, LibraryChanged))
     assert changed.command == "library.rename" and changed.change_sequence == 1
-    assert changed.actor == {"source": "mcp", "credential": None, "label": "Claude via MCP"}
+    assert changed.actor == Actor(source="mcp", credential=None, label="Claude via MCP")
 
 
 def test_library_id_is_stable_across_reopen_and_open_twice_is_the_same(host, library, events):

@@ -1,0 +1,200 @@
+"""The command catalogue: every command the library worker serves, with its input and output
+models and how the worker runs it. Declared once, here.
+
+Imported by both processes. The worker builds its dispatch table from it (exactly one
+`@handles(name)` function per entry, in `library/worker/commands/`); the main process's
+registry (`serpent_tk/automation`) takes each worker-routed command's models from it, so the
+MCP tool schemas, the gateway's validation and the worker's agree by construction. The
+commands the main process answers itself (`library.open`, `ui.notify`, ...) are not here:
+the registry declares them with their models.
+
+How the worker runs a command (`WorkerMode`):
+
+- `read`:   on a reader thread with its own connection, inside one read transaction.
+- `write`:  on the writer thread, inside one transaction that also journals, bumps the
+            change sequence and stores the result under the idempotency key.
+- `task`:   on the writer thread, opening its own transactions (long work: imports,
+            refreshes); may report progress and stop early when cancelled.
+- `derive`: like `read` but on threads of their own and without a read transaction: slow
+            work that writes only derived files (thumbnails).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Literal
+
+from pydantic import BaseModel
+
+from library.schemas import (
+    AnalysisRunIn,
+    AnalysisRunOut,
+    AssetBatchOut,
+    AssetCopyIn,
+    AssetDeletePermanentlyIn,
+    AssetGetIn,
+    AssetGetOut,
+    AssetMoveIn,
+    AssetPreviewStatusIn,
+    AssetPreviewStatusOut,
+    AssetRestoreIn,
+    AssetSearchIn,
+    AssetSearchOut,
+    AssetTagIn,
+    AssetThumbnailIn,
+    AssetThumbnailOut,
+    AssetTrashIn,
+    AssetUntagIn,
+    AssetUpdateIn,
+    AssetUpdateOut,
+    Collection,
+    CollectionCreateIn,
+    CollectionDeleteIn,
+    CollectionDeleteOut,
+    CollectionListOut,
+    CollectionMembersIn,
+    CollectionReorderIn,
+    CollectionRunRulesIn,
+    CollectionUpdateIn,
+    DeleteOut,
+    Empty,
+    FileImportIn,
+    FileImportOut,
+    FindDuplicatesIn,
+    FindDuplicatesOut,
+    Folder,
+    FolderCreateIn,
+    FolderDeleteEmptyIn,
+    FolderDeleteEmptyOut,
+    FolderListIn,
+    FolderListOut,
+    FolderMoveIn,
+    FolderRenameIn,
+    HistoryListIn,
+    HistoryListOut,
+    HistoryStepOut,
+    LibraryChangeSequenceOut,
+    LibraryDeleteFromDiskIn,
+    LibraryDeleteFromDiskOut,
+    LibraryExportIn,
+    LibraryExportOut,
+    LibraryInfoOut,
+    LibraryRef,
+    LibraryRefreshOut,
+    LibraryRenameIn,
+    LinkedFolder,
+    LinkedFolderCreateIn,
+    LinkedFolderListOut,
+    LinkedFolderReconnectIn,
+    LinkedFolderRefreshIn,
+    LinkedFolderRefreshOut,
+    LinkedFolderUnlinkIn,
+    LinkedFolderUpdateRulesIn,
+    TagChangeOut,
+    TagCooccurrenceIn,
+    TagCooccurrenceOut,
+    TagDeleteBatchIn,
+    TagDeleteIn,
+    TagListIn,
+    TagListOut,
+    TagMergeIn,
+    TagRenameIn,
+    Task,
+    TaskCancelIn,
+    TaskGetIn,
+    TaskListIn,
+    TaskListOut,
+    TrashEmptyIn,
+    TrashListIn,
+)
+
+WorkerMode = Literal["read", "write", "task", "derive"]
+
+
+@dataclass(frozen=True)
+class WorkerCommand:
+    """One command the worker serves: what it takes, what it returns, how it runs."""
+
+    name: str  # dotted: "asset.trash"
+    input_model: type[BaseModel]
+    output_model: type[BaseModel]
+    mode: WorkerMode
+
+
+def _index(commands: Iterable[WorkerCommand]) -> Mapping[str, WorkerCommand]:
+    table: dict[str, WorkerCommand] = {}
+    for entry in commands:
+        if entry.name in table:
+            raise ValueError(f"{entry.name} is in the catalogue twice")
+        table[entry.name] = entry
+    return MappingProxyType(table)
+
+
+_C = WorkerCommand  # short, for the table below
+
+CATALOGUE: Mapping[str, WorkerCommand] = _index([
+    # the library itself
+    _C("library.info", Empty, LibraryInfoOut, "read"),
+    _C("library.change-sequence", Empty, LibraryChangeSequenceOut, "read"),
+    _C("library.rename", LibraryRenameIn, LibraryRef, "write"),
+    _C("library.refresh", Empty, LibraryRefreshOut, "task"),
+    _C("library.export", LibraryExportIn, LibraryExportOut, "task"),
+    _C("library.delete-from-disk", LibraryDeleteFromDiskIn, LibraryDeleteFromDiskOut, "task"),
+    # assets
+    _C("file.import", FileImportIn, FileImportOut, "task"),
+    _C("asset.search", AssetSearchIn, AssetSearchOut, "read"),
+    _C("asset.get", AssetGetIn, AssetGetOut, "read"),
+    _C("asset.update", AssetUpdateIn, AssetUpdateOut, "write"),
+    _C("asset.tag", AssetTagIn, AssetBatchOut, "write"),
+    _C("asset.untag", AssetUntagIn, AssetBatchOut, "write"),
+    _C("asset.move", AssetMoveIn, AssetBatchOut, "write"),
+    _C("asset.copy", AssetCopyIn, AssetBatchOut, "write"),
+    _C("asset.thumbnail", AssetThumbnailIn, AssetThumbnailOut, "derive"),
+    _C("asset.preview-status", AssetPreviewStatusIn, AssetPreviewStatusOut, "read"),
+    _C("asset.find-duplicates", FindDuplicatesIn, FindDuplicatesOut, "read"),
+    # trash
+    _C("asset.trash", AssetTrashIn, AssetBatchOut, "write"),
+    _C("asset.restore", AssetRestoreIn, AssetBatchOut, "write"),
+    _C("asset.delete-permanently", AssetDeletePermanentlyIn, DeleteOut, "write"),
+    _C("trash.list", TrashListIn, AssetSearchOut, "read"),
+    _C("trash.empty", TrashEmptyIn, DeleteOut, "write"),
+    # folders
+    _C("folder.list", FolderListIn, FolderListOut, "read"),
+    _C("folder.create", FolderCreateIn, Folder, "write"),
+    _C("folder.rename", FolderRenameIn, Folder, "write"),
+    _C("folder.move", FolderMoveIn, Folder, "write"),
+    _C("folder.delete-empty", FolderDeleteEmptyIn, FolderDeleteEmptyOut, "write"),
+    # linked folders
+    _C("linked-folder.list", Empty, LinkedFolderListOut, "read"),
+    _C("linked-folder.create", LinkedFolderCreateIn, LinkedFolder, "task"),
+    _C("linked-folder.reconnect", LinkedFolderReconnectIn, LinkedFolder, "task"),
+    _C("linked-folder.unlink", LinkedFolderUnlinkIn, LinkedFolder, "write"),
+    _C("linked-folder.update-rules", LinkedFolderUpdateRulesIn, LinkedFolder, "task"),
+    _C("linked-folder.refresh", LinkedFolderRefreshIn, LinkedFolderRefreshOut, "task"),
+    # tags
+    _C("tag.list", TagListIn, TagListOut, "read"),
+    _C("tag.rename", TagRenameIn, TagChangeOut, "write"),
+    _C("tag.delete", TagDeleteIn, TagChangeOut, "write"),
+    _C("tag.delete-batch", TagDeleteBatchIn, TagChangeOut, "write"),
+    _C("tag.merge", TagMergeIn, TagChangeOut, "write"),
+    _C("tag.cooccurrence", TagCooccurrenceIn, TagCooccurrenceOut, "read"),
+    # collections
+    _C("collection.list", Empty, CollectionListOut, "read"),
+    _C("collection.create", CollectionCreateIn, Collection, "write"),
+    _C("collection.update", CollectionUpdateIn, Collection, "write"),
+    _C("collection.reorder", CollectionReorderIn, CollectionListOut, "write"),
+    _C("collection.delete", CollectionDeleteIn, CollectionDeleteOut, "write"),
+    _C("collection.members", CollectionMembersIn, Collection, "write"),
+    _C("collection.run-rules", CollectionRunRulesIn, AssetSearchOut, "read"),
+    # history
+    _C("history.list", HistoryListIn, HistoryListOut, "read"),
+    _C("history.undo", Empty, HistoryStepOut, "write"),
+    _C("history.redo", Empty, HistoryStepOut, "write"),
+    # analysis and background tasks
+    _C("analysis.run", AnalysisRunIn, AnalysisRunOut, "write"),
+    _C("task.list", TaskListIn, TaskListOut, "read"),
+    _C("task.get", TaskGetIn, Task, "read"),
+    _C("task.cancel", TaskCancelIn, Task, "read"),
+])
