@@ -45,6 +45,7 @@ class Browser:
         self.sort = "added-desc"
         self.on_counts: Callable[[int, int], None] = lambda total, selected: None
         self.on_state: Callable[[], None] = lambda: None   # empty/filled/loading changed
+        self.on_pages: Callable[[], None] = lambda: None   # pages arrived (the viewer steps)
         # the sort in use, and whether "collection order" makes sense (a hand-picked one)
         self.on_sort_shown: Callable[[str, bool], None] = lambda sort, in_collection: None
         self._sort_elsewhere = self.sort
@@ -117,6 +118,7 @@ class Browser:
 
     def _pages_changed(self) -> None:
         self.grid.refresh()
+        self.on_pages()
         self.on_counts(self.pages.count(), len(self.grid.selection))
         self.on_state()
         if self.inspector.many:       # fresh summaries: the shared/partial tags, the rating

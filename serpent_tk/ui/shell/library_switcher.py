@@ -10,6 +10,7 @@ from tkinter import filedialog, ttk
 from typing import Any
 
 from serpent_tk.paths import LIBRARY_SUFFIX, app_dirs
+from serpent_tk.ui.menus.menu_style import themed_menu
 from serpent_tk.ui.shell.dialogs import AskTextDialog, Dialog
 from serpent_tk.ui.shell.library_session import LibrarySession
 from serpent_tk.ui.shell.theme import Theme
@@ -17,10 +18,10 @@ from serpent_tk.ui.shell.theme import Theme
 
 class LibrarySwitcher(ttk.Menubutton):
     def __init__(self, master: tk.Misc, theme: Theme, session: LibrarySession) -> None:
-        super().__init__(master, text="Opening…", width=18)
+        super().__init__(master, text="Opening…", width=16)
         self.theme = theme
         self.session = session
-        self.menu = tk.Menu(self, tearoff=False, postcommand=self._refresh_menu)
+        self.menu = themed_menu(self, theme, postcommand=self._refresh_menu)
         self["menu"] = self.menu
         self.items: list[dict[str, Any]] = []
         self.dialog: Dialog | None = None
