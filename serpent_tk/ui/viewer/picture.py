@@ -26,6 +26,7 @@ class CanvasPicture:
         self._photos: list[tk.PhotoImage] = []
         self._pending: dict[str, Any] | None = None
         self.swaps = 0                 # pictures completed (tests wait on it)
+        self._carry = (0.0, 0.0)
 
     @property
     def tag(self) -> str | None:
@@ -38,6 +39,7 @@ class CanvasPicture:
         self._cancel_pending()
         self._serial += 1
         tag = f"picture-{self._serial}"
+        x, y = round(x), round(y)          # whole pixels: bands meet without a seam
         rows = max(1, BAND_PIXELS // max(1, image.width))
         bands = [(top, min(image.height, top + rows)) for top in range(0, image.height, rows)]
         self._pending = {"tag": tag, "image": image, "bands": bands, "x": x, "y": y,
@@ -94,6 +96,13 @@ class CanvasPicture:
                                             tags=(tag, "picture")))
 
     def move(self, dx: float, dy: float) -> None:
+        """Move by whole pixels (the fractions are carried to the next move), so the bands
+        always meet exactly."""
+        self._carry = (self._carry[0] + dx, self._carry[1] + dy)
+        dx, dy = round(self._carry[0]), round(self._carry[1])
+        self._carry = (self._carry[0] - dx, self._carry[1] - dy)
+        if not dx and not dy:
+            return
         if self._shown_tag is not None:
             self.canvas.move(self._shown_tag, dx, dy)
         if self._pending is not None:

@@ -172,8 +172,9 @@ class ViewerPane(ttk.Frame):
         future.add_done_callback(answered)
 
     def _preview_ready(self, token: int, image: Any, error: DecodeError | None) -> None:
-        if token != self._token or self.sharp or image is None or not self.view.fitted:
-            return
+        if token != self._token or self.sharp or self._shown_region is not None \
+                or image is None or not self.view.fitted:
+            return                 # the decoded picture is here (or on its way to the screen)
         x, y = self.view.x, self.view.y
         self.picture.show(image, x, y, done=lambda: self._preview_shown(token))
 

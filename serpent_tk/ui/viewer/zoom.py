@@ -14,7 +14,7 @@ from dataclasses import dataclass
 MAX_SCALE = 32.0        # 3200 %: single pixels are squares a finger wide
 WHEEL_FACTOR = 1.25     # one wheel notch
 STEP_FACTOR = 1.5       # one press of + or -
-RENDER_MARGIN = 0.5     # decode half a view more on every side: panning shows no empty edge
+RENDER_MARGIN = 0.25    # decode a quarter view more on every side: a small pan shows no edge
 
 
 @dataclass(frozen=True)
