@@ -34,14 +34,16 @@ class CellText:
             return cached
         font: tkfont.Font = self.theme.font(font_name)
         suffix = "★" * stars
+        compact = text.replace(" × ", "×")       # "3000×2000" before anything is cut
         if suffix and text:
             room = width - font.measure(SEPARATOR + suffix)
-            if room < font.measure("M…"):
-                result = suffix                       # no room for the words: stars only
-            else:
-                result = _middle(text, font, room) + SEPARATOR + suffix
+            fitting = next((t for t in (text, compact) if font.measure(t) <= room), None)
+            # a size cut in the middle ("30…0") says nothing: then the stars alone
+            result = fitting + SEPARATOR + suffix if fitting else suffix
+        elif text:
+            result = text if font.measure(text) <= width else _middle(compact, font, width)
         else:
-            result = _middle(text or suffix, font, width)
+            result = _middle(suffix, font, width)
         if len(self._cache) > MAX_CACHED:
             self._cache.clear()
         self._cache[key] = result

@@ -38,8 +38,9 @@ PROBLEMS = {"damaged": "Damaged file", "not-an-image": "Can't read this format",
 
 def problem_words(reason: str | None, picture: bool = True) -> str:
     """What a cell or the inspector says instead of a picture ("" when nothing is wrong:
-    a PDF simply has no picture)."""
-    if not reason or (reason == "not-an-image" and not picture):
+    a PDF simply has no picture, whatever the thumbnailer thought of it; only a missing
+    file is worth saying for every kind)."""
+    if not reason or (not picture and reason != "file-missing"):
         return ""
     return PROBLEMS.get(reason, "No preview")
 

@@ -53,11 +53,15 @@ def install(root: tk.Misc, theme: Theme) -> None:
 
     apply()
     theme.on_change(apply)
-    # sv-ttk recolours every menu on <<ThemeChanged>> with its own greys; ours come after
-    root.bind_class("Menu", "<<ThemeChanged>>", lambda e: _restyle_one(e.widget, theme),
-                    add="+")
+    # sv-ttk recolours every menu on <<ThemeChanged>> (sent after any style change) with its
+    # own greys, and its handler fails half-way on a menu (`cget -menu`), so nothing bound
+    # after it runs: ours replaces it (these menus are ours to colour).
+    root.bind_class("Menu", "<<ThemeChanged>>", lambda e: _restyle_one(root, e.widget, theme))
 
 
-def _restyle_one(menu: Any, theme: Theme) -> None:
-    with contextlib.suppress(tk.TclError, AttributeError):
-        menu.configure(**menu_colours(theme))
+def _restyle_one(root: tk.Misc, menu: Any, theme: Theme) -> None:
+    options: list[Any] = []
+    for name, value in menu_colours(theme).items():
+        options += [f"-{name}", value]
+    with contextlib.suppress(tk.TclError):
+        root.tk.call(str(menu), "configure", *options)   # also Tk's clones of menu bars

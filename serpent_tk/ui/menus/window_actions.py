@@ -103,10 +103,10 @@ def window_actions(w: Any) -> list[Action]:
                accelerator="Delete (in the Trash)", group=3, places=("asset",),
                when=lambda t: trashed(t) and has("asset.delete-permanently")),
         # View ----------------------------------------------------------------------------
-        Action("view.sidebar", "Sidebar", "View", lambda t: w.panes.toggle("sidebar"),
+        Action("view.sidebar", "Show sidebar", "View", lambda t: w.panes.toggle("sidebar"),
                keys=(f"<{MOD}-b>",), accelerator=f"{MOD_NAME}+B", typing=True,
                checked=lambda: w.panes.shown("sidebar")),
-        Action("view.inspector", "Inspector", "View", lambda t: w.panes.toggle("inspector"),
+        Action("view.inspector", "Show inspector", "View", lambda t: w.panes.toggle("inspector"),
                keys=(f"<{MOD}-Shift-i>", f"<{MOD}-Shift-I>"),
                accelerator=f"{MOD_NAME}+Shift+I", typing=True,
                checked=lambda: w.panes.shown("inspector")),
