@@ -29,7 +29,7 @@ def clipped(container: tk.Misc) -> list[str]:
         if widget.winfo_class() in ("TEntry", "TFrame", "Frame"):
             squeezed = False                  # entries and frames may be narrower: they fill
         if squeezed or widget.winfo_rootx() + widget.winfo_width() > right + 1:
-            text = widget.cget("text") if "text" in widget.keys() else ""
+            text = widget.cget("text") if "text" in widget.configure() else ""
             found.append(f"{widget.winfo_class()} {text!r} {widget.winfo_width()}/"
                          f"{widget.winfo_reqwidth()}")
     return found
