@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from serpent_tk.ui.actions import xdnd_uri_list
 from serpent_tk.ui.actions.asset_actions import viewing_copy
 from serpent_tk.ui.shell import humanize
 from serpent_tk.ui.shell.commands import Commands, Reply
@@ -28,6 +29,7 @@ from serpent_tk.ui.shell.theme import FONT_STRONG, Theme
 log = logging.getLogger(__name__)
 
 MAX_DRAG_FILES = 200
+DRAG_IMAGE_PT = 44
 DRAG_TAG = "TkDND_Drag1"       # tkdnd's own "start a drag on button-1 motion" bindings
 
 
@@ -69,6 +71,10 @@ class DragOut:
             log.warning("dragging files out of the window is off: %s", error)
             return False
         self.canvas.bindtags(tuple(t for t in self.canvas.bindtags() if t != DRAG_TAG))
+        try:
+            xdnd_uri_list.patch(self.canvas)     # else X11 receivers get an empty file list
+        except tk.TclError as error:
+            log.warning("TkDND's file list fix not applied: %s", error)
         return True
 
     def drag_init(self, event: Any = None) -> Any:
@@ -162,6 +168,9 @@ class DragOut:
         inner.pack(padx=1, pady=1)
         photo = self.thumbnail(self.keys[0]) if self.keys else None
         if photo is not None:
+            factor = -(-max(photo.width(), photo.height()) // px(DRAG_IMAGE_PT))
+            if factor > 1:
+                photo = photo.subsample(factor)    # a small drag image, cheaply
             picture = tk.Label(inner, image=photo, background=p.surface, borderwidth=0)
             picture.image = photo  # type: ignore[attr-defined]
             picture.pack(side="left")
