@@ -169,8 +169,10 @@ class DragOut:
         photo = self.thumbnail(self.keys[0]) if self.keys else None
         if photo is not None:
             factor = -(-max(photo.width(), photo.height()) // px(DRAG_IMAGE_PT))
-            if factor > 1:
-                photo = photo.subsample(factor)    # a small drag image, cheaply
+            if factor > 1:                         # a small drag image, cheaply
+                small = tk.PhotoImage(master=self.root)
+                small.tk.call(str(small), "copy", str(photo), "-subsample", factor, factor)
+                photo = small
             picture = tk.Label(inner, image=photo, background=p.surface, borderwidth=0)
             picture.image = photo  # type: ignore[attr-defined]
             picture.pack(side="left")
