@@ -126,6 +126,12 @@ class Thumbnails:
             self._images.move_to_end(entry)
         return photo  # type: ignore[return-value]
 
+    def largest(self, key: str) -> tk.PhotoImage | None:
+        """The biggest picture of `key` decoded so far (any size), or None: what the viewer
+        shows the instant it opens, before its own decode arrives."""
+        found = [(pixels, photo) for (k, pixels), photo in self._images.items() if k == key]
+        return max(found, key=lambda pair: pair[0])[1] if found else None  # type: ignore[return-value]
+
     def want(self, keys: Sequence[str], pixels: int) -> None:
         now = time.monotonic()
         self._wanted = [

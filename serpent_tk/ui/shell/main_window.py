@@ -193,6 +193,7 @@ class MainWindow:
         self.viewer.on_closed = self._viewer_closed
         self.viewer.open_outside = self.actions.open_assets
         self.viewer.show_in_folder = self.actions.show_in_folder
+        self.viewer.cached_preview = self.thumbnails.largest
         self.sidebar_menu = SidebarMenu(commands, self.theme, root,
                                         lambda: self.session.library_id, self.toast,
                                         self.actions.empty_trash, self.sidebar,

@@ -33,7 +33,7 @@ MAX_FRAMES = 1000
 FRAME_BUDGET = 30_000_000        # pixels of all decoded frames of one animation
 MIN_FRAME_MS = 20                # browsers treat shorter GIF delays as 100 ms
 DEFAULT_FRAME_MS = 100
-ORDER = ("info", "preview", "render", "frames", "prefetch")
+ORDER = ("render", "preview", "frames", "prefetch")
 Deliver = Callable[[Callable[..., None], tuple[Any, ...]], None]
 
 
@@ -136,9 +136,12 @@ def render_region(source: Image.Image, info: PictureInfo, region: Region,
     box = (region.left * sx, region.top * sy, min(source.width, region.right * sx),
            min(source.height, region.bottom * sy))
     size = (region.out_width, region.out_height)
-    # up close, pixels stay crisp squares (what an artist checking detail wants)
-    method = Image.Resampling.NEAREST if scale > 2 else Image.Resampling.BICUBIC
-    return source.resize(size, method, box=box, reducing_gap=None if scale > 2 else 2.0)
+    shrink = region.out_width / max(1.0, box[2] - box[0])
+    if scale > 2:            # up close, pixels stay crisp squares (what an artist wants)
+        return source.resize(size, Image.Resampling.NEAREST, box=box)
+    if shrink >= 0.5:        # a mild step (the source was decoded near this size): fast
+        return source.resize(size, Image.Resampling.BILINEAR, box=box)
+    return source.resize(size, Image.Resampling.BICUBIC, box=box, reducing_gap=2.0)
 
 
 def decode_frames(path: str, width: int, height: int) -> Frames:
@@ -202,9 +205,12 @@ class PictureDecoder:
         region, scale = view.region(), view.scale
         self._submit("render", token, lambda: self._render(path, region, scale), done)
 
-    def info(self, token: int, path: str,
-             done: Callable[[int, PictureInfo | None, DecodeError | None], None]) -> None:
-        self._submit("info", token, lambda: self._info(path), done)
+    def open(self, token: int, path: str, view_width: int, view_height: int,
+             done: Callable[[int, Any, DecodeError | None], None]) -> None:
+        """A picture just opened: its size, and (for a still picture) the whole of it fitted
+        to the view, in one go. Answers (PictureInfo, Region or None, Image or None)."""
+        self._submit("render", token, lambda: self._open(path, view_width, view_height),
+                     done)
 
     def frames(self, token: int, path: str, width: int, height: int,
                done: Callable[[int, Frames | None, DecodeError | None], None]) -> None:
@@ -254,6 +260,13 @@ class PictureDecoder:
                 result, error = None, why(caught)
                 log.info("viewer could not decode (%s): %s", error.reason, caught)
             self.deliver(job.done, (job.token, result, error))
+
+    def _open(self, path: str, view_width: int, view_height: int) -> tuple[Any, ...]:
+        info = self._info(path)
+        if info.animated:
+            return info, None, None
+        view = ZoomPan(info.width, info.height, view_width, view_height)
+        return self._render(path, view.region(), view.scale)
 
     def _info(self, path: str) -> PictureInfo:
         info = self._infos.get(path)

@@ -15,7 +15,7 @@ import tkinter as tk
 from collections.abc import Callable
 from typing import Any
 
-BAND_PIXELS = 300_000          # ~5 ms of Tk time per band
+BAND_PIXELS = 200_000          # ~3 ms of Tk time per band (more while threads are busy)
 
 
 class CanvasPicture:

@@ -44,6 +44,8 @@ class ViewerPane(ttk.Frame):
         self.on_closed: Callable[[str], None] = lambda key: None
         self.open_outside: Callable[[list[str]], None] = lambda keys: None
         self.show_in_folder: Callable[[list[str]], None] = lambda keys: None
+        # a thumbnail already decoded for the grid or the inspector (shown at once)
+        self.cached_preview: Callable[[str], tk.PhotoImage | None] = lambda key: None
         self.key: str | None = None
         self.asset: dict[str, Any] | None = None
         self.info: PictureInfo | None = None
@@ -149,11 +151,30 @@ class ViewerPane(ttk.Frame):
         if library_id is None:
             return
         if self._kind == "image" and width and height:
+            self._show_cached(key)
             self._ask_preview(token, library_id, key)
         self.commands.call("asset.get", {"libraryId": library_id, "assetIds": [key]},
                            lambda reply: self._got_asset(token, reply))
         self.bar.show_zoom(self.view.percent, zoomable=self._kind == "image")
         self.on_shown(key)
+
+    def _show_cached(self, key: str) -> None:
+        """The grid's or the inspector's thumbnail, enlarged by a whole factor (Tk's own
+        pixel copy: no decode, a few milliseconds), so something is there at once."""
+        photo = self.cached_preview(key)
+        if photo is None or not photo.width():
+            return
+        factor = max(1, int(min(self.view.shown_width / photo.width(),
+                                self.view.shown_height / photo.height())))
+        if factor > 1:
+            big = tk.PhotoImage(master=self.canvas)
+            big.tk.call(str(big), "copy", str(photo), "-zoom", factor, factor)
+            photo = big
+        x = self.view.x + (self.view.shown_width - photo.width()) / 2
+        y = self.view.y + (self.view.shown_height - photo.height()) / 2
+        self.picture.show_photo(photo, round(x), round(y))
+        self.preview_count += 1
+        self._say("")
 
     def _ask_preview(self, token: int, library_id: str, key: str) -> None:
         fit_w, fit_h = round(self.view.shown_width), round(self.view.shown_height)
@@ -203,26 +224,33 @@ class ViewerPane(ttk.Frame):
                                                       "is."))
             return
         self._path = str(path)
-        self.decoder.info(token, self._path, self._got_info)
+        self.decoder.open(token, self._path, *self._canvas_size(), self._opened)
 
-    def _got_info(self, token: int, info: PictureInfo | None, error: DecodeError | None) -> None:
+    def _opened(self, token: int, result: Any, error: DecodeError | None) -> None:
+        """The decoder's first answer: the picture's true size (after EXIF orientation)
+        and, for a still picture, the whole of it fitted to the view."""
         if token != self._token:
             return
-        if info is None:
+        if result is None:
             self._show_problem(error or DecodeError("damaged", "The picture can't be read."))
             return
+        info, region, image = result
         self.info = info
         if (info.width, info.height) != (self.view.image_width, self.view.image_height):
+            fitted = self.view.fitted
             self.view.set_image(info.width, info.height)
-            if not self.sharp:
-                self.picture.clear()           # a preview laid out for the wrong size
+            if not fitted:
+                self.view.fit()
+            self.picture.clear()               # a preview laid out for the wrong size
         self.bar.show_zoom(self.view.percent, zoomable=not info.animated)
         if info.animated:
             fit = ZoomPan(info.width, info.height, *self._canvas_size())
             self.decoder.frames(token, self._path or "", round(fit.shown_width),
                                 round(fit.shown_height), self._got_frames)
+        elif region is not None and self._same_scale(region) and self.view.covers(region):
+            self._rendered(token, result, None)
         else:
-            self._render_now()
+            self._render_now()                  # zoomed or resized meanwhile
 
     def _got_frames(self, token: int, frames: Frames | None, error: DecodeError | None) -> None:
         if token != self._token:
