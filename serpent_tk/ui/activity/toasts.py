@@ -51,6 +51,7 @@ class ToastStack:
         self.right = right         # ... and at the right (the inspector)
         self._toasts: list[_Toast] = []
         self._restack_pending = False
+        theme.on_change(self._recolour)
 
     def show(self, text: str, level: Level = "info", *, title: str | None = None,
              key: str | None = None, action: ToastAction | None = None) -> None:
@@ -131,6 +132,21 @@ class ToastStack:
             widget.bind("<Enter>", lambda e: self._hover(toast, True), add="+")
             widget.bind("<Leave>", lambda e: self._hover(toast, False), add="+")
         return toast
+
+    def _recolour(self) -> None:
+        """Light/dark switched: the toasts on screen take the new colours."""
+        p = self.theme.palette
+        for toast in self._toasts:
+            stack: list[tk.Misc] = [toast.frame]
+            while stack:
+                widget = stack.pop()
+                stack.extend(widget.winfo_children())
+                if widget is not toast.bar:
+                    widget.configure(background=p.toast_bg)
+                if isinstance(widget, tk.Label):
+                    widget.configure(foreground=p.toast_text)
+            toast.button.configure(foreground=self._action_colour())
+            toast.bar.configure(background=self._colour(toast.level))
 
     def _action_colour(self) -> str:
         # the accent of the *other* theme: the toast's colours are the inverse of the window's

@@ -46,6 +46,7 @@ class Browser:
         self.on_counts: Callable[[int, int], None] = lambda total, selected: None
         self.on_state: Callable[[], None] = lambda: None   # empty/filled/loading changed
         self.on_pages: Callable[[], None] = lambda: None   # pages arrived (the viewer steps)
+        self.on_query: Callable[[], None] = lambda: None   # another scope, search or sort
         # the sort in use, and whether "collection order" makes sense (a hand-picked one)
         self.on_sort_shown: Callable[[str, bool], None] = lambda sort, in_collection: None
         self._sort_elsewhere = self.sort
@@ -112,6 +113,7 @@ class Browser:
         return bool(self.text) or self.scope.kind != "all"
 
     def _query(self) -> None:
+        self.on_query()
         self.pages.set_query(self.library_id, self.query())
         self.grid.reset()
         self.on_state()

@@ -41,16 +41,17 @@ class CellText:
             # a size cut in the middle ("30…0") says nothing: then the stars alone
             result = fitting + SEPARATOR + suffix if fitting else suffix
         elif text:
-            result = text if font.measure(text) <= width else _middle(compact, font, width)
+            result = text if font.measure(text) <= width else middle(compact, font, width)
         else:
-            result = _middle(suffix, font, width)
+            result = middle(suffix, font, width)
         if len(self._cache) > MAX_CACHED:
             self._cache.clear()
         self._cache[key] = result
         return result
 
 
-def _middle(text: str, font: tkfont.Font, width: int) -> str:
+def middle(text: str, font: tkfont.Font, width: int) -> str:
+    """`text` shortened with an ellipsis in the middle to fit `width` pixels of `font`."""
     if font.measure(text) <= width:
         return text
     low, high = 1, len(text)

@@ -178,6 +178,7 @@ class MainWindow:
             self.browser.summary())
         self.browser.on_state = self.show_state
         self.browser.on_pages = self.viewer.pages_changed
+        self.browser.on_query = self.close_viewer     # another view: back to its grid
         self.sidebar.on_collections_shown = self.show_state
         self.asset_menu = AssetMenu(commands, self.actions, self.sidebar,
                                     lambda: self.browser.scope, self.toast)

@@ -8,7 +8,8 @@ import tkinter as tk
 from tkinter import ttk
 from typing import Any
 
-from serpent_tk.ui.shell.theme import Theme
+from serpent_tk.ui.browser.cell_text import middle
+from serpent_tk.ui.shell.theme import FONT_STRONG, Theme
 from serpent_tk.ui.shell.tooltip import tooltip
 
 
@@ -48,12 +49,22 @@ class ViewerBar(ttk.Frame):
         self.position = ttk.Label(self, style="Caption.TLabel")
         self.position.pack(side="left", padx=(px(10), 0))
         self.title.pack(side="left", fill="x", expand=True, padx=(px(8), px(8)))
+        self.title.bind("<Configure>", lambda e: self._fit_title(e.width))
         self._name = ""
+        self._room = 0
 
     def show_asset(self, name: str, index: int | None, total: int) -> None:
         self._name = name
-        self.title.configure(text=name)
+        self._fit_title(self._room)
         self.show_position(index, total)
+
+    def _fit_title(self, width: int) -> None:
+        """A long name is shortened in the middle to the room the bar leaves it."""
+        self._room = width
+        font = self.theme.font(FONT_STRONG)
+        text = self._name if width <= 1 else middle(self._name, font, width)
+        if str(self.title.cget("text")) != text:
+            self.title.configure(text=text)
 
     def show_position(self, index: int | None, total: int) -> None:
         self.position.configure(text=f"{index + 1:,} of {total:,}" if index is not None

@@ -33,7 +33,7 @@ def test_the_trash_toast_undoes_the_trash(app: App, tmp_path: Path) -> None:
     index = toast_index(app, "Moved 1 asset to the Trash")
     assert window.toasts.actions()[index] == "Undo"
     app.pump(lambda: window.pages.count() == 2, "the asset gone from the grid")
-    app.shot(tmp_path, "toast-undo-light", window.middle)
+    app.shot(tmp_path, "toast-undo-light")
     window.toasts.press(index)
     app.pump(lambda: window.pages.count() == 3, "the asset back after the toast's Undo")
     found = app.gateway_call("asset.get", {"libraryId": library_id, "assetIds": [key]})

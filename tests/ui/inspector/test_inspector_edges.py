@@ -54,7 +54,11 @@ def test_buttons_are_whole_at_every_width_and_the_divider_stops_in_time(
         assert trash.winfo_width() >= trash.winfo_reqwidth(), width
         assert not clipped(window.inspector_holder.inner), (width, clipped(
             window.inspector_holder.inner))
-    app.shot(tmp_path, "inspector-narrowest-light", window.inspector_holder)
+        if width == panes.minimum("inspector"):
+            window.toasts.clear()
+            window.inspector_holder.canvas.yview_moveto(1.0)
+            app.shot(tmp_path, "inspector-narrowest-light", window.inspector_holder)
+            window.inspector_holder.canvas.yview_moveto(0.0)
 
     # dragging the divider far right stops at the inspector's minimum
     total = window.paned.winfo_width()
