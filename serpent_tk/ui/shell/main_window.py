@@ -57,6 +57,7 @@ from serpent_tk.ui.shell.toolbar import Toolbar, ToolbarActions
 from serpent_tk.ui.sidebar.sidebar import Sidebar
 from serpent_tk.ui.sidebar.sidebar_menu import SidebarMenu
 from serpent_tk.ui.viewer.order import ViewOrder
+from serpent_tk.ui.viewer.placement import ViewerPlacement
 from serpent_tk.ui.viewer.viewer_pane import ViewerPane
 
 if TYPE_CHECKING:
@@ -190,8 +191,8 @@ class MainWindow:
         self.grid.on_drag = self.drag_out.drag
         self.inspector.on_view = self.open_viewer
         self.actions.on_conflict = self.browser.reload_asset
-        self.viewer.on_shown = self._viewer_shows
-        self.viewer.on_closed = self._viewer_closed
+        self.placement = ViewerPlacement(self.viewer, self.grid, self.banner, self.browser,
+                                         self.pages, lambda: self.view.show())
         self.viewer.open_outside = self.actions.open_assets
         self.viewer.show_in_folder = self.actions.show_in_folder
         self.viewer.cached_preview = self.thumbnails.largest
@@ -313,48 +314,13 @@ class MainWindow:
 
     # the viewer --------------------------------------------------------------------------
     def open_viewer(self, keys: list[str]) -> None:
-        """Show the focused (or first) of `keys` over the grid area."""
-        if not keys:
-            return
-        focus = self.grid.selection.focus_key
-        key = focus if focus in keys else keys[0]
-        if not self.viewer.winfo_manager():
-            self.banner.hide()
-            self.grid.pack_forget()
-            self.viewer.pack(side="top", fill="both", expand=True)
-        self.viewer.show(key)
-        self.viewer.canvas.focus_set()
-
-    def _viewer_shows(self, key: str) -> None:
-        """Stepping in the viewer moves the selection along (the inspector shows it)."""
-        if self.grid.selected_keys() != [key] and (
-                len(self.grid.selection) <= 1 or key not in self.grid.selection):
-            self.browser.select([key])
+        self.placement.open(keys)
 
     def close_viewer(self) -> None:
-        if self.viewer.is_open:
-            self.viewer.close()
-
-    def _viewer_closed(self, key: str) -> None:
-        self.viewer.pack_forget()
-        self.grid.pack(side="top", fill="both", expand=True)
-        self.view.show()                                 # the banner, if the view has one
-        index = self.pages.index_of(key)
-        if index is not None:
-            self.grid.ensure_visible(index)
-        self.grid.canvas.focus_set()
+        self.placement.close()
 
     def trash(self, keys: list[str]) -> None:
-        """Move to Trash; in the viewer, the next asset takes the trashed one's place."""
-        if self.viewer.is_open and self.viewer.key in keys:
-            after = self.viewer.order.neighbour(self.viewer.key, 1)
-            before = self.viewer.order.neighbour(self.viewer.key, -1)
-            following = next((k for k in (after, before) if k and k != "…loading"), None)
-            if following is None:
-                self.close_viewer()
-            else:
-                self.viewer.show(following)
-        self.actions.trash(keys)
+        self.placement.trash(keys, self.actions.trash)
 
     # importing ---------------------------------------------------------------------------
     def _folder_target(self) -> str | None:

@@ -15,14 +15,13 @@ from tkinter import ttk
 from typing import Any
 
 from serpent_tk.ui.browser.thumbnails import bucket
-from serpent_tk.ui.shell import humanize
 from serpent_tk.ui.shell.bus import UiBus
 from serpent_tk.ui.shell.commands import Commands, Reply
 from serpent_tk.ui.shell.events import RunOnTk
-from serpent_tk.ui.shell.theme import FONT_CAPTION, FONT_TITLE, Theme
-from serpent_tk.ui.shell.tooltip import tooltip
+from serpent_tk.ui.shell.theme import FONT_CAPTION, Theme
 from serpent_tk.ui.viewer.animation import FramePlayer
 from serpent_tk.ui.viewer.decoder import DecodeError, Frames, PictureDecoder, PictureInfo
+from serpent_tk.ui.viewer.file_panel import FilePanel
 from serpent_tk.ui.viewer.order import LOADING, ViewOrder
 from serpent_tk.ui.viewer.picture import CanvasPicture
 from serpent_tk.ui.viewer.viewer_bar import ViewerBar
@@ -72,7 +71,11 @@ class ViewerPane(ttk.Frame):
         self.picture = CanvasPicture(self.canvas)
         self.message = self.canvas.create_text(0, 0, font=FONT_CAPTION, justify="center",
                                                fill=theme.palette.text_muted)
-        self.panel = self._build_panel()
+        self.panel = FilePanel(self.canvas, theme, self._open_outside,
+                               lambda: self.show_in_folder(self._keys()))
+        self.badge, self.panel_title, self.panel_text = (self.panel.badge, self.panel.title,
+                                                         self.panel.text)
+        self.panel_open = self.panel.open_button
         self._panel_item = self.canvas.create_window(0, 0, window=self.panel, state="hidden")
         self.view = ZoomPan()
         self.player = FramePlayer(self.canvas, 0, self._photo)
@@ -81,29 +84,6 @@ class ViewerPane(ttk.Frame):
         theme.on_change(self._restyle)
 
     # layout ------------------------------------------------------------------------------
-    def _build_panel(self) -> ttk.Frame:
-        px = self.theme.px
-        panel = ttk.Frame(self.canvas, style="Card.TFrame", padding=(px(28), px(22)))
-        self.badge = ttk.Label(panel, font=FONT_TITLE, anchor="center")
-        self.badge.pack()
-        self.panel_title = ttk.Label(panel, style="Strong.TLabel", anchor="center",
-                                     justify="center", wraplength=px(360))
-        self.panel_title.pack(pady=(px(8), 0))
-        self.panel_text = ttk.Label(panel, style="Muted.TLabel", anchor="center",
-                                    justify="center", wraplength=px(360))
-        self.panel_text.pack(pady=(px(4), px(14)))
-        buttons = ttk.Frame(panel)
-        buttons.pack()
-        self.panel_open = ttk.Button(buttons, text="Open with system app",
-                                     style="Accent.TButton", command=self._open_outside)
-        self.panel_open.pack(side="left")
-        self.panel_show = ttk.Button(buttons, text="Show in folder",
-                                     command=lambda: self.show_in_folder(self._keys()))
-        self.panel_show.pack(side="left", padx=(px(8), 0))
-        tooltip(self.panel_open, self.theme, "Open a copy in the app your system uses for "
-                                             "this kind of file")
-        return panel
-
     def _restyle(self) -> None:
         p = self.theme.palette
         self.canvas.configure(background=p.surface)
@@ -334,20 +314,11 @@ class ViewerPane(ttk.Frame):
             self._say("Shown from its preview: " + problem.message.lower())
             return
         self.picture.clear()
-        titles = {"missing": "File missing", "unsupported": "Can't read this format",
-                  "damaged": "Damaged file", "too-large": "Too large to show"}
-        self._show_panel(self.asset or self.order.item(self.key or "") or {},
-                         title=titles.get(problem.reason, "No picture"), text=problem.message)
+        self._show_panel(self.asset or self.order.item(self.key or "") or {}, problem)
 
-    def _show_panel(self, asset: dict[str, Any], title: str | None = None,
-                    text: str | None = None) -> None:
-        ext = str(asset.get("ext") or asset.get("format") or "file").upper()
-        self.badge.configure(text=ext)
-        kind = str(asset.get("kind") or "file")
-        self.panel_title.configure(text=title or str(asset.get("name") or ""))
-        detail = text if text is not None else " · ".join(
-            part for part in (f"{ext} {kind}", humanize.size(asset.get("size"))) if part)
-        self.panel_text.configure(text=detail)
+    def _show_panel(self, asset: dict[str, Any], problem: DecodeError | None = None) -> None:
+        self.panel.fill(asset, problem.reason if problem else None,
+                        problem.message if problem else None)
         self._say("")
         self.bar.show_zoom(None, zoomable=False)
         self._place_panel()
