@@ -1,5 +1,5 @@
 """Files for the viewer's tests: a big photo-like JPEG, a JPEG whose EXIF says "rotate 90°",
-an animated GIF, a PNG, a PDF and a file that claims to be a JPEG but is not one."""
+an animated GIF and WebP, a PNG, a PDF and a file that claims to be a JPEG but is not one."""
 
 from __future__ import annotations
 
@@ -52,6 +52,10 @@ def viewer_material(folder: Path) -> dict[str, Path]:
     made["sunset.gif"] = folder / "sunset.gif"
     frames[0].save(made["sunset.gif"], save_all=True, append_images=frames[1:], duration=60,
                    loop=0)
+
+    made["spinner.webp"] = folder / "spinner.webp"
+    frames[0].save(made["spinner.webp"], save_all=True, append_images=frames[1:4],
+                   duration=80, loop=0)
 
     made["study.png"] = folder / "study.png"
     photo((900, 700), seed=9).save(made["study.png"])

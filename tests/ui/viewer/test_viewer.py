@@ -131,6 +131,11 @@ def test_orientation_animation_other_files_and_damaged_ones(app: App, tmp_path: 
     assert str(viewer.bar.zoom_in.state()) == "('disabled',)" or \
         "disabled" in viewer.bar.zoom_in.state()
 
+    window.open_viewer([keys["spinner.webp"]])
+    app.pump(lambda: viewer.player.playing and viewer.player.frame_count == 4, "the WebP")
+    shown = viewer.player.shown
+    app.pump(lambda: viewer.player.shown >= shown + 3, "WebP frames moving on")
+
     opened: list[Path] = []
     window.actions.launch = opened.append
     window.open_viewer([keys["brief.pdf"]])
