@@ -146,11 +146,13 @@ class VirtualGrid(GridInput, ttk.Frame):
         self._band_base: list[str] = []
         self._render_pending = False
         self._relayout_needed = True
+        self._hidden_changes = False
         self.text = CellText(theme)
         self.set_cell_size(cell_points)
 
         canvas = self.canvas
         canvas.bind("<Configure>", self._on_configure)
+        canvas.bind("<Map>", lambda e: self._schedule() if self._hidden_changes else None)
         canvas.bind("<MouseWheel>", self._on_wheel)
         canvas.bind("<Button-4>", lambda e: self.scroll_by(-self._wheel_step()))
         canvas.bind("<Button-5>", lambda e: self.scroll_by(self._wheel_step()))
@@ -308,6 +310,13 @@ class VirtualGrid(GridInput, ttk.Frame):
         self._render_pending = False
         if not self.winfo_exists():
             return
+        if not self.canvas.winfo_ismapped() and self._cells:
+            # hidden (the viewer is over it): keep its pages coming, paint when it is back
+            self._hidden_changes = True
+            if self.source.count():
+                self.source.request(*self.visible_range())
+            return
+        self._hidden_changes = False
         count = self.source.count()
         if count != self._count:
             self._count = count
