@@ -37,6 +37,11 @@ def sample(dpi: float) -> tuple[tk.Tk, Theme, dict[str, int]]:
 
 
 def test_theme_pictures_scale_with_the_display(display: str, tmp_path: Path) -> None:
+    # `tk scaling` belongs to the display, which every Tk of this process shares: put back
+    probe = tk.Tk()
+    original = float(probe.tk.call("tk", "scaling"))
+    probe.destroy()
+    _ROOTS.append(probe)
     low_root, _, low = sample(96)
     high_root, high_theme, high = sample(192)
     try:
@@ -60,6 +65,7 @@ def test_theme_pictures_scale_with_the_display(display: str, tmp_path: Path) -> 
         if os.environ.get("SERPENT_SHOTS_DIR"):
             shutil.copyfile(shot, Path(os.environ["SERPENT_SHOTS_DIR"]) / shot.name)
     finally:
+        high_root.tk.call("tk", "scaling", original)
         for root in (low_root, high_root):
             root.destroy()
             _ROOTS.append(root)
