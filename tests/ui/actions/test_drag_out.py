@@ -116,6 +116,9 @@ def test_dragging_out_drops_the_files_into_another_app(app: App, tmp_path: Path,
         assert not problems, problems
     finally:
         pointer.button(False)
+        # back where a fresh Xvfb has it: with no window manager the keyboard follows the
+        # pointer, and later tests' windows must get their keys
+        pointer.move(800, 500)
         pointer.close()
         target.kill()
         target.wait(10)
