@@ -51,7 +51,9 @@ class ToastStack:
         self.right = right         # ... and at the right (the inspector)
         self._toasts: list[_Toast] = []
         self._restack_pending = False
-        theme.on_change(self._recolour)
+        # after sv-ttk's own pass over every Tk widget (tk_setPalette, at idle), which would
+        # otherwise put the window's text colour on the toasts' inverted colours
+        theme.on_change(lambda: self.window.after_idle(self._recolour))
 
     def show(self, text: str, level: Level = "info", *, title: str | None = None,
              key: str | None = None, action: ToastAction | None = None) -> None:
@@ -136,7 +138,7 @@ class ToastStack:
     def _recolour(self) -> None:
         """Light/dark switched: the toasts on screen take the new colours."""
         p = self.theme.palette
-        for toast in self._toasts:
+        for toast in [t for t in self._toasts if t.frame.winfo_exists()]:
             stack: list[tk.Misc] = [toast.frame]
             while stack:
                 widget = stack.pop()

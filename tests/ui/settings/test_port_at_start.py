@@ -24,7 +24,8 @@ def test_a_port_taken_at_start_up_is_explained_with_the_way_out(
         squatter.bind(("127.0.0.1", 0))
         squatter.listen(1)
         taken = squatter.getsockname()[1]
-        app.service.port = taken
+        app.service.port = taken               # as if the settings said so at start-up
+        app.window.services.settings.mcp.port = taken
         with caplog.at_level(logging.WARNING, logger="serpent_tk.desktop_mcp"):
             controls.warm_up(True)             # what the app does at start-up (auto start)
         assert any(str(taken) in r.getMessage() and r.levelno == logging.WARNING
