@@ -88,3 +88,31 @@ def test_an_agents_toast_names_each_kind_of_change(monkeypatch: pytest.MonkeyPat
     undo()
     assert undone == [12]
     assert options["key"] == "agent:Cursor via MCP"
+
+
+def test_receipts_with_their_own_words_merge_by_kind_too() -> None:
+    """Gateway receipts that carry their words ("tagged 3 assets with “sky”") merge the
+    same way: one kind each, its latest words and how many more like it."""
+    from types import SimpleNamespace
+
+    shown: list[tuple[str, dict[str, Any]]] = []
+    activity = AgentActivity(lambda text, level, **options: shown.append((text, options)),
+                             lambda sequence: None, lambda ms, fn: fn())
+
+    def receipt(command: str, text: str, sequence: int, undoable: bool = True,
+                lifecycle: str | None = None) -> SimpleNamespace:
+        return SimpleNamespace(library_id="lib", command=command, actor_label="Claude via MCP",
+                               source="mcp", change_sequence=sequence, text=text,
+                               undoable=undoable, lifecycle=lifecycle)
+
+    activity.change_made(receipt("folder.create", "created the folder “Skies”", 1))
+    activity.change_made(receipt("asset.tag", "tagged 3 assets with “sky”", 2))
+    activity.change_made(receipt("asset.tag", "tagged 1 asset with “dusk”", 3))
+    activity.change_made(receipt("library.rename", "renamed the library", 4,
+                                 lifecycle="renamed"))          # its own toast elsewhere
+    text, options = shown[-1]
+    assert text == ("Claude via MCP created the folder “Skies” and tagged 1 asset with "
+                    "“dusk” (and 1 more like it).")
+    assert options["action"][0] == "Undo the last one"
+    activity.change_made(receipt("history.undo", "undid a change", 5, undoable=False))
+    assert shown[-1][1]["action"] is None
