@@ -48,7 +48,9 @@ class DesktopMcpControls:
                 log.warning("the first library took over %.0f s to open; starting MCP anyway",
                             ready_timeout_s)
             if start:
-                service.start()
+                status = service.start()
+                if not status.running:       # a taken port, say: said in Settings → MCP too
+                    log.warning("the MCP service did not start: %s", status.last_error)
         except Exception:
             log.exception("the MCP service could not be started")
         finally:
@@ -68,7 +70,8 @@ class DesktopMcpControls:
         return McpControlsStatus(running=s.running, port=s.port, url=s.url,
                          clients_connected=s.clients_connected,
                          last_request_at=s.last_request_at, client_names=tuple(s.clients),
-                         error=s.last_error, starting=self._starting and not s.running)
+                         error=s.last_error, starting=self._starting and not s.running,
+                         port_in_use=s.port if s.port_in_use and not s.running else None)
 
     def start(self, port: int) -> Any:
         from serpent_tk.ui.settings.mcp_controls import McpControlError

@@ -37,6 +37,8 @@ from serpent_tk.ui.shell.main_window import MainWindow, WindowServices
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
+# screenshots worth a look are also copied here when set (the lead's review folder)
+SHOTS_ENV = "SERPENT_SHOTS_DIR"
 WAIT_S = 30.0
 
 pytestmark = pytest.mark.gui
@@ -133,15 +135,35 @@ class App:
         self.pump(lambda: window.pages.count() >= before + len(paths) and
                   not window.importer.busy, "the imported files in the grid")
 
-    def screenshot(self, name: str, widget: tk.Misc | None = None) -> Path:
+    def screenshot(self, name: str, widget: tk.Misc | None = None,
+                   bbox: tuple[int, int, int, int] | None = None) -> Path:
         widget = widget or self.root
         self.settle(0.3)
-        x, y = widget.winfo_rootx(), widget.winfo_rooty()
-        w, h = widget.winfo_width(), widget.winfo_height()
+        if bbox is None:
+            x, y = widget.winfo_rootx(), widget.winfo_rooty()
+            bottom = y + widget.winfo_height()
+            if widget is self.root:           # from the top of the menu bar, not below it
+                y = min(y, int(self.root.geometry().split("+")[2]))
+            bbox = (x, y, x + widget.winfo_width(), bottom)
         ARTIFACTS.mkdir(exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
-        ImageGrab.grab(bbox=(x, y, x + w, y + h), xdisplay=os.environ["DISPLAY"]).save(path)
+        ImageGrab.grab(bbox=bbox, xdisplay=os.environ["DISPLAY"]).save(path)
         return path
+
+    def shot(self, tmp_path: Path, name: str, widget: tk.Misc | None = None,
+             bbox: tuple[int, int, int, int] | None = None) -> Path:
+        """A screenshot to be looked at: saved in the test's `tmp_path` (and
+        test-artifacts/), and copied to $SERPENT_SHOTS_DIR when that is set."""
+        import shutil
+
+        made = self.screenshot(name, widget, bbox)
+        kept = tmp_path / made.name
+        shutil.copyfile(made, kept)
+        folder = os.environ.get(SHOTS_ENV)
+        if folder:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(made, Path(folder) / made.name)
+        return kept
 
 
 _ROOTS: list[tk.Tk] = []   # a Tk interpreter must be deleted on the thread that made it

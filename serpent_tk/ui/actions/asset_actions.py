@@ -36,7 +36,12 @@ def open_with_system(path: Path) -> None:
         subprocess.Popen(["open", str(path)], stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
     else:
-        subprocess.Popen(["xdg-open", str(path)], stdout=subprocess.DEVNULL,
+        opener = shutil.which("xdg-open")
+        if opener is None:
+            raise NoSystemOpener("this computer has no program that opens files in their "
+                                 "usual app (xdg-open is missing: install the xdg-utils "
+                                 "package).")
+        subprocess.Popen([opener, str(path)], stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL, start_new_session=True)
 
 
@@ -89,9 +94,15 @@ def viewing_copy(asset: dict[str, Any]) -> Path:
     return target
 
 
+class NoSystemOpener(OSError):
+    """The system has no program that opens files with their usual app (no `xdg-open`)."""
+
+
 def why_not_opened(error: BaseException) -> str:
     """What the person reads when opening or showing a file failed: never a path of the
     library's internals (the details go to the log)."""
+    if isinstance(error, NoSystemOpener):
+        return str(error)
     if isinstance(error, FileNotFoundError):
         return "its file is missing from the library folder (Refresh the library to check)."
     if isinstance(error, PermissionError):
@@ -166,12 +177,19 @@ class AssetActions:
             self._run("asset.untag", {"assetIds": asset_ids[:1000], "tags": [tag]},
                       f"remove “{tag}”")
 
+    def _undoable(self, text: str, level: str, reply: Reply, key: str | None = None) -> None:
+        """A toast about a change the person just made, with Undo."""
+        sequence = reply.change_sequence
+        action = ("Undo", lambda: self.undo_change(sequence)) if sequence is not None and \
+            self.commands.available("history.undo") else None
+        self.toast(text, level, key=key, action=action)
+
     def move_to_folder(self, asset_ids: list[str], folder_id: str | None, label: str) -> None:
         if asset_ids:
             self._run("asset.move", {"assetIds": asset_ids[:1000], "folderId": folder_id},
                       f"move to {label}",
-                      lambda r: self.toast(f"Moved {humanize.count(len(asset_ids), 'asset')} "
-                                           f"to {label}.", "success"))
+                      lambda r: self._undoable(f"Moved {humanize.count(len(asset_ids), 'asset')}"
+                                               f" to {label}.", "success", r))
 
     def add_to_collection(self, asset_ids: list[str], collection_id: str, label: str) -> None:
         if asset_ids:
@@ -179,7 +197,7 @@ class AssetActions:
             self._run("collection.members", {"collectionId": collection_id,
                                              "add": asset_ids[:1000]},
                       f"add to {label}",
-                      lambda r: self.toast(f"Added {count} to {label}.", "success"))
+                      lambda r: self._undoable(f"Added {count} to {label}.", "success", r))
 
     def remove_from_collection(self, asset_ids: list[str], collection_id: str,
                                label: str) -> None:
@@ -188,17 +206,16 @@ class AssetActions:
             self._run("collection.members", {"collectionId": collection_id,
                                              "remove": asset_ids[:1000]},
                       f"remove from {label}",
-                      lambda r: self.toast(f"Removed {count} from {label}. They stay in the "
-                                           "library; Ctrl+Z puts them back.", "info",
-                                           key="collection"))
+                      lambda r: self._undoable(f"Removed {count} from {label}. They stay in "
+                                               "the library.", "info", r, key="collection"))
 
     def trash(self, asset_ids: list[str]) -> None:
         if not asset_ids:
             return
         self._run("asset.trash", {"assetIds": asset_ids[:1000]}, "move to the Trash",
-                  lambda r: self.toast(
-                      f"Moved {humanize.count(len(asset_ids), 'asset')} to the Trash. "
-                      "Ctrl+Z puts them back.", "info", key="trash"))
+                  lambda r: self._undoable(
+                      f"Moved {humanize.count(len(asset_ids), 'asset')} to the Trash.", "info",
+                      r, key="trash"))
 
     def restore(self, asset_ids: list[str]) -> None:
         if asset_ids:
@@ -254,6 +271,28 @@ class AssetActions:
 
     def redo(self) -> None:
         self._history("history.redo", "Redid", "redo")
+
+    def undo_change(self, change_sequence: int | None) -> None:
+        """A toast's Undo: undo the change that made `change_sequence`, but only while it is
+        still the library's latest (history.undo always takes the latest: if someone
+        changed something since, that would be undone instead)."""
+        library_id = self._library_id()
+        if library_id is None:
+            return
+
+        def listed(reply: Reply) -> None:
+            items = reply.result.get("items", []) if reply.ok else []
+            latest = items[0] if items else {}
+            if latest.get("changeSequence") == change_sequence and not latest.get("undone"):
+                self.undo()
+            elif reply.ok:
+                self.toast("That change is not the latest any more (something changed "
+                           "since), so Undo here would undo something else. Edit → Undo "
+                           "steps back one change at a time.", "warning", key="history")
+            else:
+                self.toast(describe_error(reply, "undo"), "error")
+
+        self.commands.call("history.list", {"libraryId": library_id, "limit": 1}, listed)
 
     def _history(self, name: str, verb: str, doing: str) -> None:
         library_id = self._library_id()

@@ -1,51 +1,112 @@
 """Toasts for changes an AI client makes: one updating toast per client, not one per call.
 
-Tk thread only. Fed by the gateway's `ChangeMade` receipts, whose text the command's spec
-words ("Claude via MCP tagged 3 assets with “sky”"); when the same client keeps working, the
-same toast updates ("… and 4 more changes") instead of stacking up. Library lifecycle
-changes (close, rename, delete, import) are left out: the gateway raises its own toast for
-those.
+Tk thread only. "Claude via MCP tagged 3 assets" — and when the same client keeps working,
+the same toast updates, merging only changes of the same kind and naming each kind ("…
+tagged 5 assets and moved 2 assets") instead of "and 4 more changes". The toast offers
+Undo for the client's latest change (run only while it is still the library's latest).
+Library lifecycle changes (close, rename, delete, import) are left out: the gateway raises
+its own toast for those.
+
+Fed by the gateway's `ChangeMade` receipts, whose text the command's spec words ("tagged 3
+assets with “sky”"), with `undoable` and `lifecycle` from the spec too.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 QUIET_S = 8.0   # after this long without changes a client's count starts again
 UPDATE_S = 0.3  # a client's toast text changes at most this often
+MAX_KINDS = 3   # kinds named in one toast; the rest are counted
 AGENT_SOURCES = {"mcp", "plugin", "cli"}
 
 
 @dataclass
+class _Kind:
+    times: int = 0
+    text: str = ""            # the latest change's own words
+
+
+@dataclass
 class _Run:
-    changes: int
     last: float
+    kinds: dict[str, _Kind] = field(default_factory=dict)   # by command, first seen first
     shown: float = 0.0
+    latest_sequence: int | None = None
+    latest_undoable: bool = False
+
+    @property
+    def changes(self) -> int:
+        return sum(k.times for k in self.kinds.values())
+
+
+def describe_kind(kind: _Kind) -> str:
+    """The latest change of a kind in its own words, and how many more there were."""
+    more = kind.times - 1
+    return kind.text + (f" (and {more} more like it)" if more else "")
+
+
+def describe_run(kinds: dict[str, _Kind]) -> str:
+    """"tagged 5 assets, moved 2 assets and created a folder (2 times)"."""
+    parts = [describe_kind(kind) for kind in kinds.values()]
+    if len(parts) > MAX_KINDS:
+        rest = len(parts) - MAX_KINDS + 1
+        parts = parts[:MAX_KINDS - 1] + [f"{rest} other kinds of change"]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 class AgentActivity:
-    def __init__(self, show: Callable[..., None]) -> None:
+    def __init__(self, show: Callable[..., None],
+                 undo: Callable[[int | None], None] | None = None,
+                 after: Callable[[int, Callable[[], None]], Any] | None = None) -> None:
         self.show = show
+        self.undo = undo           # AssetActions.undo_change (None: no Undo button)
+        self.after = after         # Tk's after: a held-back update is shown a moment later
         self._runs: dict[str, _Run] = {}
+        self._held: set[str] = set()
 
     def change_made(self, event: Any) -> None:
-        """A gateway `ChangeMade` for the library on show."""
+        """A gateway `ChangeMade` for the library on show (any source; agents' are shown)."""
         if event.source not in AGENT_SOURCES or event.lifecycle is not None:
             return
         now = time.monotonic()
-        run = self._runs.get(event.actor_label)
+        actor = event.actor_label
+        run = self._runs.get(actor)
         if run is None or now - run.last > QUIET_S:
-            run = self._runs[event.actor_label] = _Run(0, now)
-        run.changes += 1
+            run = self._runs[actor] = _Run(now)
+        kind = run.kinds.setdefault(event.command, _Kind())
+        kind.times += 1
+        kind.text = str(event.text)
         run.last = now
+        run.latest_sequence = event.change_sequence
+        run.latest_undoable = bool(event.undoable)
         if run.changes > 1 and now - run.shown < UPDATE_S:
-            return                      # counted; the next update shows the new total
-        run.shown = now
-        text = f"{event.actor_label} {event.text}"
-        if run.changes > 1:
-            more = run.changes - 1
-            text += f" — and {more} more change{'s' if more != 1 else ''}"
-        self.show(text + ".", "info", key=f"agent:{event.actor_label}")
+            if self.after is not None and actor not in self._held:
+                self._held.add(actor)                  # counted; shown in a moment
+                self.after(int(UPDATE_S * 1000), lambda: self._flush(actor))
+            return
+        self._show(actor, run)
+
+    def _flush(self, actor: str) -> None:
+        self._held.discard(actor)
+        run = self._runs.get(actor)
+        if run is not None:
+            self._show(actor, run)
+
+    def _show(self, actor: str, run: _Run) -> None:
+        run.shown = time.monotonic()
+        text, level, options = self.toast_for(actor, run)
+        self.show(text, level, **options)
+
+    def toast_for(self, actor: str, run: _Run) -> tuple[str, str, dict[str, Any]]:
+        """What `show` gets for `actor`'s run so far: text, level, options."""
+        text = f"{actor} {describe_run(run.kinds)}."
+        action = None
+        if self.undo is not None and run.latest_undoable:
+            sequence, undo = run.latest_sequence, self.undo
+            label = "Undo the last one" if run.changes > 1 else "Undo"
+            action = (label, lambda: undo(sequence))
+        return text, "info", {"key": f"agent:{actor}", "action": action}

@@ -12,6 +12,7 @@ from tkinter import ttk
 
 from serpent_tk.ui.settings.mcp_controls import McpControls
 from serpent_tk.ui.shell.theme import FONT_CAPTION, Theme
+from serpent_tk.ui.shell.tooltip import tooltip
 
 POLL_MS = 2000
 
@@ -29,6 +30,8 @@ class StatusBar(ttk.Frame):
         self.mcp = tk.Label(self, font=FONT_CAPTION, cursor="hand2", borderwidth=0)
         self.mcp.pack(side="right", padx=(px(12), 0))
         self.mcp.bind("<Button-1>", lambda e: on_mcp_click())
+        tooltip(self.mcp, theme, "The MCP server AI clients connect to: click for Settings "
+                                 "→ MCP")
         self.progress_area = ttk.Frame(self)
         self.progress_area.pack(side="right")
         theme.on_change(self._poll_once)

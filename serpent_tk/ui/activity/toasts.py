@@ -3,7 +3,8 @@ content (the grid: never over the inspector's fields and buttons).
 
 Tk thread only. A toast never takes focus and never waits for anyone; it goes away by
 itself (later while the pointer rests on it) or with its close button. Toasts with the
-same `key` replace each other, so a busy agent yields one updating toast, not fifty.
+same `key` replace each other, so a busy agent yields one updating toast, not fifty. A toast
+about an undoable change carries an action button ("Undo") that runs it and closes the toast.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from serpent_tk.ui.shell.theme import FONT_BODY, FONT_STRONG, Theme
+from serpent_tk.ui.shell.theme import DARK, FONT_BODY, FONT_STRONG, LIGHT, Theme
 
 Level = Literal["info", "warning", "error", "success"]
+ToastAction = tuple[str, Callable[[], None]]      # ("Undo", what it does)
 SHOW_MS = {"info": 5000, "success": 4000, "warning": 8000, "error": 10000}
+ACTION_EXTRA_MS = 4000   # a toast with a button stays a little longer
 MAX_VISIBLE = 5
 
 
@@ -29,6 +32,8 @@ class _Toast:
     body: tk.Label
     bar: tk.Frame
     level: Level
+    button: tk.Label
+    action: ToastAction | None = None
     timer: str | None = None
     hovered: bool = False
     count: int = 1
@@ -46,18 +51,24 @@ class ToastStack:
         self.right = right         # ... and at the right (the inspector)
         self._toasts: list[_Toast] = []
         self._restack_pending = False
+        # after sv-ttk's own pass over every Tk widget (tk_setPalette, at idle), which would
+        # otherwise put the window's text colour on the toasts' inverted colours
+        theme.on_change(lambda: self.window.after_idle(self._recolour))
 
     def show(self, text: str, level: Level = "info", *, title: str | None = None,
-             key: str | None = None) -> None:
-        """Show `text`; with `key`, replace the toast that has the same key."""
+             key: str | None = None, action: ToastAction | None = None) -> None:
+        """Show `text`; with `key`, replace the toast that has the same key; with `action`,
+        offer its button (the toast closes when it is pressed)."""
         existing = next((t for t in self._toasts if key is not None and t.key == key), None)
         if existing is not None:
             existing.count += 1
+            existing.action = action
             self._fill(existing, text, title, level)
             self._arm(existing)
             self._schedule_restack()
             return
         toast = self._build(key, level)
+        toast.action = action
         self._fill(toast, text, title, level)
         self._toasts.append(toast)
         while len(self._toasts) > MAX_VISIBLE:
@@ -73,6 +84,18 @@ class ToastStack:
             body = toast.body.cget("text")
             result.append(f"{title}: {body}" if title else body)
         return result
+
+    def actions(self) -> list[str]:
+        """The action buttons on screen now, oldest toast first ("" for none)."""
+        return [t.action[0] if t.action else "" for t in self._toasts]
+
+    def press(self, index: int) -> None:
+        """Press the action button of toast `index` (what a click does; tests too)."""
+        toast = self._toasts[index]
+        if toast.action is not None:
+            _label, run = toast.action
+            self._dismiss(toast)
+            run()
 
     def clear(self) -> None:
         for toast in list(self._toasts):
@@ -100,17 +123,48 @@ class ToastStack:
         body = tk.Label(inner, background=p.toast_bg, foreground=p.toast_text, font=FONT_BODY,
                         anchor="w", justify="left", wraplength=px(250))
         body.pack(side="top", fill="x")
-        toast = _Toast(key, frame, title, body, bar, level)
+        button = tk.Label(inner, background=p.toast_bg, foreground=self._action_colour(),
+                          font=FONT_STRONG, cursor="hand2", anchor="w")
+        toast = _Toast(key, frame, title, body, bar, level, button)
+        button.bind("<Button-1>", lambda e: self._pressed(toast))
         close.bind("<Button-1>", lambda e: self._dismiss(toast))
         # its height settles a moment after its text changes: stack again then (no overlap)
         frame.bind("<Configure>", lambda e: self._schedule_restack())
-        for widget in (frame, inner, title, body):
+        for widget in (frame, inner, title, body, button):
             widget.bind("<Enter>", lambda e: self._hover(toast, True), add="+")
             widget.bind("<Leave>", lambda e: self._hover(toast, False), add="+")
         return toast
 
+    def _recolour(self) -> None:
+        """Light/dark switched: the toasts on screen take the new colours."""
+        p = self.theme.palette
+        for toast in [t for t in self._toasts if t.frame.winfo_exists()]:
+            stack: list[tk.Misc] = [toast.frame]
+            while stack:
+                widget = stack.pop()
+                stack.extend(widget.winfo_children())
+                if widget is not toast.bar:
+                    widget.configure(background=p.toast_bg)
+                if isinstance(widget, tk.Label):
+                    widget.configure(foreground=p.toast_text)
+            toast.button.configure(foreground=self._action_colour())
+            toast.bar.configure(background=self._colour(toast.level))
+
+    def _action_colour(self) -> str:
+        # the accent of the *other* theme: the toast's colours are the inverse of the window's
+        return DARK.accent if self.theme.mode == "light" else LIGHT.accent
+
+    def _pressed(self, toast: _Toast) -> None:
+        if toast in self._toasts:
+            self.press(self._toasts.index(toast))
+
     def _fill(self, toast: _Toast, text: str, title: str | None, level: Level) -> None:
         toast.level = level
+        if toast.action is not None:
+            toast.button.configure(text=toast.action[0])
+            toast.button.pack(side="top", anchor="w", pady=(self.theme.px(4), 0))
+        else:
+            toast.button.pack_forget()
         toast.bar.configure(background=self._colour(level))
         toast.title.configure(text=title or "")
         toast.body.configure(text=text)
@@ -124,7 +178,8 @@ class ToastStack:
             self.window.after_cancel(toast.timer)
             toast.timer = None
         if not toast.hovered:
-            toast.timer = self.window.after(SHOW_MS[toast.level], lambda: self._dismiss(toast))
+            shown = SHOW_MS[toast.level] + (ACTION_EXTRA_MS if toast.action else 0)
+            toast.timer = self.window.after(shown, lambda: self._dismiss(toast))
 
     def _hover(self, toast: _Toast, inside: bool) -> None:
         toast.hovered = inside

@@ -26,21 +26,16 @@ MARGIN_PAGES = 1        # also fetch one page before and after the visible ones
 
 def _dimensions(item: dict[str, Any]) -> str:
     width, height = item.get("width"), item.get("height")
-    parts = []
     if width and height:
-        parts.append(f"{width} × {height}")
-    else:
-        parts.append(str(item.get("ext", "")).upper() or str(item.get("kind", "")))
-    rating = int(item.get("rating") or 0)
-    if rating:
-        parts.append("★" * rating)
-    return " · ".join(parts)
+        return f"{width} × {height}"
+    return str(item.get("ext", "")).upper() or str(item.get("kind", ""))
 
 
 def to_cell(item: dict[str, Any]) -> GridCell:
     ext = str(item.get("ext") or "").upper() or "FILE"
     return GridCell(key=item["id"], title=str(item.get("name", "")), badge=ext,
-                    detail=_dimensions(item), picture=item.get("kind", "image") == "image")
+                    detail=_dimensions(item), picture=item.get("kind", "image") == "image",
+                    stars=max(0, min(5, int(item.get("rating") or 0))))
 
 
 class AssetPages:

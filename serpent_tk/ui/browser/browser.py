@@ -15,7 +15,7 @@ from typing import Any
 
 from serpent_tk.ui.browser.asset_pages import AssetPages
 from serpent_tk.ui.browser.grid import VirtualGrid
-from serpent_tk.ui.browser.thumbnails import Thumbnails
+from serpent_tk.ui.browser.thumbnails import Thumbnails, problem_words
 from serpent_tk.ui.inspector.inspector import Inspector
 from serpent_tk.ui.shell import humanize
 from serpent_tk.ui.shell.commands import Commands, Reply
@@ -45,6 +45,8 @@ class Browser:
         self.sort = "added-desc"
         self.on_counts: Callable[[int, int], None] = lambda total, selected: None
         self.on_state: Callable[[], None] = lambda: None   # empty/filled/loading changed
+        self.on_pages: Callable[[], None] = lambda: None   # pages arrived (the viewer steps)
+        self.on_query: Callable[[], None] = lambda: None   # another scope, search or sort
         # the sort in use, and whether "collection order" makes sense (a hand-picked one)
         self.on_sort_shown: Callable[[str, bool], None] = lambda sort, in_collection: None
         self._sort_elsewhere = self.sort
@@ -111,12 +113,14 @@ class Browser:
         return bool(self.text) or self.scope.kind != "all"
 
     def _query(self) -> None:
+        self.on_query()
         self.pages.set_query(self.library_id, self.query())
         self.grid.reset()
         self.on_state()
 
     def _pages_changed(self) -> None:
         self.grid.refresh()
+        self.on_pages()
         self.on_counts(self.pages.count(), len(self.grid.selection))
         self.on_state()
         if self.inspector.many:       # fresh summaries: the shared/partial tags, the rating
@@ -182,6 +186,9 @@ class Browser:
                     self.inspector.show_nothing()
                 return
             asset = items[0]
+            if asset.get("trashed") and not self.scope.is_trash:
+                self._left_view([asset_id])      # trashed (by anyone): not this view's any more
+                return
             changed = self._inspected_version.get(asset_id) != asset.get("version")
             self._inspected_version = {asset_id: asset.get("version", 0)}
             self.inspector.show_asset(asset, trashed)
@@ -191,9 +198,23 @@ class Browser:
 
         self.commands.call("asset.get", {"libraryId": library_id, "assetIds": [asset_id]}, got)
 
+    def _left_view(self, asset_ids: list[str]) -> None:
+        """Selected assets left the view (trashed, say): they are not shown any more."""
+        self.grid.selection.discard(asset_ids)
+        self.grid.refresh()
+        remaining = self.grid.selected_keys()
+        if remaining:
+            self.inspect(remaining)
+        else:
+            self.inspector.show_nothing()
+        self.on_counts(self.pages.count(), len(remaining))
+
     def _preview(self, asset_id: str, photo: Any) -> None:
-        if self.inspector.asset is not None and self.inspector.asset["id"] == asset_id:
-            self.inspector.show_preview(photo, "" if photo else "No preview")
+        asset = self.inspector.asset
+        if asset is not None and asset["id"] == asset_id:
+            reason = problem_words(self.thumbnails.problem(asset_id),
+                                   asset.get("kind", "image") == "image")
+            self.inspector.show_preview(photo, "" if photo else (reason or "No preview"))
 
     # live updates ------------------------------------------------------------------------
     def library_changed(self, event: Any) -> None:

@@ -10,13 +10,13 @@ same as 100.
 from __future__ import annotations
 
 import tkinter as tk
-import tkinter.font as tkfont
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from tkinter import _stringify as tkinter_stringify  # type: ignore[attr-defined]
 from tkinter import ttk
 from typing import Protocol
 
+from serpent_tk.ui.browser.cell_text import CellText
 from serpent_tk.ui.browser.grid_input import GridInput
 from serpent_tk.ui.browser.selection import Selection
 from serpent_tk.ui.shell.theme import FONT_BODY, FONT_CAPTION, FONT_STRONG, Theme
@@ -26,9 +26,10 @@ from serpent_tk.ui.shell.theme import FONT_BODY, FONT_CAPTION, FONT_STRONG, Them
 class GridCell:
     key: str        # stable id (asset id)
     title: str      # file name
-    badge: str      # "PNG": shown on the mat when there is no picture (yet)
-    detail: str     # "1920 × 1080 · ★★★"
+    badge: str      # "PNG": the file type, on the picture's corner (on the mat without one)
+    detail: str     # "1920 × 1080"
     picture: bool = True   # an image (a thumbnail may come); else a page with its badge
+    stars: int = 0  # the rating, drawn after the detail and never shortened
 
 
 class GridSource(Protocol):
@@ -44,6 +45,8 @@ class ThumbnailSource(Protocol):
         """The picture for `key` if decoded; otherwise None (and loading is scheduled)."""
     def want(self, keys: Sequence[str], pixels: int) -> None:
         """These keys are on screen now (most important first); drop older requests."""
+    def problem(self, key: str) -> str | None:
+        """Why `key` has no thumbnail (the library's reason: damaged, not-an-image, ...)."""
 
 
 def _tcl_word(value: object) -> str:
@@ -79,7 +82,8 @@ class _Batch:
 class _Cell:
     """The canvas items of one visible slot, reused as the view scrolls."""
 
-    __slots__ = ("index", "bg", "mat", "page", "image", "badge", "title", "detail", "shown")
+    __slots__ = ("index", "bg", "mat", "page", "image", "badge", "title", "detail", "chip_bg",
+                 "chip", "shown")
 
     def __init__(self, canvas: tk.Canvas) -> None:
         self.index = -1
@@ -90,10 +94,15 @@ class _Cell:
         self.badge = canvas.create_text(0, 0, tags=("cell",), font=FONT_CAPTION)
         self.title = canvas.create_text(0, 0, tags=("cell",), font=FONT_BODY, anchor="n")
         self.detail = canvas.create_text(0, 0, tags=("cell",), font=FONT_CAPTION, anchor="n")
+        self.chip_bg = canvas.create_rectangle(0, 0, 0, 0, width=0, tags=("cell",),
+                                               state="hidden")
+        self.chip = canvas.create_text(0, 0, tags=("cell",), font=FONT_CAPTION, anchor="sw",
+                                       state="hidden")
         self.shown: tuple[object, ...] = ()
 
     def items(self) -> tuple[int, ...]:
-        return (self.bg, self.mat, self.page, self.image, self.badge, self.title, self.detail)
+        return (self.bg, self.mat, self.page, self.image, self.badge, self.title, self.detail,
+                self.chip_bg, self.chip)
 
 
 class VirtualGrid(GridInput, ttk.Frame):
@@ -137,11 +146,13 @@ class VirtualGrid(GridInput, ttk.Frame):
         self._band_base: list[str] = []
         self._render_pending = False
         self._relayout_needed = True
-        self._truncated: dict[tuple[str, str, int], str] = {}
+        self._hidden_changes = False
+        self.text = CellText(theme)
         self.set_cell_size(cell_points)
 
         canvas = self.canvas
         canvas.bind("<Configure>", self._on_configure)
+        canvas.bind("<Map>", lambda e: self._schedule() if self._hidden_changes else None)
         canvas.bind("<MouseWheel>", self._on_wheel)
         canvas.bind("<Button-4>", lambda e: self.scroll_by(-self._wheel_step()))
         canvas.bind("<Button-5>", lambda e: self.scroll_by(self._wheel_step()))
@@ -162,7 +173,7 @@ class VirtualGrid(GridInput, ttk.Frame):
         self.cell_w = self.thumb_px + 2 * self.pad
         self.cell_h = self.thumb_px + 2 * self.pad + t.px(4) + body + caption + t.px(2)
         self.row_h = self.cell_h + self.gap
-        self._truncated.clear()
+        self.text.clear()
         self._relayout_needed = True
         self._schedule()
 
@@ -299,6 +310,13 @@ class VirtualGrid(GridInput, ttk.Frame):
         self._render_pending = False
         if not self.winfo_exists():
             return
+        if not self.canvas.winfo_ismapped() and self._cells:
+            # hidden (the viewer is over it): keep its pages coming, paint when it is back
+            self._hidden_changes = True
+            if self.source.count():
+                self.source.request(*self.visible_range())
+            return
+        self._hidden_changes = False
         count = self.source.count()
         if count != self._count:
             self._count = count
@@ -359,7 +377,8 @@ class VirtualGrid(GridInput, ttk.Frame):
         focused = key is not None and key == self.selection.focus_key
         hovered = cell.index == self._hover
         image = self.thumbnails.image(key, self.thumb_px) if key else None
-        state = (key, data, selected, focused, hovered, image)
+        problem = self._problem(key, data) if image is None else ""
+        state = (key, data, selected, focused, hovered, image, problem)
         if state == cell.shown:
             return
         cell.shown = state
@@ -378,46 +397,50 @@ class VirtualGrid(GridInput, ttk.Frame):
         c.config(cell.image, state="normal", image=str(image) if image is not None else "")
         inner = self.cell_w - 2 * self.pad
         if data is None:
-            c.config(cell.page, state="hidden")
-            c.config(cell.badge, state="hidden")
-            c.config(cell.title, state="hidden")
-            c.config(cell.detail, state="hidden")
+            for item in (cell.page, cell.badge, cell.title, cell.detail, cell.chip,
+                         cell.chip_bg):
+                c.config(item, state="hidden")
             return
         sheet = image is None and not data.picture
         c.config(cell.page, state="normal" if sheet else "hidden", fill=p.background,
                  outline=p.text_muted, width=1)
+        badge = f"{data.badge}\n{problem}" if problem else data.badge
         c.config(cell.badge, state="hidden" if image is not None else "normal",
-                 text=data.badge, fill=p.text_muted if not sheet else p.text,
-                 font=FONT_STRONG if sheet else FONT_CAPTION)
+                 text=self.text.fit(badge, FONT_CAPTION, inner) if not problem else badge,
+                 fill=p.danger if problem else (p.text_muted if not sheet else p.text),
+                 font=FONT_STRONG if sheet else FONT_CAPTION, justify="center")
         c.config(cell.title, state="normal", fill=p.text,
-                 text=self._fit(data.title, FONT_BODY, inner))
+                 text=self.text.fit(data.title, FONT_BODY, inner))
         c.config(cell.detail, state="normal", fill=p.text_muted,
-                 text=self._fit(data.detail, FONT_CAPTION, inner))
+                 text=self.text.detail(data.detail, data.stars, FONT_CAPTION, inner))
+        self._chip(cell, data, image)
 
-    def _fit(self, text: str, font_name: str, width: int) -> str:
-        """`text` shortened with an ellipsis in the middle so it fits `width` pixels."""
-        cache_key = (text, font_name, width)
-        cached = self._truncated.get(cache_key)
-        if cached is not None:
-            return cached
-        font: tkfont.Font = self.theme.font(font_name)
-        if font.measure(text) <= width:
-            result = text
-        else:
-            low, high = 1, len(text)
-            result = "…"
-            while low <= high:
-                keep = (low + high) // 2
-                head = keep - keep // 3
-                candidate = text[:head] + "…" + text[len(text) - (keep - head):]
-                if font.measure(candidate) <= width:
-                    result, low = candidate, keep + 1
-                else:
-                    high = keep - 1
-        if len(self._truncated) > 5000:
-            self._truncated.clear()
-        self._truncated[cache_key] = result
-        return result
+    def _problem(self, key: str | None, data: GridCell | None) -> str:
+        from serpent_tk.ui.browser.thumbnails import problem_words
+
+        problem = getattr(self.thumbnails, "problem", None)
+        if key is None or data is None or problem is None:
+            return ""
+        return problem_words(problem(key), data.picture)
+
+    def _chip(self, cell: _Cell, data: GridCell, image: tk.PhotoImage | None) -> None:
+        """The file type on the picture's bottom-left corner ("GIF" vs "JPG")."""
+        c, p, px = self._batch, self.theme.palette, self.theme.px
+        if image is None or not data.badge:
+            c.config(cell.chip, state="hidden")
+            c.config(cell.chip_bg, state="hidden")
+            return
+        x, y = self._origin(cell.index)
+        cx, cy = x + self.cell_w / 2, y + self.pad + self.thumb_px / 2
+        left = cx - image.width() / 2 + px(3)
+        bottom = cy + image.height() / 2 - px(3)
+        font = self.theme.font(FONT_CAPTION)
+        width = font.measure(data.badge) + px(6)
+        height = font.metrics("linespace")
+        c.coords(cell.chip_bg, left, bottom - height, left + width, bottom)
+        c.config(cell.chip_bg, state="normal", fill=p.toast_bg)
+        c.coords(cell.chip, left + px(3), bottom)
+        c.config(cell.chip, state="normal", text=data.badge, fill=p.toast_text)
 
     def thumbnail_ready(self, key: str) -> None:
         """A picture for `key` was decoded: repaint just that cell if it is on screen."""

@@ -1,5 +1,5 @@
 """Pointer and keyboard input of the thumbnail grid: click, Ctrl/Shift-click, rubber band,
-arrows, Enter, dragging the selection out (onto the sidebar). Tk thread only.
+arrows, double-click, dragging the selection (onto the sidebar, or out). Tk thread only.
 
 A mixin of `VirtualGrid`: it works on the grid's canvas, source, selection and geometry.
 """
@@ -77,10 +77,7 @@ class GridInput:
         canvas.bind("<Next>", lambda e: self.move_focus(self._page_cells()))
         canvas.bind("<Home>", lambda e: self.move_focus(-self._count))
         canvas.bind("<End>", lambda e: self.move_focus(self._count))
-        canvas.bind("<Return>", lambda e: self._open_selection())
-        canvas.bind("<KP_Enter>", lambda e: self._open_selection())
-        canvas.bind("<Control-a>", lambda e: self.select_loaded())
-        canvas.bind("<Escape>", lambda e: self.clear_selection())
+        # Enter, Space, Ctrl+A and Esc are the window's actions (ui/menus/window_actions)
 
     # selection ---------------------------------------------------------------------------
     def selected_keys(self) -> list[str]:
@@ -138,11 +135,10 @@ class GridInput:
         self._selection_changed()
         return "break"
 
-    def _open_selection(self) -> str:
-        keys = self.selection.keys()
-        if keys:
-            self.on_open(keys)
-        return "break"
+    def cancel_drag(self) -> None:
+        """A drag ended elsewhere (the system drag got the button release)."""
+        self._press = None
+        self._dragging = False
 
     # mouse -------------------------------------------------------------------------------
     def _set_hover(self, index: int) -> None:

@@ -29,6 +29,20 @@ SIZE_BUCKETS = (128, 192, 256, 384, 512, 768, 1024, 1568)
 RETRY_AFTER_S = 3.0          # a thumbnail still being made: ask again after this
 PIXEL_BUDGET = 24_000_000    # decoded pictures kept (about 100 MB of Tk photo memory)
 UNSUPPORTED_CODES = {"UNSUPPORTED_FORMAT", "NOT_FOUND"}
+# why a picture shows no thumbnail, in words (the library's `reason`; UNREADABLE: the
+# thumbnail file itself could not be decoded here)
+PROBLEMS = {"damaged": "Damaged file", "not-an-image": "Can't read this format",
+            "too-large": "Too large to preview", "file-missing": "File missing",
+            "UNREADABLE": "Preview unreadable"}
+
+
+def problem_words(reason: str | None, picture: bool = True) -> str:
+    """What a cell or the inspector says instead of a picture ("" when nothing is wrong:
+    a PDF simply has no picture, whatever the thumbnailer thought of it; only a missing
+    file is worth saying for every kind)."""
+    if not reason or (not picture and reason != "file-missing"):
+        return ""
+    return PROBLEMS.get(reason, "No preview")
 
 
 def bucket(pixels: int) -> int:
@@ -74,6 +88,7 @@ class Thumbnails:
         self._wanted: list[tuple[str, int]] = []
         self._in_flight: set[tuple[str, int]] = set()
         self._failed: dict[tuple[str, int], float] = {}
+        self._reasons: dict[str, str] = {}     # asset id -> why it has no thumbnail
         self._waiters: dict[tuple[str, int], list[Callable[[tk.PhotoImage | None], None]]] = {}
         self._generation = 0
         self._decoder = ThreadPoolExecutor(max_workers=2, thread_name_prefix="thumb-decode")
@@ -87,11 +102,16 @@ class Thumbnails:
         self._wanted.clear()
         self._in_flight.clear()
         self._failed.clear()
+        self._reasons.clear()
         self._waiters.clear()
 
     def forget_failures(self) -> None:
         """The library changed: thumbnails that were missing may exist now."""
         self._failed.clear()
+
+    def problem(self, key: str) -> str | None:
+        """Why `key` has no thumbnail (the library's reason), if it failed to get one."""
+        return self._reasons.get(key)
 
     def forget(self, keys: Sequence[str]) -> None:
         for entry in [e for e in self._images if e[0] in keys]:
@@ -105,6 +125,12 @@ class Thumbnails:
         if photo is not None:
             self._images.move_to_end(entry)
         return photo  # type: ignore[return-value]
+
+    def largest(self, key: str) -> tk.PhotoImage | None:
+        """The biggest picture of `key` decoded so far (any size), or None: what the viewer
+        shows the instant it opens, before its own decode arrives."""
+        found = [(pixels, photo) for (k, pixels), photo in self._images.items() if k == key]
+        return max(found, key=lambda pair: pair[0])[1] if found else None  # type: ignore[return-value]
 
     def want(self, keys: Sequence[str], pixels: int) -> None:
         now = time.monotonic()
@@ -152,8 +178,11 @@ class Thumbnails:
                 envelope = {"status": "error", "error": {"code": "INTERNAL",
                                                          "message": str(error)}}
             if envelope.get("status") != "ok":
-                code = str((envelope.get("error") or {}).get("code", ""))
-                self.bus.post(RunOnTk(self._failed_to_load, (generation, entry, code)))
+                error = envelope.get("error") or {}
+                code = str(error.get("code", ""))
+                reason = str(error.get("reason") or "") if code in UNSUPPORTED_CODES else ""
+                self.bus.post(RunOnTk(self._failed_to_load, (generation, entry, code,
+                                                             reason)))
                 return
             path = str(envelope["result"]["path"])
             self._decoder.submit(self._decode, generation, entry, path)
@@ -165,7 +194,8 @@ class Thumbnails:
             image = decode(path, entry[1])
         except Exception as error:  # a damaged thumbnail file must not stop the others
             log.info("thumbnail %s not decoded: %s", entry[0], error)
-            self.bus.post(RunOnTk(self._failed_to_load, (generation, entry, "UNREADABLE")))
+            self.bus.post(RunOnTk(self._failed_to_load, (generation, entry, "UNREADABLE",
+                                                         "UNREADABLE")))
             return
         self.bus.post(RunOnTk(self._decoded, (generation, entry, image)))
 
@@ -180,6 +210,7 @@ class Thumbnails:
         except tk.TclError:          # the window is closing
             return
         self._images[entry] = photo
+        self._reasons.pop(entry[0], None)
         self._pixels += photo.width() * photo.height()
         while len(self._images) > 1 and (len(self._images) > self.max_images
                                          or self._pixels > PIXEL_BUDGET):
@@ -190,10 +221,14 @@ class Thumbnails:
         self.on_ready(entry[0])
         self._pump()
 
-    def _failed_to_load(self, generation: int, entry: tuple[str, int], code: str) -> None:
+    def _failed_to_load(self, generation: int, entry: tuple[str, int], code: str,
+                        reason: str = "") -> None:
         if generation != self._generation:
             return
         self._in_flight.discard(entry)
+        if reason and self._reasons.get(entry[0]) != reason:
+            self._reasons[entry[0]] = reason
+            self.on_ready(entry[0])              # its cell says why now
         wait = 3600.0 if code in UNSUPPORTED_CODES else RETRY_AFTER_S
         self._failed[entry] = time.monotonic() + wait
         if wait == RETRY_AFTER_S and not self._retry_scheduled:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import tkinter as tk
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from tkinter import ttk
 from typing import Any, Protocol
 
+from serpent_tk.ui.inspector.button_row import ButtonRow
 from serpent_tk.ui.inspector.rating import RatingStars
 from serpent_tk.ui.inspector.tag_editor import TagEditor
 from serpent_tk.ui.shell import humanize
@@ -55,6 +56,8 @@ class Inspector(ttk.Frame):
         self.actions = actions
         self.asset: dict[str, Any] | None = None
         self.many: list[dict[str, Any]] = []
+        self.on_view: Callable[[list[str]], None] = lambda keys: None   # the built-in viewer
+        self.on_reset: Callable[[], None] = lambda: None   # shown from the top again
         px = theme.px
         p = theme.palette
 
@@ -66,7 +69,7 @@ class Inspector(ttk.Frame):
                                                       fill=p.text_muted)
         self._photo: Any = None
         self.preview.bind("<Configure>", lambda e: self._center_preview())
-        self.preview.bind("<Double-Button-1>", lambda e: self._open())
+        self.preview.bind("<Double-Button-1>", lambda e: self._view())
 
         self.title = ttk.Label(self, style="Title.TLabel", anchor="w", justify="left")
         self.title.pack(fill="x", pady=(px(10), px(2)))
@@ -134,9 +137,11 @@ class Inspector(ttk.Frame):
                                justify="left")
         self.audit.pack(fill="x", pady=(px(10), 0))
 
-        self.buttons = ttk.Frame(body)
+        self.buttons = ButtonRow(body, theme)
         self.buttons.pack(fill="x", pady=(px(14), 0))
-        self.open_button = ttk.Button(self.buttons, text="Open", command=self._open)
+        self.view_button = ttk.Button(self.buttons, text="View", command=self._view)
+        self.open_button = ttk.Button(self.buttons, text="Open with system app",
+                                      command=self._open)
         self.show_button = ttk.Button(self.buttons, text="Show in folder",
                                       command=lambda: self.actions.show_in_folder(self._ids()))
         self.trash_button = ttk.Button(self.buttons, text="Move to Trash",
@@ -209,6 +214,7 @@ class Inspector(ttk.Frame):
     def show_nothing(self) -> None:
         self.asset = None
         self.many = []
+        self.on_reset()
         self._cancel_ago()
         self.show_preview(None)
         self.preview.pack_forget()
@@ -306,18 +312,13 @@ class Inspector(ttk.Frame):
         self.preview.coords(self._preview_text, width / 2, height / 2)
 
     def _show_buttons(self, trashed: bool) -> None:
-        for button in (self.open_button, self.show_button, self.trash_button,
-                       self.restore_button, self.delete_button):
-            button.pack_forget()
-        px = self.theme.px
         if trashed:
-            self.restore_button.pack(side="left")
-            self.delete_button.pack(side="left", padx=(px(6), 0))
+            shown = [self.restore_button, self.delete_button]
+        elif self.asset is not None:
+            shown = [self.view_button, self.open_button, self.show_button, self.trash_button]
         else:
-            if self.asset is not None:
-                self.open_button.pack(side="left")
-                self.show_button.pack(side="left", padx=(px(6), 0))
-            self.trash_button.pack(side="left", padx=(px(6), 0) if self.asset else 0)
+            shown = [self.view_button, self.trash_button]
+        self.buttons.show(shown)
 
     # audit line --------------------------------------------------------------------------
     def _refresh_ago(self) -> None:
@@ -375,3 +376,19 @@ class Inspector(ttk.Frame):
         ids = self._ids()
         if ids:
             self.actions.open_assets(ids)
+
+    def _view(self) -> None:
+        ids = self._ids()
+        if ids:
+            self.on_view(ids)
+
+    def focus_name(self) -> None:
+        """F2: type a new name."""
+        if self.asset is not None:
+            self.name_entry.focus_set()
+            self.name_entry.select_range(0, "end")
+
+    def focus_tags(self) -> None:
+        """Ctrl+T: type a tag for what is shown."""
+        if self.asset is not None or self.many:
+            self.tags.entry.focus_set()

@@ -1,7 +1,8 @@
 """Tags of the shown asset(s) as removable chips, plus a field to add one. Tk thread only.
 
 Chips wrap like words (they live in a read-only Text widget). Enter or comma adds what was
-typed; the field completes from the library's known tags. For a multi-selection, tags only
+typed; known tags are suggested under the field while typing (`tag_suggestions`). For a
+multi-selection, tags only
 some assets carry show as partial chips ("sky · 3 of 5", outlined) with + to give the tag
 to all of them and ✕ to take it from all of them.
 """
@@ -12,6 +13,7 @@ import tkinter as tk
 from collections.abc import Callable, Mapping, Sequence
 from tkinter import ttk
 
+from serpent_tk.ui.inspector.tag_suggestions import SuggestionList, suggestions
 from serpent_tk.ui.shell.theme import FONT_BODY, FONT_CAPTION, Theme
 
 
@@ -32,17 +34,21 @@ class TagEditor(ttk.Frame):
                              spacing1=theme.px(2), spacing3=theme.px(2), takefocus=0)
         self.chips.pack(fill="x")
         self.entry_var = tk.StringVar()
-        self.entry = ttk.Combobox(self, textvariable=self.entry_var, values=())
+        self.entry = ttk.Entry(self, textvariable=self.entry_var)
         self.entry.pack(fill="x", pady=(theme.px(4), 0))
+        self.suggestions = SuggestionList(self.entry, theme, self._pick)
         self._placeholder = "Add a tag…"
         self._show_placeholder()
         self.entry.bind("<FocusIn>", lambda e: self._hide_placeholder())
-        self.entry.bind("<FocusOut>", lambda e: self._show_placeholder())
+        self.entry.bind("<FocusOut>", lambda e: self._focus_out())
         self.entry.bind("<Return>", lambda e: self._commit())
         self.entry.bind("<KP_Enter>", lambda e: self._commit())
+        self.entry.bind("<Tab>", lambda e: self._take_suggestion())
         self.entry.bind("<comma>", lambda e: self._commit())
+        self.entry.bind("<Down>", lambda e: (self.suggestions.move(1), "break")[1])
+        self.entry.bind("<Up>", lambda e: (self.suggestions.move(-1), "break")[1])
+        self.entry.bind("<Escape>", lambda e: self._escape())
         self.entry.bind("<KeyRelease>", self._complete)
-        self.entry.bind("<<ComboboxSelected>>", lambda e: self._commit())
         self.chips.bind("<Configure>", lambda e: self._fit_height())
         theme.on_change(self._restyle)
         self.chips.configure(state="disabled")
@@ -142,20 +148,46 @@ class TagEditor(ttk.Frame):
             self.chips.configure(height=max(1, min(400, lines)))
 
     def _commit(self) -> str:
-        text = self.entry_var.get().strip().strip(",").strip()
+        chosen = self.suggestions.highlighted
+        text = chosen or self.entry_var.get().strip().strip(",").strip()
+        self.suggestions.hide()
         if text and text != self._placeholder:
             self.entry_var.set("")
             if text not in self.tags:
                 self.on_add(text)
         return "break"
 
+    def _pick(self, tag: str) -> None:
+        self.entry_var.set(tag)
+        self._commit()
+        self.entry.focus_set()
+
+    def _take_suggestion(self) -> str | None:
+        if not self.suggestions.shown:
+            return None                       # Tab moves on as usual
+        if self.suggestions.highlighted is None:
+            self.suggestions.move(1)
+        return self._commit()
+
+    def _escape(self) -> str | None:
+        if self.suggestions.shown:
+            self.suggestions.hide()
+            return "break"
+        return None
+
+    def _focus_out(self) -> None:
+        # a click on the list arrives after the field lost the focus: close a moment later
+        self.after(150, self.suggestions.hide)
+        self._show_placeholder()
+
     def _complete(self, event: tk.Event) -> None:
-        typed = self.entry_var.get().strip().casefold()
-        if not typed or event.keysym in ("Return", "KP_Enter", "Escape", "Up", "Down"):
+        """Every key typed: show the known tags that fit what is typed so far."""
+        if event.keysym in ("Return", "KP_Enter", "Escape", "Up", "Down", "Tab", "comma"):
             return
-        matches = [t for t in self.known_tags if t.casefold().startswith(typed)
-                   and t not in self.tags][:30]
-        self.entry.configure(values=matches)
+        typed = self.entry_var.get()
+        if typed == self._placeholder:
+            return
+        self.suggestions.show(suggestions(typed, self.known_tags, self.tags))
 
     def _show_placeholder(self) -> None:
         if not self.entry_var.get():

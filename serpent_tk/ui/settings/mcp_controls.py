@@ -36,6 +36,7 @@ class McpControlsStatus:
     client_names: tuple[str, ...] = ()      # credential names of the connected clients
     error: str | None = None                # why the last start failed, for people
     starting: bool = False                  # being started right now (app start-up)
+    port_in_use: int | None = None          # `error` is this port being taken
 
 
 @dataclass(frozen=True)

@@ -173,6 +173,10 @@ class McpSettingsPage(ttk.Frame):
 
     def _paint_status(self) -> None:
         status, p = self._status, self.theme.palette
+        if status.error and not status.running and not self.busy and not status.starting \
+                and not self.port_problem_text:
+            # it failed before this page was open (at start-up): say why, with the way out
+            self._show_port_problem(status.error, port_in_use=status.port_in_use)
         if self.busy or status.starting:
             colour, text = p.warning, "Starting…" if status.starting else "Working…"
         elif status.running:

@@ -188,3 +188,42 @@ def full_access_dialog(parent: tk.Misc, theme: Theme, credential: str,
               "Only do this for a client you trust, and switch back to Auto when you are "
               "done."),
         confirm_label="Turn on Full Access", on_confirm=on_confirm)
+
+
+class MessageDialog(Dialog):
+    """A heading, some words and OK."""
+
+    def __init__(self, parent: tk.Misc, theme: Theme, *, title: str, heading: str,
+                 text: str) -> None:
+        super().__init__(parent, theme, title)
+        p, px = theme.palette, theme.px
+        body = ttk.Frame(self, padding=(px(20), px(16), px(20), px(12)))
+        body.pack(fill="both", expand=True)
+        self.heading = tk.Label(body, text=heading, font=FONT_SUBTITLE, anchor="w",
+                                justify="left", background=p.background, foreground=p.text)
+        self.heading.pack(fill="x")
+        self.text = tk.Label(body, text=text, font=FONT_BODY, anchor="w", justify="left",
+                             wraplength=px(380), background=p.background, foreground=p.text)
+        self.text.pack(fill="x", pady=(px(8), px(16)))
+        self.ok_button = ttk.Button(body, text="OK", style="Accent.TButton",
+                                    command=self.cancel)
+        self.ok_button.pack(side="right")
+        self.bind("<Return>", lambda e: self.cancel())
+        self.present(focus=self.ok_button)
+
+    def confirm(self) -> None:
+        self.cancel()
+
+
+def about_dialog(parent: tk.Misc, theme: Theme) -> MessageDialog:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        number = version("serpent-tk")
+    except PackageNotFoundError:
+        number = "(source checkout)"
+    return MessageDialog(
+        parent, theme, title="About Serpent", heading=f"Serpent {number}",
+        text="A library for your reference images and files, with an MCP server on this "
+             "computer (127.0.0.1) so AI clients can organise it the way you would. Every "
+             "change, yours or theirs, can be undone.")

@@ -11,6 +11,7 @@ from typing import Any
 
 from library.library_folder import LIBRARY_SUFFIX
 from serpent_tk.paths import app_dirs
+from serpent_tk.ui.menus.menu_style import themed_menu
 from serpent_tk.ui.shell.dialogs import AskTextDialog, Dialog
 from serpent_tk.ui.shell.library_session import LibrarySession
 from serpent_tk.ui.shell.theme import Theme
@@ -18,10 +19,10 @@ from serpent_tk.ui.shell.theme import Theme
 
 class LibrarySwitcher(ttk.Menubutton):
     def __init__(self, master: tk.Misc, theme: Theme, session: LibrarySession) -> None:
-        super().__init__(master, text="Opening…", width=18)
+        super().__init__(master, text="Opening…", width=16)
         self.theme = theme
         self.session = session
-        self.menu = tk.Menu(self, tearoff=False, postcommand=self._refresh_menu)
+        self.menu = themed_menu(self, theme, postcommand=self._refresh_menu)
         self["menu"] = self.menu
         self.items: list[dict[str, Any]] = []
         self.dialog: Dialog | None = None

@@ -1,8 +1,9 @@
 """The main window: builds the views and connects them. Wiring only. Tk thread only.
 
-Toolbar (library switcher, search, import, undo/redo, zoom, settings) · sidebar | grid |
-inspector · status bar, plus toasts, the empty-state panel and drag and drop. Gateway
-events reach the views through the UiBus.
+Menu bar · toolbar · sidebar | grid or viewer | inspector · status bar, plus toasts, the
+empty-state panel and drag and drop. Every action (menus, keys, right-click menus) comes
+from one table (`ui/menus/window_actions`). Gateway events reach the views through the
+UiBus.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from serpent_tk.credentials import CredentialStore
 from serpent_tk.settings import Settings, SettingsStore
 from serpent_tk.ui.actions.asset_actions import AssetActions
 from serpent_tk.ui.actions.asset_menu import AssetMenu
+from serpent_tk.ui.actions.drag_out import DragOut
 from serpent_tk.ui.actions.importing import DropZone, Importer
 from serpent_tk.ui.activity.agent_activity import AgentActivity
 from serpent_tk.ui.activity.status_bar import StatusBar
@@ -38,22 +40,27 @@ from serpent_tk.ui.browser.browser import Browser
 from serpent_tk.ui.browser.empty_state import EmptyState
 from serpent_tk.ui.browser.grid import VirtualGrid
 from serpent_tk.ui.browser.scope_banner import ScopeBanner
-from serpent_tk.ui.browser.search_bar import SearchBar
-from serpent_tk.ui.browser.sort_chooser import SortChooser
 from serpent_tk.ui.browser.thumbnails import Thumbnails
 from serpent_tk.ui.browser.view_state import ViewActions, ViewState
 from serpent_tk.ui.inspector.inspector import Inspector
+from serpent_tk.ui.menus import menu_style
+from serpent_tk.ui.menus.action_table import Target, bind_keys
+from serpent_tk.ui.menus.menubar import ContextMenu, MenuBar
+from serpent_tk.ui.menus.window_actions import window_actions
 from serpent_tk.ui.settings.mcp_controls import McpControls
 from serpent_tk.ui.shell.bus import UiBus
 from serpent_tk.ui.shell.commands import Commands
-from serpent_tk.ui.shell.events import Notice, ShowToast
+from serpent_tk.ui.shell.events import CloseRequested, Notice, ShowToast
 from serpent_tk.ui.shell.library_session import LibrarySession
-from serpent_tk.ui.shell.library_switcher import LibrarySwitcher
+from serpent_tk.ui.shell.panes import Panes
 from serpent_tk.ui.shell.scrolling import ScrollableFrame
-from serpent_tk.ui.shell.shortcuts import bind_shortcuts
 from serpent_tk.ui.shell.theme import Theme
+from serpent_tk.ui.shell.toolbar import Toolbar, ToolbarActions
 from serpent_tk.ui.sidebar.sidebar import Sidebar
 from serpent_tk.ui.sidebar.sidebar_menu import SidebarMenu
+from serpent_tk.ui.viewer.order import ViewOrder
+from serpent_tk.ui.viewer.placement import ViewerPlacement
+from serpent_tk.ui.viewer.viewer_pane import ViewerPane
 
 if TYPE_CHECKING:
     from serpent_tk.ui.settings.settings_window import SettingsWindow
@@ -61,6 +68,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ZOOM_STEPS = (96, 120, 144, 160, 192, 224, 256, 320)
+MIN_WINDOW = (720, 480)     # pixels of a 96-dpi display (scaled on others)
 
 
 @dataclass
@@ -86,6 +94,7 @@ class MainWindow:
         self.services = services
         settings = services.settings
         self.theme = theme = Theme(root, settings.ui.theme)
+        menu_style.install(root, theme)
         self.commands = commands = Commands(services.gateway, services.bus)
         self.toasts = ToastStack(root, theme, bottom=lambda: self.status.winfo_height(),
                                  right=self._right_of_grid)
@@ -93,11 +102,25 @@ class MainWindow:
         if services.first_library_settled is not None:
             self.session.on_first_settled = services.first_library_settled
         self.settings_window: SettingsWindow | None = None
+        self.dialog: Any = None
         self._logged_library: str | None = None
-        px = theme.px
 
-        self.toolbar = ttk.Frame(root, padding=(px(10), px(8)))
+        self.toolbar = Toolbar(root, theme, self.session, ToolbarActions(
+            toggle_sidebar=lambda: self.panes.toggle("sidebar"),
+            toggle_inspector=lambda: self.panes.toggle("inspector"),
+            search=lambda text: self.browser.set_text(text),
+            sort=lambda sort: self.browser.set_sort(sort),
+            import_files=self.ask_import, import_folder=self.ask_import_folder,
+            undo=lambda: self.actions.undo(), redo=lambda: self.actions.redo(),
+            zoom_to=self._zoom_to, settings=lambda: self.open_settings("general")),
+            len(ZOOM_STEPS), self._zoom_index(settings.ui.thumbnail_size))
         self.toolbar.pack(side="top", fill="x")
+        self.switcher, self.search, self.sort = (self.toolbar.switcher, self.toolbar.search,
+                                                 self.toolbar.sort)
+        self.zoom = self.toolbar.zoom
+        self.undo_button, self.redo_button = self.toolbar.undo_button, self.toolbar.redo_button
+        self.settings_button = self.toolbar.settings_button
+        self.import_button = self.toolbar.import_button
         ttk.Separator(root).pack(side="top", fill="x")
         self.status = StatusBar(root, theme, services.mcp, lambda: self.open_settings("mcp"))
         self.status.pack(side="bottom", fill="x")
@@ -119,12 +142,15 @@ class MainWindow:
         self.inspector_holder = ScrollableFrame(self.paned, theme)
         self.inspector = Inspector(self.inspector_holder.inner, theme, self.actions)
         self.inspector.pack(fill="both", expand=True)
-        self.paned.add(self.sidebar, weight=0)
-        self.paned.add(self.middle, weight=1)
-        self.paned.add(self.inspector_holder, weight=0)
+        self.inspector.on_reset = self.inspector_holder.scroll_to_top
+        self.panes = Panes(self.paned, theme, self.sidebar, self.middle,
+                           self.inspector_holder)
         self.browser = Browser(commands, self.pages, self.thumbnails, self.grid, self.sidebar,
                                self.inspector)
-        self.activity = AgentActivity(self.toast)
+        self.viewer = ViewerPane(self.middle, theme, commands, services.bus,
+                                 ViewOrder(self.pages, self.grid),
+                                 lambda: self.session.library_id)
+        self.activity = AgentActivity(self.toast, self.actions.undo_change, root.after)
         self.importer = Importer(root, theme, commands, self.status.progress_area, self.toast)
         self.tasks = TaskStatus(self.status.progress_area, theme, commands, self.toast)
         self.empty = EmptyState(self.grid.canvas, theme, on_import=self.ask_import,
@@ -144,66 +170,46 @@ class MainWindow:
                                       lambda: f"Drop to add to {self._library_name()}")
             for widget in self.empty.widgets():
                 self.drop_zone.accept(widget)
-        self._build_toolbar()
         self._connect()
         self._restore_geometry()
         self.show_state()
 
     # construction ------------------------------------------------------------------------
-    def _build_toolbar(self) -> None:
-        """[Library ▾] [Search…] [Sort ▾] [Import] [↶][↷] [zoom] [⚙]. Everything but the
-        search box keeps its size; the search box takes what is left (packed last)."""
-        px, bar = self.theme.px, self.toolbar
-        self.switcher = LibrarySwitcher(bar, self.theme, self.session)
-        self.switcher.on_error = lambda text: self.toast(text, "warning")
-        self.switcher.pack(side="left")
-        self.settings_button = ttk.Button(bar, text="⚙", width=3,
-                                          command=lambda: self.open_settings("mcp"))
-        self.settings_button.pack(side="right")
-        self.zoom = ttk.Scale(bar, from_=0, to=len(ZOOM_STEPS) - 1, length=px(80),
-                              command=lambda v: self._zoom_to(round(float(v))))
-        self.zoom.set(self._zoom_index(self.services.settings.ui.thumbnail_size))
-        self.zoom.pack(side="right", padx=(px(10), px(10)))
-        self.redo_button = ttk.Button(bar, text="↷", width=3, command=self.actions.redo)
-        self.redo_button.pack(side="right", padx=(px(2), 0))
-        self.undo_button = ttk.Button(bar, text="↶", width=3, command=self.actions.undo)
-        self.undo_button.pack(side="right", padx=(px(8), 0))
-        self.import_button = ttk.Menubutton(bar, text="Import", style="Accent.TButton")
-        menu = tk.Menu(self.import_button, tearoff=False)
-        menu.add_command(label="Files…", command=self.ask_import)
-        menu.add_command(label="A folder…", command=lambda: self.importer.ask_folder(
-            self.session.library_id, self._folder_target()))
-        self.import_button["menu"] = menu
-        self.import_button.pack(side="right", padx=(px(8), 0))
-        self.sort = SortChooser(bar, self.browser.set_sort)
-        self.browser.on_sort_shown = self.sort.show
-        self.sort.pack(side="right")
-        self.search = SearchBar(bar, self.theme, self.browser.set_text)
-        self.search.pack(side="left", fill="x", expand=True, padx=(px(12), px(12)))
-
     def _connect(self) -> None:
-        bus, root = self.services.bus, self.root
+        bus, root, commands = self.services.bus, self.root, self.commands
+        self.switcher.on_error = lambda text: self.toast(text, "warning")
+        self.browser.on_sort_shown = self.sort.show
         self.session.on_opened = self._library_opened
         self.session.on_closed = self._library_closed
         self.session.on_problem = lambda text: self.toast(text, "error")
         self.browser.on_counts = lambda total, selected: self.status.show_counts(
             self.browser.summary())
         self.browser.on_state = self.show_state
+        self.browser.on_pages = self.viewer.pages_changed
+        self.browser.on_query = self.close_viewer     # another view: back to its grid
         self.sidebar.on_collections_shown = self.show_state
-        self.asset_menu = AssetMenu(root, self.commands, self.actions, self.sidebar,
-                                    lambda: self.browser.scope, self.grid.canvas, self.toast)
-        self.grid.on_open = self.actions.open_assets
-        self.grid.on_context_menu = self.asset_menu.popup
-        self.grid.on_drag = self.asset_menu.drag
+        self.asset_menu = AssetMenu(commands, self.actions, self.sidebar,
+                                    lambda: self.browser.scope, self.toast)
+        self.drag_out = DragOut(root, self.grid, self.theme, self.sidebar, self.asset_menu,
+                                commands, lambda: self.session.library_id,
+                                lambda key: self.thumbnails.image(key, self.grid.thumb_px),
+                                system=self.services.drops)
+        self.grid.on_open = self.open_viewer
+        self.grid.on_drag = self.drag_out.drag
+        self.inspector.on_view = self.open_viewer
         self.actions.on_conflict = self.browser.reload_asset
-        self.sidebar_menu = SidebarMenu(self.commands, self.theme, root,
+        self.placement = ViewerPlacement(self.viewer, self.grid, self.banner, self.browser,
+                                         self.pages, lambda: self.view.show())
+        self.viewer.open_outside = self.actions.open_assets
+        self.viewer.show_in_folder = self.actions.show_in_folder
+        self.viewer.cached_preview = self.thumbnails.largest
+        self.sidebar_menu = SidebarMenu(commands, self.theme, root,
                                         lambda: self.session.library_id, self.toast,
                                         self.actions.empty_trash, self.sidebar,
                                         lambda: list(self.browser.known_tags))
-        self.sidebar.on_context_menu = self.sidebar_menu.popup
-        can_create = self.commands.available("collection.create")
+        can_create = commands.available("collection.create")
         self.sidebar.actions_enabled = {
-            "new-folder": self.commands.available("folder.create"),
+            "new-folder": commands.available("folder.create"),
             "new-collection": can_create, "new-smart": can_create}
         sidebar_actions = {
             "new-folder": lambda: self.sidebar_menu.new_folder(None),
@@ -211,6 +217,17 @@ class MainWindow:
             "new-smart": lambda: self.sidebar_menu.smart_collection(None)}
         self.sidebar.on_action = lambda action: sidebar_actions[action]()
         self.importer.on_finished = lambda run: None
+
+        self.action_table = window_actions(self)
+        self.menubar = MenuBar(root, self.theme, self.action_table, self.current_target)
+        self.keys = bind_keys(root, self.action_table, self.current_target)
+        self.asset_context = ContextMenu(root, self.theme, self.action_table, "asset")
+        self.sidebar_context = ContextMenu(root, self.theme, self.action_table, "sidebar")
+        self.grid.on_context_menu = lambda keys, x, y: self.asset_context.popup(
+            self.current_target(tuple(keys)), x, y)
+        self.sidebar.on_context_menu = lambda iid, scope, x, y: self.sidebar_context.popup(
+            Target((), scope, iid, "sidebar"), x, y)
+
         bus.subscribe(ShowToast, lambda e: self.toasts.show(e.text, e.level, title=e.title))
         bus.subscribe(Notice, lambda e: self.toasts.show(e.text, "warning"))
         bus.subscribe(Toast, self._gateway_toast)
@@ -223,16 +240,17 @@ class MainWindow:
         bus.subscribe(ToolsChanged, lambda e: self.browser._sections())
         self._unsubscribe = self.services.gateway.subscribe(bus.post)
         self.services.gateway.window_attached = True
-        bind_shortcuts(root, {
-            "trash": lambda: self._selection_action(self.actions.trash,
-                                                    self.actions.delete_permanently),
-            "undo": self.actions.undo, "redo": self.actions.redo,
-            "search": self.search.focus, "import": self.ask_import,
-            "settings": lambda: self.open_settings("mcp"), "refresh": self.refresh,
-            "zoom_in": lambda: self._zoom_step(1), "zoom_out": lambda: self._zoom_step(-1),
-        })
         for notice in self.services.notices:
             self.toasts.show(notice, "warning")
+
+    def current_target(self, keys: tuple[str, ...] | None = None) -> Target:
+        """What the menu bar and the keys act on: the asset in the viewer, or the
+        selection; and the view the sidebar shows."""
+        if keys is None:
+            keys = (self.viewer.key,) if self.viewer.is_open and self.viewer.key else \
+                tuple(self.grid.selected_keys())
+        scope = self.browser.scope
+        return Target(tuple(keys), scope, scope.iid)
 
     def start(self) -> None:
         """Open the first library (asynchronously: the window is already drawn)."""
@@ -247,6 +265,7 @@ class MainWindow:
         self.switcher.show(ref["name"])
         self.tasks.show_library(ref["libraryId"])
         if self.browser.library_id != ref["libraryId"]:
+            self.close_viewer()
             self.search.clear(notify=False)
             self.browser.text = ""
             self.browser.show_library(ref["libraryId"])
@@ -255,6 +274,7 @@ class MainWindow:
         self.show_state()
 
     def _library_closed(self, reason: str) -> None:
+        self.close_viewer()
         self.browser.show_library(None)
         self.tasks.show_library(None)
         self.empty.show("closed", reason)
@@ -302,6 +322,16 @@ class MainWindow:
     def _edit_rules(self, scope: Any) -> None:
         self.sidebar_menu.smart_collection(scope)
 
+    # the viewer --------------------------------------------------------------------------
+    def open_viewer(self, keys: list[str]) -> None:
+        self.placement.open(keys)
+
+    def close_viewer(self) -> None:
+        self.placement.close()
+
+    def trash(self, keys: list[str]) -> None:
+        self.placement.trash(keys, self.actions.trash)
+
     # importing ---------------------------------------------------------------------------
     def _folder_target(self) -> str | None:
         scope = self.browser.scope
@@ -310,7 +340,12 @@ class MainWindow:
     def ask_import(self) -> None:
         self.importer.ask_files(self.session.library_id, self._folder_target())
 
+    def ask_import_folder(self) -> None:
+        self.importer.ask_folder(self.session.library_id, self._folder_target())
+
     def import_paths(self, paths: list[str]) -> None:
+        if self.drag_out.active:
+            return                  # our own drag came back over the grid: not an import
         library_id = self.session.library_id
         if library_id is None:
             self.toast("Wait until the library is open, then drop again.", "warning")
@@ -319,13 +354,7 @@ class MainWindow:
         tags = [scope.target] if scope.kind == "tag" and scope.target else []
         self.importer.start(library_id, paths, self._folder_target(), tags)
 
-    # selection helpers -------------------------------------------------------------------
-    def _selection_action(self, normal: Any, in_trash: Any) -> None:
-        keys = self.grid.selected_keys()
-        if keys:
-            (in_trash if self.browser.scope.is_trash else normal)(keys)
-
-    # settings, zoom, toasts --------------------------------------------------------------
+    # settings, help, zoom, toasts --------------------------------------------------------
     def open_settings(self, page: str = "mcp") -> None:
         from serpent_tk.ui.settings.settings_window import (
             SettingsWindow,  # loaded when first needed
@@ -340,10 +369,23 @@ class MainWindow:
                 on_thumbnail_size=self._set_thumbnail_size)
         window.show_page(page)
 
+    def show_shortcuts(self) -> None:
+        from serpent_tk.ui.menus.shortcuts_dialog import ShortcutsDialog
+
+        self.dialog = ShortcutsDialog(self.root, self.theme, self.action_table)
+
+    def show_about(self) -> None:
+        from serpent_tk.ui.shell.dialogs import about_dialog
+
+        self.dialog = about_dialog(self.root, self.theme)
+
+    def quit(self) -> None:
+        self.services.bus.post(CloseRequested())
+
     def _zoom_index(self, size: int) -> int:
         return min(range(len(ZOOM_STEPS)), key=lambda i: abs(ZOOM_STEPS[i] - size))
 
-    def _zoom_step(self, delta: int) -> None:
+    def zoom_step(self, delta: int) -> None:
         index = self._zoom_index(self.services.settings.ui.thumbnail_size) + delta
         index = max(0, min(len(ZOOM_STEPS) - 1, index))
         self.zoom.set(index)
@@ -371,46 +413,40 @@ class MainWindow:
                    - middle.winfo_rootx() - middle.winfo_width())
 
     def toast(self, text: str, level: str = "info", *, key: str | None = None,
-              title: str | None = None) -> None:
-        self.toasts.show(text, level, key=key, title=title)  # type: ignore[arg-type]
+              title: str | None = None, action: Any = None) -> None:
+        self.toasts.show(text, level, key=key, title=title, action=action)  # type: ignore[arg-type]
 
     # geometry and shutdown ---------------------------------------------------------------
     def _restore_geometry(self) -> None:
         ui = self.services.settings.ui
         scaled, root = self.theme.scaled, self.root
-        root.minsize(min(scaled(940), root.winfo_screenwidth()),
-                     min(scaled(540), root.winfo_screenheight()))
+        root.minsize(min(scaled(MIN_WINDOW[0]), root.winfo_screenwidth()),
+                     min(scaled(MIN_WINDOW[1]), root.winfo_screenheight()))
         width = min(scaled(1280), int(root.winfo_screenwidth() * 0.92))
         height = min(scaled(820), int(root.winfo_screenheight() * 0.88))
         root.geometry(ui.window_geometry or f"{width}x{height}")
-        self.sidebar.configure(width=self.theme.scaled(ui.sidebar_width))
-        self.inspector_holder.configure(width=self.theme.scaled(ui.inspector_width))
+        self.panes.widths = {"sidebar": scaled(ui.sidebar_width),
+                             "inspector": scaled(ui.inspector_width)}
+        self.sidebar.configure(width=scaled(ui.sidebar_width))
+        self.inspector_holder.configure(width=scaled(ui.inspector_width))
         self.root.after_idle(self._place_sashes)
 
     def _place_sashes(self) -> None:
-        ui = self.services.settings.ui
-        width = self.paned.winfo_width()
-        if width <= 1:
+        if self.paned.winfo_width() <= 1:
             self.root.after(50, self._place_sashes)
             return
-        try:
-            sidebar = self.theme.scaled(ui.sidebar_width)
-            inspector = self.theme.scaled(ui.inspector_width)
-            self.paned.sashpos(0, sidebar)
-            self.paned.sashpos(1, max(sidebar + self.theme.px(150), width - inspector))
-        except tk.TclError:
-            pass
+        for name in ("sidebar", "inspector"):
+            self.panes.set_width(name, self.panes.widths[name])
 
     def close(self) -> None:
         """Tk thread: remember the window layout, detach from the gateway."""
         self.services.gateway.window_attached = False
         self._unsubscribe()
         geometry = self.root.geometry()
-        try:
-            sidebar = self.theme.unscaled(self.paned.sashpos(0))
-            inspector = self.theme.unscaled(self.paned.winfo_width() - self.paned.sashpos(1))
-        except tk.TclError:
-            sidebar, inspector = None, None
+        sidebar = self.theme.unscaled(self.panes.width("sidebar") or self.panes.widths[
+            "sidebar"])
+        inspector = self.theme.unscaled(self.panes.width("inspector") or self.panes.widths[
+            "inspector"])
 
         def remember(settings: Settings) -> None:
             settings.ui.window_geometry = geometry
@@ -423,5 +459,6 @@ class MainWindow:
             self.services.settings_store.update(remember)
         except Exception as error:  # never keep the window open because of this
             log.warning("window layout not saved: %s", error)
+        self.viewer.shutdown()
         self.thumbnails.shutdown()
         self.commands.shutdown()

@@ -33,8 +33,13 @@ class ScrollableFrame(ttk.Frame):
         theme.on_change(lambda: self.canvas.configure(background=theme.palette.background))
 
     def _update_region(self) -> None:
-        self.canvas.configure(scrollregion=(0, 0, self.inner.winfo_reqwidth(),
-                                            self.inner.winfo_reqheight()))
+        height = self.inner.winfo_reqheight()
+        self.canvas.configure(scrollregion=(0, 0, self.inner.winfo_reqwidth(), height))
+        if height <= self.canvas.winfo_height():
+            self.canvas.yview_moveto(0)      # all of it fits: nothing may stay scrolled away
+
+    def scroll_to_top(self) -> None:
+        self.canvas.yview_moveto(0)
 
     def _on_resize(self, event: tk.Event) -> None:
         self.canvas.itemconfigure(self._window, width=event.width)

@@ -139,11 +139,22 @@ class Theme:
         self.palette = LIGHT
         self._listeners: list[callable] = []  # type: ignore[valid-type]
         self._points_to_px = root.winfo_fpixels("1p")
+        self.image_scale = self._scale_theme_images(root)
         # sv-ttk answers every <<ThemeChanged>> (sent after *any* style change) with
         # tk_setPalette, which stamps the plain text colour onto every existing ttk label and
         # so hides the colours of our label styles. Bound on "all", this runs after it.
         root.bind_class("all", "<<ThemeChanged>>", self._after_palette, add="+")
         self.apply(name)
+
+    @staticmethod
+    def _scale_theme_images(root: tk.Tk) -> float:
+        """On a HiDPI display, load sv-ttk drawn at its scale (see `theme_scaling`)."""
+        from serpent_tk.paths import app_dirs
+        from serpent_tk.ui.shell import theme_scaling
+
+        if isinstance(root, tk.Tk):
+            theme_scaling.load(root, theme_scaling.factor_for(root), app_dirs().cache / "themes")
+        return float(getattr(root, "_sv_ttk_scale", 1.0))
 
     # sizes -------------------------------------------------------------------------------
     def px(self, points: float) -> int:

@@ -81,6 +81,8 @@ class Sidebar(ttk.Frame):
         self.tree.tag_configure("current", font=FONT_STRONG)
         self.tree.tag_configure("action", foreground=theme.palette.accent)
         self.tree.tag_configure("hint", foreground=theme.palette.text_muted)
+        self.tree.tag_configure("drop-target", background=theme.palette.selection)
+        self._drop_row: str | None = None
         self._scopes: dict[str, Scope] = {}
         self._rows: dict[str, tuple[str, int, str, str]] = {}   # what each row shows now
         self._children: dict[str, list[str]] = {}
@@ -101,6 +103,22 @@ class Sidebar(ttk.Frame):
         self.tree.tag_configure("section", foreground=self.theme.palette.text_muted)
         self.tree.tag_configure("action", foreground=self.theme.palette.accent)
         self.tree.tag_configure("hint", foreground=self.theme.palette.text_muted)
+        self.tree.tag_configure("drop-target", background=self.theme.palette.selection)
+
+    def show_drop_target(self, iid: str | None) -> None:
+        """Highlight the row dragged assets would drop on (None: no row)."""
+        for row in (self._drop_row, iid):
+            if row is None or not self.tree.exists(row):
+                continue
+            tags = [t for t in self.tree.item(row, "tags") if t != "drop-target"]
+            if row == iid:
+                tags.append("drop-target")
+            self.tree.item(row, tags=tags)
+        self._drop_row = iid
+
+    @property
+    def drop_target(self) -> str | None:
+        return self._drop_row
 
     # structure ---------------------------------------------------------------------------
     def set_sections(self, sections: Iterable[str]) -> None:

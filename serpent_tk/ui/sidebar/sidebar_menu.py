@@ -1,9 +1,10 @@
-"""Right-click menus of the sidebar: new/rename/delete folders, rename/delete tags, new,
-renamed and deleted collections, the smart-collection editor, empty the Trash. Tk thread
-only.
+"""What the sidebar's right-click menu and the Library menu do: new/rename/delete folders,
+rename/delete tags, new, renamed and deleted collections, the smart-collection editor. Tk
+thread only.
 
-Every entry is a gateway command run as the person; entries whose command the registry
-does not offer are left out. The sidebar refreshes through the usual `LibraryChanged` path.
+Every handler is a gateway command run as the person; which ones a row offers is the
+action table's business (`ui/menus/window_actions`). The sidebar refreshes through the usual
+`LibraryChanged` path.
 """
 
 from __future__ import annotations
@@ -32,49 +33,6 @@ class SidebarMenu:
         self.sidebar = sidebar
         self.known_tags = known_tags
         self.dialog: Dialog | None = None
-
-    def entries(self, iid: str, scope: Scope | None) -> list[tuple[str, Callable[[], None]]]:
-        """(label, action) pairs for the sidebar row `iid`."""
-        has = self.commands.available
-        found: list[tuple[str, Callable[[], None]]] = []
-        kind = scope.kind if scope else iid
-        if kind in ("section:folders", "folder") and has("folder.create"):
-            parent = scope.target if scope else None
-            found.append(("New folder…" if parent is None else "New folder inside…",
-                          lambda: self.new_folder(parent)))
-        if kind == "folder" and scope is not None:
-            if has("folder.rename"):
-                found.append(("Rename…", lambda: self.rename_folder(scope)))
-            if has("folder.delete-empty"):
-                found.append(("Delete (when empty)", lambda: self.delete_folder(scope)))
-        if kind == "tag" and scope is not None:
-            if has("tag.rename"):
-                found.append(("Rename tag…", lambda: self.rename_tag(scope)))
-            if has("tag.delete"):
-                found.append(("Delete tag…", lambda: self.delete_tag(scope)))
-        if kind in ("section:collections", "collection") and has("collection.create"):
-            found.append(("New collection…", self.new_collection))
-        if kind in ("section:smart", "smart") and has("collection.create"):
-            found.append(("New smart collection…", lambda: self.smart_collection(None)))
-        if kind == "smart" and scope is not None and has("collection.update"):
-            found.append(("Edit rules…", lambda: self.smart_collection(scope)))
-        if kind in ("collection", "smart") and scope is not None:
-            if has("collection.update"):
-                found.append(("Rename…", lambda: self.rename_collection(scope)))
-            if has("collection.delete"):
-                found.append(("Delete collection…", lambda: self.delete_collection(scope)))
-        if kind == "trash" and has("trash.empty"):
-            found.append(("Empty Trash…", self.empty_trash))
-        return found
-
-    def popup(self, iid: str, scope: Scope | None, x: int, y: int) -> None:
-        entries = self.entries(iid, scope)
-        if not entries:
-            return
-        menu = tk.Menu(self.parent, tearoff=False)
-        for label, action in entries:
-            menu.add_command(label=label, command=action)
-        menu.tk_popup(x, y)
 
     # commands ------------------------------------------------------------------------------
     def _run(self, name: str, args: dict[str, Any], doing: str, done: str) -> None:

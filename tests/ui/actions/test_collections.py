@@ -32,8 +32,11 @@ def shown_keys(app: App) -> list[str]:
 
 
 def menu_action(app: App, keys: list[str], label: str):  # type: ignore[no-untyped-def]
-    entries = [e for e in app.window.asset_menu.entries(keys) if e is not None]
-    return next(action for text, action in entries if text.startswith(label))
+    """The right-click menu's entry `label` for `keys` (built from the action table)."""
+    window = app.window
+    target = window.current_target(tuple(keys))
+    assert any(e.startswith(label) for e in window.asset_context.entries(target)), label
+    return lambda: window.asset_context.choose(target, label)
 
 
 def test_drag_into_a_collection_view_it_in_order_and_remove(app: App, tmp_path: Path) -> None:
@@ -108,7 +111,7 @@ def test_open_and_show_in_folder_use_the_file_the_library_names(app: App,
     revealed: list[Path] = []
     window.actions.launch = opened.append
     window.actions.reveal = revealed.append
-    menu_action(app, [key], "Open")()
+    menu_action(app, [key], "Open with system app")()
     menu_action(app, [key], "Show in folder")()
     app.pump(lambda: opened and revealed, "the file handed to the system")
     assert revealed == [stored]
@@ -123,8 +126,10 @@ def test_open_and_show_in_folder_use_the_file_the_library_names(app: App,
     window.inspector_holder.canvas.yview_moveto(1.0)
     app.settle(0.2)
     buttons = window.inspector.buttons
-    assert all(b.winfo_x() + b.winfo_width() <= buttons.winfo_width()
-               for b in buttons.winfo_children() if b.winfo_ismapped()), "a button is cut off"
+    shown = [(b.cget("text"), b.winfo_x(), b.winfo_width(), b.winfo_reqwidth())
+             for b in buttons.winfo_children() if b.winfo_ismapped()]
+    assert all(x + w <= buttons.winfo_width() and w >= req for _, x, w, req in shown), \
+        ("a button is cut off", buttons.winfo_width(), shown)
     app.screenshot("inspector-single-buttons", window.inspector_holder)
 
     # a file gone missing behind the library's back: said in words, no internal path

@@ -154,9 +154,11 @@ def test_build_rules_with_a_live_count_save_undo_and_edit(app: App, tmp_path: Pa
 
     # Edit rules… opens the saved rules; "any" widens it
     scope = sidebar.scope(iid)
-    edit = next(action for label, action in window.sidebar_menu.entries(iid, scope)
-                if label == "Edit rules…")
-    edit()
+    from serpent_tk.ui.menus.action_table import Target
+
+    target = Target((), scope, iid, "sidebar")
+    assert "Edit rules…" in window.sidebar_context.entries(target)
+    window.sidebar_context.choose(target, "Edit rules…")
     app.pump(lambda: isinstance(window.sidebar_menu.dialog, SmartCollectionDialog)
              and window.sidebar_menu.dialog is not dialog, "the editor for it")
     editor: SmartCollectionDialog = window.sidebar_menu.dialog  # type: ignore[assignment]

@@ -1,0 +1,147 @@
+"""The menu bar and the right-click menus, built from the action table. Tk thread only.
+
+Each menu is filled again just before it opens (`postcommand`), so labels, check marks and
+greyed-out entries always match the window: what is selected, the view, whether the viewer
+is open. A right-click menu lists only the actions that apply to what was clicked.
+"""
+
+from __future__ import annotations
+
+import tkinter as tk
+from collections.abc import Callable, Sequence
+
+from serpent_tk.ui.menus.action_table import MENUS, Action, Target
+from serpent_tk.ui.menus.menu_style import themed_menu
+from serpent_tk.ui.shell.theme import Theme
+
+
+def fill(menu: tk.Menu, theme: Theme, actions: Sequence[Action], target: Target, *,
+         only_available: bool) -> int:
+    """Put `actions` into `menu` (emptied first); returns how many entries it got.
+    `only_available`: leave out what does not apply (context menus) instead of greying it
+    out (the menu bar). Separators go only between groups that show something."""
+    menu.delete(0, "end")
+    for old in getattr(menu, "_serpent_subs", []):
+        old.destroy()
+    menu._serpent_subs = []  # type: ignore[attr-defined]
+    menu._serpent_vars = []  # type: ignore[attr-defined]
+    added, group = 0, None
+    for action in actions:
+        available = action.when(target)
+        if only_available and not available:
+            continue
+        entries = action.cascade(target) if action.cascade is not None and available else []
+        if action.cascade is not None and only_available and not entries:
+            continue
+        if group is not None and action.group != group:
+            menu.add_separator()
+        group = action.group
+        state = "normal" if available else "disabled"
+        label = action.text(target)
+        if action.cascade is not None:
+            sub = themed_menu(menu, theme)
+            menu._serpent_subs.append(sub)  # type: ignore[attr-defined]
+            for text, command in entries:
+                sub.add_command(label=text, command=command)
+            menu.add_cascade(label=label, menu=sub, state=state if entries else "disabled")
+        elif action.checked is not None:
+            variable = tk.BooleanVar(master=menu, value=action.checked())
+            menu.add_checkbutton(label=label, variable=variable, accelerator=action.accelerator,
+                                 state=state, command=_runner(action, target))
+            menu._serpent_vars.append(variable)  # type: ignore[attr-defined]
+        else:
+            menu.add_command(label=label, accelerator=action.accelerator, state=state,
+                             command=_runner(action, target))
+        added += 1
+    return added
+
+
+def entry_count(menu: tk.Menu) -> int:
+    end = menu.index("end")
+    return 0 if end is None else int(end) + 1
+
+
+def _runner(action: Action, target: Target) -> Callable[[], None]:
+    def run() -> None:
+        if action.when(target):
+            action.run(target)
+    return run
+
+
+class MenuBar:
+    """The window's menu bar: File, Edit, View, Library, Help."""
+
+    def __init__(self, root: tk.Tk, theme: Theme, actions: Sequence[Action],
+                 target: Callable[[], Target]) -> None:
+        self.root = root
+        self.theme = theme
+        self.actions = list(actions)
+        self.target = target
+        self.bar = themed_menu(root, theme)
+        self.menus: dict[str, tk.Menu] = {}
+        for name in MENUS:
+            items = [a for a in self.actions if a.menu == name and a.in_menu_bar]
+            menu = themed_menu(self.bar, theme)
+            menu.configure(postcommand=lambda m=menu, i=items: self._refill(m, i))
+            self.bar.add_cascade(label=name, menu=menu, underline=0)
+            self.menus[name] = menu
+            self._refill(menu, items)
+        root.configure(menu=self.bar)
+
+    def _refill(self, menu: tk.Menu, items: list[Action]) -> None:
+        fill(menu, self.theme, items, self.target(), only_available=False)
+
+    def refresh(self, name: str) -> tk.Menu:
+        """Fill menu `name` for the window as it is now (what opening it does)."""
+        menu = self.menus[name]
+        self._refill(menu, [a for a in self.actions if a.menu == name and a.in_menu_bar])
+        return menu
+
+    def labels(self, name: str) -> list[tuple[str, str, str]]:
+        """(label, accelerator, state) of menu `name` as it would open now (tests)."""
+        menu = self.refresh(name)
+        rows = []
+        for index in range(entry_count(menu)):
+            if menu.type(index) == "separator":
+                continue
+            rows.append((str(menu.entrycget(index, "label")),
+                         str(menu.entrycget(index, "accelerator")
+                             if menu.type(index) != "cascade" else ""),
+                         str(menu.entrycget(index, "state"))))
+        return rows
+
+
+class ContextMenu:
+    """A right-click menu of the actions offered at `place` ("asset" or "sidebar")."""
+
+    def __init__(self, root: tk.Misc, theme: Theme, actions: Sequence[Action],
+                 place: str) -> None:
+        self.root = root
+        self.theme = theme
+        self.actions = [a for a in actions if place in a.places]
+        self.menu: tk.Menu | None = None
+
+    def entries(self, target: Target) -> list[str]:
+        """The labels it would show for `target` (tests)."""
+        menu = themed_menu(self.root, self.theme)
+        fill(menu, self.theme, self.actions, target, only_available=True)
+        labels = [str(menu.entrycget(i, "label")) for i in range(entry_count(menu))
+                  if menu.type(i) != "separator"]
+        menu.destroy()
+        return labels
+
+    def choose(self, target: Target, label: str) -> None:
+        """Choose the entry whose label starts with `label`, as a click would (tests, and
+        keyboard users of the window's own menus)."""
+        for action in self.actions:
+            if action.when(target) and action.text(target).startswith(label):
+                action.run(target)
+                return
+        raise LookupError(f"no entry {label!r} for {target}")
+
+    def popup(self, target: Target, x: int, y: int) -> None:
+        if self.menu is not None:
+            self.menu.destroy()
+        menu = self.menu = themed_menu(self.root, self.theme)
+        if fill(menu, self.theme, self.actions, target, only_available=True):
+            menu.tk_popup(x, y)

@@ -1,0 +1,198 @@
+"""The main window's action table: every action, once, with its menu, shortcut and where it
+applies. Tk thread only. The handlers are the window's own objects (asset actions, sidebar
+commands, the viewer, the panes); this module only says what is what.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from serpent_tk.ui.menus.action_table import MOD, MOD_NAME, Action, Target
+
+# the sidebar rows each sidebar action belongs to
+FOLDERS = ("section:folders", "folder")
+COLLECTIONS = ("section:collections", "collection")
+SMART = ("section:smart", "smart")
+
+
+def _quoted(target: Target) -> str:
+    return f"“{target.scope.label}”" if target.scope is not None else ""
+
+
+def window_actions(w: Any) -> list[Action]:
+    """The table for `MainWindow` `w`."""
+    has = w.commands.available
+    viewer, actions, sidebar = w.viewer, w.actions, w.sidebar_menu
+
+    def assets(target: Target) -> bool:
+        return bool(target.keys) and not target.in_trash
+
+    def trashed(target: Target) -> bool:
+        return bool(target.keys) and target.in_trash
+
+    def viewing(_target: Target) -> bool:
+        return bool(viewer.is_open)
+
+    def grid_shown(_target: Target) -> bool:
+        return not viewer.is_open
+
+    def row_is(*kinds: str) -> Any:
+        return lambda t: t.kind in kinds
+
+    def on_rows(target: Target, kinds: tuple[str, ...]) -> bool:
+        """Offered on these sidebar rows; always in the menu bar."""
+        return target.context != "sidebar" or target.kind in kinds
+
+    def one(target: Target) -> list[str]:
+        return list(target.keys)
+
+    def new_folder_label(target: Target) -> str:
+        return "New folder inside…" if target.kind == "folder" else "New folder…"
+
+    def in_collection(target: Target) -> bool:
+        return bool(target.keys) and target.kind == "collection" and \
+            has("collection.members")
+
+    table = [
+        # File ----------------------------------------------------------------------------
+        Action("file.new-library", "New library…", "File", lambda t: w.switcher.ask_new()),
+        Action("file.open-library", "Open library…", "File",
+               lambda t: w.switcher.ask_open()),
+        Action("file.import", "Import files…", "File", lambda t: w.ask_import(),
+               keys=(f"<{MOD}-i>",), accelerator=f"{MOD_NAME}+I", typing=True, group=1,
+               when=lambda t: has("file.import")),
+        Action("file.import-folder", "Import a folder…", "File",
+               lambda t: w.ask_import_folder(), group=1, when=lambda t: has("file.import")),
+        Action("file.open-outside", "Open with system app", "File",
+               lambda t: actions.open_assets(one(t)), keys=(f"<{MOD}-Return>",),
+               accelerator=f"{MOD_NAME}+Enter", when=assets, places=("asset",), group=2),
+        Action("file.show-in-folder", "Show in folder", "File",
+               lambda t: actions.show_in_folder(one(t)), when=assets, places=("asset",),
+               group=2),
+        Action("file.settings", "Settings…", "File", lambda t: w.open_settings("general"),
+               keys=(f"<{MOD}-comma>",), accelerator=f"{MOD_NAME}+,", typing=True, group=3),
+        Action("file.quit", "Quit", "File", lambda t: w.quit(), keys=(f"<{MOD}-q>",),
+               accelerator=f"{MOD_NAME}+Q", typing=True, group=4),
+        # Edit ----------------------------------------------------------------------------
+        Action("edit.undo", "Undo", "Edit", lambda t: actions.undo(), keys=(f"<{MOD}-z>",),
+               accelerator=f"{MOD_NAME}+Z", when=lambda t: has("history.undo")),
+        Action("edit.redo", "Redo", "Edit", lambda t: actions.redo(),
+               keys=(f"<{MOD}-Shift-z>", f"<{MOD}-Shift-Z>", f"<{MOD}-y>"),
+               accelerator=f"{MOD_NAME}+Shift+Z", when=lambda t: has("history.redo")),
+        Action("edit.select-all", "Select all", "Edit", lambda t: w.grid.select_loaded(),
+               keys=(f"<{MOD}-a>",), accelerator=f"{MOD_NAME}+A", focus=("Canvas",),
+               when=grid_shown, group=1),
+        Action("edit.select-none", "Select none", "Edit", lambda t: w.grid.clear_selection(),
+               keys=("<Escape>",), accelerator="Esc", focus=("Canvas",),
+               when=lambda t: grid_shown(t) and bool(t.keys), group=1),
+        Action("edit.find", "Find…", "Edit", lambda t: w.search.focus(),
+               keys=(f"<{MOD}-f>",), accelerator=f"{MOD_NAME}+F", typing=True, group=1),
+        Action("edit.rename", "Rename…", "Edit", lambda t: w.inspector.focus_name(),
+               keys=("<F2>",), accelerator="F2", group=2,
+               when=lambda t: len(t.keys) == 1 and not t.in_trash),
+        Action("edit.add-tag", "Add a tag…", "Edit", lambda t: w.inspector.focus_tags(),
+               keys=(f"<{MOD}-t>",), accelerator=f"{MOD_NAME}+T", group=2, when=assets),
+        Action("edit.trash", "Move to Trash", "Edit", lambda t: w.trash(one(t)),
+               keys=("<Delete>", "<BackSpace>"), accelerator="Delete", group=3,
+               when=lambda t: assets(t) and has("asset.trash"), places=("asset",)),
+        Action("edit.restore", "Restore", "Edit", lambda t: actions.restore(one(t)),
+               group=3, when=lambda t: trashed(t) and has("asset.restore"),
+               places=("asset",)),
+        Action("edit.delete-permanently", "Delete permanently…", "Edit",
+               lambda t: actions.delete_permanently(one(t)), keys=("<Delete>", "<BackSpace>"),
+               accelerator="Delete (in the Trash)", group=3, places=("asset",),
+               when=lambda t: trashed(t) and has("asset.delete-permanently")),
+        # View ----------------------------------------------------------------------------
+        Action("view.sidebar", "Show sidebar", "View", lambda t: w.panes.toggle("sidebar"),
+               keys=(f"<{MOD}-b>",), accelerator=f"{MOD_NAME}+B", typing=True,
+               checked=lambda: w.panes.shown("sidebar")),
+        Action("view.inspector", "Show inspector", "View", lambda t: w.panes.toggle("inspector"),
+               keys=(f"<{MOD}-Shift-i>", f"<{MOD}-Shift-I>"),
+               accelerator=f"{MOD_NAME}+Shift+I", typing=True,
+               checked=lambda: w.panes.shown("inspector")),
+        Action("view.bigger", "Bigger thumbnails", "View", lambda t: w.zoom_step(1),
+               keys=(f"<{MOD}-plus>", f"<{MOD}-equal>"), accelerator=f"{MOD_NAME}++",
+               when=grid_shown, group=1),
+        Action("view.smaller", "Smaller thumbnails", "View", lambda t: w.zoom_step(-1),
+               keys=(f"<{MOD}-minus>",), accelerator=f"{MOD_NAME}+−", when=grid_shown,
+               group=1),
+        Action("view.open", "Open in viewer", "View", lambda t: w.open_viewer(one(t)),
+               keys=("<space>", "<Return>", "<KP_Enter>"), accelerator="Space / Enter",
+               focus=("Canvas",), when=lambda t: grid_shown(t) and bool(t.keys), group=2,
+               places=("asset",)),
+        Action("view.back", "Back to the grid", "View", lambda t: viewer.close(),
+               keys=("<Escape>", "<space>"), accelerator="Esc / Space", when=viewing,
+               group=2),
+        Action("view.next", "Next", "View", lambda t: viewer.step(1),
+               keys=("<Right>", "<Down>", "<Next>"), accelerator="→", when=viewing, group=3),
+        Action("view.previous", "Previous", "View", lambda t: viewer.step(-1),
+               keys=("<Left>", "<Up>", "<Prior>"), accelerator="←", when=viewing, group=3),
+        Action("view.zoom-in", "Zoom in", "View", lambda t: viewer.zoom_in(),
+               keys=("<plus>", "<equal>", "<KP_Add>"), accelerator="+", when=viewing,
+               group=4),
+        Action("view.zoom-out", "Zoom out", "View", lambda t: viewer.zoom_out(),
+               keys=("<minus>", "<KP_Subtract>"), accelerator="−", when=viewing, group=4),
+        Action("view.fit", "Zoom to fit", "View", lambda t: viewer.fit(),
+               keys=("<Key-0>", "<KP_0>"), accelerator="0", when=viewing, group=4),
+        Action("view.actual", "Actual size (100 %)", "View", lambda t: viewer.actual_size(),
+               keys=("<Key-1>", "<KP_1>"), accelerator="1", when=viewing, group=4),
+        Action("view.refresh", "Refresh", "View", lambda t: w.refresh(), keys=("<F5>",),
+               accelerator="F5", typing=True, group=5),
+        # Library -------------------------------------------------------------------------
+        Action("library.new-folder", new_folder_label, "Library",
+               lambda t: sidebar.new_folder(t.scope.target if t.kind == "folder" else None),
+               when=lambda t: has("folder.create") and on_rows(t, FOLDERS),
+               places=("sidebar",)),
+        Action("library.new-collection", "New collection…", "Library",
+               lambda t: sidebar.new_collection(), places=("sidebar",),
+               when=lambda t: has("collection.create") and on_rows(t, COLLECTIONS)),
+        Action("library.new-smart", "New smart collection…", "Library",
+               lambda t: sidebar.smart_collection(None), places=("sidebar",),
+               when=lambda t: has("collection.create") and on_rows(t, SMART)),
+        Action("library.add-to-collection", "Add to collection", "Library",
+               lambda t: None, when=assets, places=("asset",), group=1,
+               cascade=lambda t: w.asset_menu.collections_to_add_to(one(t))),
+        Action("library.remove-from-collection",
+               lambda t: f"Remove from {_quoted(t)}" if t.scope is not None else
+               "Remove from this collection", "Library",
+               lambda t: actions.remove_from_collection(one(t), t.scope.target, _quoted(t)),
+               when=in_collection, places=("asset",), group=1),
+        Action("library.rename-folder", lambda t: f"Rename {_quoted(t) or 'folder'}…",
+               "Library", lambda t: sidebar.rename_folder(t.scope), group=2,
+               when=lambda t: t.kind == "folder" and has("folder.rename"),
+               places=("sidebar",)),
+        Action("library.delete-folder", "Delete folder (when empty)", "Library",
+               lambda t: sidebar.delete_folder(t.scope), group=2,
+               when=lambda t: t.kind == "folder" and has("folder.delete-empty"),
+               places=("sidebar",)),
+        Action("library.rename-tag", lambda t: f"Rename tag {_quoted(t)}…".replace(" …", "…"),
+               "Library", lambda t: sidebar.rename_tag(t.scope), group=2,
+               when=lambda t: t.kind == "tag" and has("tag.rename"), places=("sidebar",)),
+        Action("library.delete-tag", "Delete tag…", "Library",
+               lambda t: sidebar.delete_tag(t.scope), group=2,
+               when=lambda t: t.kind == "tag" and has("tag.delete"), places=("sidebar",)),
+        Action("library.edit-rules", "Edit rules…", "Library",
+               lambda t: sidebar.smart_collection(t.scope), group=2,
+               when=lambda t: t.kind == "smart" and has("collection.update"),
+               places=("sidebar",)),
+        Action("library.rename-collection", "Rename collection…", "Library",
+               lambda t: sidebar.rename_collection(t.scope), group=2,
+               when=row_is("collection", "smart") if has("collection.update") else
+               (lambda t: False), places=("sidebar",)),
+        Action("library.delete-collection", "Delete collection…", "Library",
+               lambda t: sidebar.delete_collection(t.scope), group=2,
+               when=row_is("collection", "smart") if has("collection.delete") else
+               (lambda t: False), places=("sidebar",)),
+        Action("library.show-trash", "Show the Trash", "Library",
+               lambda t: w.sidebar.select("trash"), group=3),
+        Action("library.empty-trash", "Empty Trash…", "Library",
+               lambda t: actions.empty_trash(), group=3, places=("sidebar",),
+               when=lambda t: has("trash.empty") and on_rows(t, ("trash",))),
+        # Help ----------------------------------------------------------------------------
+        Action("help.shortcuts", "Keyboard shortcuts", "Help", lambda t: w.show_shortcuts(),
+               keys=("<F1>",), accelerator="F1", typing=True),
+        Action("help.connect", "Connect an AI client…", "Help",
+               lambda t: w.open_settings("mcp")),
+        Action("help.about", "About Serpent", "Help", lambda t: w.show_about()),
+    ]
+    return table
