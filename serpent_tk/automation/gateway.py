@@ -66,6 +66,7 @@ from serpent_tk.automation.registry import (
     Registry,
     build_registry,
 )
+from serpent_tk.paths import app_dirs
 from serpent_tk.settings import SettingsStore
 
 log = logging.getLogger("serpent.automation.gateway")
@@ -105,7 +106,7 @@ class Gateway:
     """Runs commands for every caller. Thread-safe."""
 
     def __init__(self, settings: SettingsStore, *, registry: Registry | None = None,
-                 host_factory: HostFactory = LibraryHost,
+                 host_factory: HostFactory | None = None,
                  challenges: ChallengeStore | None = None,
                  strict_outputs: bool = False) -> None:
         self.registry = registry if registry is not None else build_registry()
@@ -118,7 +119,7 @@ class Gateway:
         self.hooks = Hooks(self._publish)
         self._io = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gateway-io")
         self._unhook_registry = self.registry.on_change(lambda: self._publish(ToolsChanged()))
-        self.host: LibraryHost = host_factory(self.on_library_event)
+        self.host: LibraryHost = (host_factory or default_host)(self.on_library_event)
         self.libraries = Libraries(self.host, settings)
         self.analysis_feeder = AnalysisFeeder(self.hooks.analysis, self.host, self.registry)
         self.analysis_feeder.start()
@@ -425,8 +426,9 @@ class Gateway:
                                 actor_label=call.caller.label))
             return {"shown": self.window_attached}
         if spec.name == "library.import-exported":
+            keyed = meta.model_copy(update={"idempotency_key": args.get(IDEMPOTENCY_KEY)})
             started = yield self._io.submit(self.host.import_exported, args["archivePath"],
-                                            args["selectedParentPath"])
+                                            args["selectedParentPath"], keyed)
             ref = yield started
             yield self._io.submit(self.libraries.remember, ref)
             return self.libraries.public_ref(ref)
@@ -456,6 +458,14 @@ class Gateway:
                 listener(event)
             except Exception as error:
                 internal(error, f"event listener for {type(event).__name__}")
+
+
+def default_host(on_event: Callable[[object], None]) -> LibraryHost:
+    """The library host of this user's Serpent: its workers never read Serpent's own
+    folders for a caller, and `library.import-exported` keeps its keys in the data folder."""
+    dirs = app_dirs()
+    return LibraryHost(on_event, private_paths=dirs.private_roots,
+                       replay_file=dirs.import_keys_file)
 
 
 def _outcome(future: Future[Any]) -> tuple[Any, BaseException | None]:

@@ -15,6 +15,7 @@ UNSUPPORTED_FORMAT.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import time
@@ -23,8 +24,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from library import pathrules
+from library import pathrules, private_paths
 from library.errors import (
+    DISK_FULL,
     NOT_FOUND,
     PATH_FORBIDDEN,
     PATH_NOT_FOUND,
@@ -36,9 +38,11 @@ from library.worker.commands import command
 from library.worker.context import TaskContext
 from library.worker.files import media
 from library.worker.rows import assetrows
+from library.worker.store import diskspace
 from library.worker.store.filestore import (
     CopyCancelled,
     FileStore,
+    ForbiddenSource,
     NotARegularFile,
     SourceUnreadable,
     Staged,
@@ -88,7 +92,13 @@ def import_files(ctx: TaskContext, args: FileImportIn) -> FileImportOut:
                                         error="The import was cancelled.")
                              for c in candidates[index:index + MAX_LISTED_SKIPPED])
                 break
-            run.one(candidate)
+            try:
+                run.one(candidate)
+            except LibraryError as full:
+                if full.code != DISK_FULL or not run.recorded():
+                    raise  # nothing imported: the whole call is DISK_FULL
+                run.out_of_space(full, candidates[index:index + MAX_LISTED_SKIPPED])
+                break
             ctx.progress(index + 1, len(candidates), candidate.path.name)
     finally:
         run.finish()  # whatever was copied completely is recorded, also after an error
@@ -117,6 +127,8 @@ class _ImportRun:
 
     def one(self, candidate: Candidate) -> None:
         shown = candidate.shown
+        with contextlib.suppress(OSError):  # gone or unreadable: stage_copy says which
+            diskspace.ensure_room(self.ctx.layout.staging, candidate.path.stat().st_size)
         try:
             staged = self.store.stage_copy(candidate.path, self.ctx.cancelled)
         except CopyCancelled:
@@ -125,6 +137,9 @@ class _ImportRun:
                                          error_code="CANCELLED",
                                          error="The import was cancelled."))
             return
+        except ForbiddenSource:
+            self._fail(shown, PATH_FORBIDDEN, private_paths.MESSAGE)
+            return
         except NotARegularFile:
             self._fail(shown, UNSUPPORTED_FORMAT, "Not a regular file (a pipe, socket or "
                        "device).")
@@ -132,6 +147,10 @@ class _ImportRun:
         except SourceUnreadable as problem:
             self._source_failed(shown, problem.error)
             return
+        except OSError as error:  # writing the library's own copy
+            if diskspace.is_disk_full(error):
+                raise diskspace.disk_full_at(self.ctx.layout.staging) from error
+            raise
         self.done += 1
         if staged.size == 0:
             self.store.discard(staged)
@@ -214,6 +233,16 @@ class _ImportRun:
         self.history_entry = tx.history_entry
         self.items.extend(p.item for p in batch)
 
+    def recorded(self) -> bool:
+        """Did this run import anything (committed, or copied and waiting for its batch)?"""
+        return bool(self.batch or self.syncing) or any(i.status == "imported"
+                                                       for i in self.items)
+
+    def out_of_space(self, full: LibraryError, rest: list[Candidate]) -> None:
+        """The disk filled up part-way: what was imported stays, the rest is listed."""
+        self.items.extend(ImportItem(source_path=c.shown, status="failed",
+                                     error_code=DISK_FULL, error=full.message) for c in rest)
+
     def result(self) -> FileImportOut:
         counts = {"imported": 0, "duplicate": 0, "failed": 0}
         for item in self.items:
@@ -243,6 +272,7 @@ def _expand(args: FileImportIn, library_root: Path, items: list[ImportItem]) -> 
     """Files to import, in a stable order; problems with the given paths become items."""
     candidates: list[Candidate] = []
     seen: set[str] = set()
+    private = private_paths.current()
     for given in args.source_paths:
         try:
             path = Path(pathrules.parse_user_path(given))
@@ -255,6 +285,10 @@ def _expand(args: FileImportIn, library_root: Path, items: list[ImportItem]) -> 
                                     error_code=PATH_NOT_FOUND, error="Nothing is at this path."))
             continue
         resolved = path.resolve()
+        if private.refusal(path) is not None:
+            items.append(ImportItem(source_path=given, status="failed",
+                                    error_code=PATH_FORBIDDEN, error=private_paths.MESSAGE))
+            continue
         if enclosing_library(resolved) or resolved == library_root.resolve():
             items.append(ImportItem(source_path=given, status="failed",
                                     error_code=PATH_FORBIDDEN,
@@ -267,7 +301,8 @@ def _expand(args: FileImportIn, library_root: Path, items: list[ImportItem]) -> 
                 continue
             for directory, subdirs, files in os.walk(path, followlinks=False):
                 subdirs[:] = sorted(d for d in subdirs if not d.startswith(".")
-                                    and not _is_library(Path(directory) / d))
+                                    and not _is_library(Path(directory) / d)
+                                    and not private.is_private_folder(Path(directory) / d))
                 for name in sorted(files):
                     file_path = Path(directory) / name
                     if _wanted(file_path) and _new(file_path, seen):

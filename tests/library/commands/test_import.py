@@ -275,8 +275,8 @@ def test_a_full_disk_fails_clearly_and_keeps_what_was_committed(host, small_disk
     assert call(host, library_id, "file.import", {"sourcePaths": [str(small)]})["imported"] == 1
     big = make_file(sources / "big" / "big.bin", os.urandom(4 * 1024 * 1024))
     error = call_error(host, library_id, "file.import", {"sourcePaths": [str(big)]})
-    assert error.code == "INTERNAL" and error.details["reason"] == "disk-full"
-    assert error.details["incidentId"] in error.message
+    assert error.code == "DISK_FULL"
+    assert error.details["neededBytes"] > error.details["freeBytes"]
     assert call(host, library_id, "asset.search")["total"] == 1
     assert not list((Path(ref["path"]) / ".staging").iterdir())
     host.close(library_id).result(TIMEOUT)
