@@ -70,7 +70,9 @@ class Sender:
 
 
 class PipeLogHandler(logging.Handler):
-    """Forwards warnings and errors to the main process's log as `worker.log` events."""
+    """Forwards warnings and errors to the main process's log as `worker.log` events (the
+    message and its traceback apart: the main process's log keeps every record on one line
+    and puts a traceback under it)."""
 
     def __init__(self, sender: Sender) -> None:
         super().__init__(logging.WARNING)
@@ -78,8 +80,12 @@ class PipeLogHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         with contextlib.suppress(Exception):
+            trace = record.exc_text
+            if record.exc_info and not trace:
+                trace = logging.Formatter().formatException(record.exc_info)
             self.sender.event("worker.log", {"level": record.levelname,
-                                             "message": self.format(record)})
+                                             "message": record.getMessage(),
+                                             "traceback": trace})
 
 
 def worker_main(conn: Connection, opening: dict[str, Any]) -> None:
@@ -101,7 +107,7 @@ def worker_main(conn: Connection, opening: dict[str, Any]) -> None:
     except BaseException:
         traceback.print_exc(file=sys.stderr)
         try:
-            log.error("library worker crashed:\n%s", traceback.format_exc())
+            log.error("library worker crashed", exc_info=True)
         finally:
             os._exit(CRASH_EXIT_CODE)
     conn.close()
