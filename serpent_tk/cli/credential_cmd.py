@@ -50,6 +50,10 @@ def run(args: argparse.Namespace) -> int:
                 print("Full Access: this client may also run plugin tools. Dangerous steps "
                       "still need a confirmation.", file=sys.stderr)
         elif args.credential_action == "list":
+            problem = store.problem()
+            if problem is not None:
+                print(f"serpent-tk credential list: {problem}", file=sys.stderr)
+                return 1
             _print_table(store)
         elif args.credential_action == "revoke":
             credential = store.revoke(args.name)
