@@ -7,11 +7,14 @@ from anything that is, or lies inside, one of them (PATH_FORBIDDEN). What counts
 path really leads, not how it is spelled: folders are compared by identity (device and inode
 of every folder above the real path), so symlinks, `..`, bind mounts and the letter case of a
 case-insensitive disk all lead to the same answer, and a file that is a hard link of one of
-Serpent's own files (the credential store!) is known by its identity too.
+Serpent's own files (the credential store!) is known by its identity too. The credential
+store and the endpoint file are replaced atomically (a new inode each time), so a hard link
+made earlier, or any copy, still holds their secrets: `holds_secrets` knows them by content.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -25,6 +28,7 @@ MESSAGE = ("Serpent's own settings, credentials, logs and data cannot be importe
            "is, or leads into, one of Serpent's own folders).")
 SNAPSHOT_SECONDS = 1.0  # Serpent's files are replaced atomically: their identities move on
 MAX_FILES_PER_FOLDER = 2000
+MAX_SNIFFED_BYTES = 1024 * 1024  # Serpent's secret files are small; media never look like them
 
 Identity = tuple[int, int]
 
@@ -100,6 +104,27 @@ class PrivateFolders:
             for seen in walked:
                 self._verdicts[seen] = verdict
         return verdict
+
+
+def holds_secrets(fd: int, size: int) -> bool:
+    """Is the open file a copy of Serpent's credential store or endpoint file (by content)?"""
+    if size == 0 or size > MAX_SNIFFED_BYTES:
+        return False
+    try:
+        head = os.read(fd, 1)
+        if head not in (b"{", b" ", b"\n", b"\r", b"\t", b"\xef"):
+            return False
+        data = json.loads((head + os.read(fd, size)).decode("utf-8-sig"))
+    except (OSError, ValueError):
+        return False
+    finally:
+        os.lseek(fd, 0, os.SEEK_SET)
+    if not isinstance(data, dict):
+        return False
+    entries = data.get("credentials")
+    if isinstance(entries, list) and any(isinstance(e, dict) and "token" in e for e in entries):
+        return True
+    return isinstance(data.get("secret"), str) and "port" in data
 
 
 def _file_identities(root: Path) -> Iterable[Identity]:

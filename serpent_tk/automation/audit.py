@@ -35,6 +35,6 @@ def field(value: object) -> str:
     if value is None or value == "":
         return "-"
     text = value if isinstance(value, str) else repr(value)
-    if _BARE.match(text):
+    if _BARE.fullmatch(text):
         return text
     return json.dumps(text[:MAX_FIELD], ensure_ascii=False)

@@ -23,7 +23,8 @@ from tests.mcp.conftest import Server, connect, ok, run
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 VERSION = "2025-11-25"
 INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "flood", "version": "1"}}})
+    "protocolVersion": VERSION, "capabilities": {},
+    "clientInfo": {"name": "flood", "version": "1"}}})
 
 
 async def open_session(http: httpx2.AsyncClient, url: str, token: str) -> httpx2.Response:

@@ -136,7 +136,8 @@ def open_regular(source: Path) -> io.BufferedReader:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
             raise NotARegularFile(str(source))
-        if private_paths.current().refusal(_opened_path(fd, source), status) is not None:
+        if private_paths.current().refusal(_opened_path(fd, source), status) is not None \
+                or private_paths.holds_secrets(fd, status.st_size):
             raise ForbiddenSource(str(source))
     except BaseException:
         os.close(fd)
