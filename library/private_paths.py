@@ -10,6 +10,7 @@ case-insensitive disk all lead to the same answer, and a file that is a hard lin
 Serpent's own files (the credential store!) is known by its identity too. The credential
 store and the endpoint file are replaced atomically (a new inode each time), so a hard link
 made earlier, or any copy, still holds their secrets: `holds_secrets` knows them by content.
+System files (/proc, /sys, /dev: the worker's own memory and environment) are refused too.
 """
 
 from __future__ import annotations
@@ -22,10 +23,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from library.errors import PATH_FORBIDDEN, LibraryError
+from library.pathrules import is_system_path
 
 OPENING_KEY = "privatePaths"  # in the worker's opening message
 MESSAGE = ("Serpent's own settings, credentials, logs and data cannot be imported (this path "
            "is, or leads into, one of Serpent's own folders).")
+SYSTEM_MESSAGE = ("System files (/proc, /sys, /dev) are not a person's files and cannot be "
+                  "imported.")
 SNAPSHOT_SECONDS = 1.0  # Serpent's files are replaced atomically: their identities move on
 MAX_FILES_PER_FOLDER = 2000
 MAX_SNIFFED_BYTES = 1024 * 1024  # Serpent's secret files are small; media never look like them
@@ -57,8 +61,6 @@ class PrivateFolders:
                 status: os.stat_result | None = None) -> LibraryError | None:
         """PATH_FORBIDDEN when `path` (or the already opened file `status` describes) is one of
         Serpent's own folders or files, or lies inside one; else None."""
-        if not self.roots:
-            return None
         if status is not None and _identity(status) in self.files | self.folders:
             return LibraryError(PATH_FORBIDDEN, MESSAGE)
         try:
@@ -66,6 +68,8 @@ class PrivateFolders:
             here = os.stat(real)
         except (OSError, ValueError):
             return None  # missing or unreadable: the caller's own checks say so
+        if is_system_path(real):
+            return LibraryError(PATH_FORBIDDEN, SYSTEM_MESSAGE)
         if _identity(here) in self.files or self._inside(real, here):
             return LibraryError(PATH_FORBIDDEN, MESSAGE)
         return None

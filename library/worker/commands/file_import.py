@@ -10,7 +10,10 @@ helper thread while the next batch is copied, so the disk flush overlaps the cop
 Content already in the library is reported as a duplicate with the asset that holds it.
 An unreadable image header (a truncated JPEG) still imports: the file is the user's, it
 just has no width/height. Empty files and things that are not regular files fail with
-UNSUPPORTED_FORMAT.
+UNSUPPORTED_FORMAT; Serpent's own files and system files (/proc...) with PATH_FORBIDDEN,
+whatever link leads there (`library.private_paths`). A file that does not fit on the disk
+stops the import: DISK_FULL for the whole call when nothing was imported yet, else the
+files left are listed with DISK_FULL and what was imported stays.
 """
 
 from __future__ import annotations
@@ -137,8 +140,8 @@ class _ImportRun:
                                          error_code="CANCELLED",
                                          error="The import was cancelled."))
             return
-        except ForbiddenSource:
-            self._fail(shown, PATH_FORBIDDEN, private_paths.MESSAGE)
+        except ForbiddenSource as refused:
+            self._fail(shown, PATH_FORBIDDEN, str(refused))
             return
         except NotARegularFile:
             self._fail(shown, UNSUPPORTED_FORMAT, "Not a regular file (a pipe, socket or "
@@ -285,9 +288,10 @@ def _expand(args: FileImportIn, library_root: Path, items: list[ImportItem]) -> 
                                     error_code=PATH_NOT_FOUND, error="Nothing is at this path."))
             continue
         resolved = path.resolve()
-        if private.refusal(path) is not None:
+        refused = private.refusal(path)
+        if refused is not None:
             items.append(ImportItem(source_path=given, status="failed",
-                                    error_code=PATH_FORBIDDEN, error=private_paths.MESSAGE))
+                                    error_code=PATH_FORBIDDEN, error=refused.message))
             continue
         if enclosing_library(resolved) or resolved == library_root.resolve():
             items.append(ImportItem(source_path=given, status="failed",

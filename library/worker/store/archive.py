@@ -87,7 +87,7 @@ def export_target(text: str, library_root: Path, library_name: str) -> Path:
                            field="targetPath")
     pathrules.validate_entry_name(target.name, field="targetPath")
     real_parent = Path(os.path.realpath(target.parent))
-    if _system_folder(real_parent):
+    if pathrules.is_system_path(real_parent):
         raise LibraryError(PATH_FORBIDDEN, "An archive cannot be written into a system folder "
                            "(/proc, /sys, /dev); choose a folder of yours.", field="targetPath")
     if (pathrules.resolves_into(target.parent, library_root)
@@ -98,15 +98,6 @@ def export_target(text: str, library_root: Path, library_name: str) -> Path:
         raise LibraryError(ALREADY_EXISTS, f"{target.name} already exists there; choose "
                            "another name.", field="targetPath")
     return target
-
-
-SYSTEM_FOLDERS = ("/proc", "/sys", "/dev") if os.name == "posix" else ()
-
-
-def _system_folder(real: Path) -> bool:
-    """A folder of the kernel's pseudo file systems: nothing there is a place for a file."""
-    text = str(real)
-    return any(text == root or text.startswith(root + "/") for root in SYSTEM_FOLDERS)
 
 
 def partial_path(target: Path) -> Path:

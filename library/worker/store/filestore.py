@@ -120,8 +120,9 @@ class NotARegularFile(Exception):
 
 
 class ForbiddenSource(NotARegularFile):
-    """One of Serpent's own files (settings, credentials, logs...): never read for a caller,
-    whatever link led to it (see `library.private_paths`)."""
+    """One of Serpent's own files (settings, credentials, logs...) or a system file (/proc):
+    never read for a caller, whatever link led to it (see `library.private_paths`). The
+    message says which."""
 
 
 def open_regular(source: Path) -> io.BufferedReader:
@@ -136,9 +137,11 @@ def open_regular(source: Path) -> io.BufferedReader:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
             raise NotARegularFile(str(source))
-        if private_paths.current().refusal(_opened_path(fd, source), status) is not None \
-                or private_paths.holds_secrets(fd, status.st_size):
-            raise ForbiddenSource(str(source))
+        refused = private_paths.current().refusal(_opened_path(fd, source), status)
+        if refused is not None:
+            raise ForbiddenSource(refused.message)
+        if private_paths.holds_secrets(fd, status.st_size):
+            raise ForbiddenSource(private_paths.MESSAGE)
     except BaseException:
         os.close(fd)
         raise
