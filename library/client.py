@@ -113,8 +113,9 @@ class LibraryHost:
         call made (see `library.import_replays`); other arguments with the key are refused."""
         future: Future = Future()  # type: ignore[type-arg]
         try:
-            archive_path = pathrules.parse_user_path(str(archive), field="archivePath")
-            parent_path = pathrules.parse_user_path(str(parent), field="selectedParentPath")
+            archive_path = Path(pathrules.parse_user_path(str(archive), field="archivePath"))
+            parent_path = Path(pathrules.parse_user_path(str(parent),
+                                                         field="selectedParentPath"))
         except LibraryError as error:
             future.set_exception(error)
             return future
@@ -131,7 +132,7 @@ class LibraryHost:
     def open(self, path: str | Path) -> Future[dict]:  # type: ignore[type-arg]
         """Open a library folder; an already open one resolves to the same ref."""
         try:
-            path = pathrules.parse_user_path(str(path), field="path")
+            path = Path(pathrules.parse_user_path(str(path), field="path"))
         except LibraryError as error:
             failed: Future = Future()  # type: ignore[type-arg]
             failed.set_exception(error)

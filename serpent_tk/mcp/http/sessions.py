@@ -42,8 +42,8 @@ class CountedSessionManager(StreamableHTTPSessionManager):
     PRIVATE SDK API (mcp 2.3.0 has no public hook): overrides `_admit_session` (called under
     the SDK's creation lock, so the count is exact) and `_discard_session` (however a session
     ends: DELETE, idle timeout, crash, a refused opening request), and reads
-    `_server_instances` to end a session. `tests/mcp/test_hostile_sessions.py` fails if the
-    SDK moves them.
+    `_server_instances` to end a session. `tests/mcp/hostile/test_session_flood.py` fails if
+    the SDK moves them.
     """
 
     def __init__(self, *args: Any, per_credential: int = SESSIONS_PER_CREDENTIAL,

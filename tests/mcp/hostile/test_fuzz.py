@@ -34,7 +34,7 @@ from serpent_tk.logs import setup_logging
 from serpent_tk.paths import app_dirs
 from tests.conftest import ROOT
 from tests.mcp.conftest import Server, connect, make_images
-from tests.mcp.schema_fuzz import Pools, tool_arguments
+from tests.mcp.hostile.schema_fuzz import Pools, tool_arguments
 
 T = TypeVar("T")
 LONG = os.environ.get("SERPENT_LONG_TESTS") == "1"
