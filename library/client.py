@@ -17,6 +17,7 @@ import contextlib
 import itertools
 import logging
 import multiprocessing
+import os
 import threading
 import time
 import weakref
@@ -480,4 +481,5 @@ def _interpreter_exiting() -> None:
 
 
 def _path_key(path: str | Path) -> str:
-    return str(Path(path).expanduser().resolve(strict=False))
+    """The same key for every spelling of one folder (a loop of links never raises here)."""
+    return os.path.realpath(os.path.expanduser(os.fspath(path)))

@@ -223,6 +223,9 @@ def test_odd_archives_targets_and_paths_get_their_stable_codes(server: Server,
     }
     fifo = tmp_path / "pipe.zip"
     os.mkfifo(fifo)
+    loop = tmp_path / "loop-a"  # a loop of links (found by the fuzz: library.open was INTERNAL)
+    loop.symlink_to(tmp_path / "loop-b")
+    (tmp_path / "loop-b").symlink_to(loop)
 
     async def scenario() -> None:
         async with connect(server.url, token) as client:
@@ -242,6 +245,17 @@ def test_odd_archives_targets_and_paths_get_their_stable_codes(server: Server,
             assert await error_code(client, "serpent_library_import_exported", {
                 "archivePath": str(fifo), "selectedParentPath": str(parent)}) == \
                 "UNSUPPORTED_FORMAT"
+            for tool, args in (
+                    ("serpent_library_open", {"path": str(loop)}),
+                    ("serpent_library_create", {"selectedParentPath": str(loop),
+                                                "name": "X"}),
+                    ("serpent_library_import_exported", {"archivePath": str(loop),
+                                                         "selectedParentPath": str(parent)}),
+                    ("serpent_linked_folder_create", {"libraryId": library,
+                                                      "path": str(loop)})):
+                envelope = await call(client, tool, args)
+                assert envelope.get("error", {}).get("code") in (
+                    "PATH_NOT_FOUND", "PATH_INVALID"), (tool, envelope)
             for tool, args in (
                     ("serpent_library_open", {"path": "/tmp/a\x00b.serpent"}),
                     ("serpent_library_create", {"selectedParentPath": "/tmp/\x00",
