@@ -54,7 +54,8 @@ log = logging.getLogger("library.worker")
 READER_THREADS = 2
 DERIVE_THREADS = 2
 VANISHED_POLL_SECONDS = 2.0
-FREES_SPACE = frozenset({"asset.delete-permanently", "trash.empty"})  # no reserve check
+FREES_SPACE = frozenset({"asset.delete-permanently", "trash.empty",  # no reserve check
+                         "library.delete-from-disk"})
 _STOP = object()
 
 
