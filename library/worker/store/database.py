@@ -17,6 +17,7 @@ from library.errors import (
     BUSY,
     DISK_FULL,
     INTERNAL,
+    PATH_INVALID,
     PERMISSION_DENIED,
     LibraryError,
 )
@@ -54,6 +55,9 @@ def translate(error: sqlite3.Error) -> LibraryError:
     if "disk i/o" in text:
         return LibraryError(INTERNAL, "The library's disk could not be written (full or "
                             "disconnected).", reason="disk")
+    if "unable to open database" in text:  # SQLITE_CANTOPEN: the folder will not hold it
+        return LibraryError(PATH_INVALID, "The library database cannot be opened in that "
+                            "folder.", reason="cannot-open")
     if "malformed" in text or "not a database" in text:
         return LibraryError(INTERNAL, "The library database is damaged.", reason="corrupt")
     return LibraryError(INTERNAL, "The library database reported an error.")

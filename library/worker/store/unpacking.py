@@ -71,7 +71,11 @@ def unpack_library(archive_text: str, parent_text: str,
     if not parent.is_dir():
         raise LibraryError(PATH_NOT_FOUND, "The folder for the library does not exist.",
                            field="selectedParentPath")
-    if enclosing_library(Path(os.path.realpath(parent))) is not None:
+    parent = Path(os.path.realpath(parent))  # no `..` left: SQLite reads paths itself
+    if pathrules.is_system_path(parent):
+        raise LibraryError(PATH_FORBIDDEN, "A library cannot be unpacked into a system folder "
+                           "(/proc, /sys, /dev).", field="selectedParentPath")
+    if enclosing_library(parent) is not None:
         raise LibraryError(PATH_FORBIDDEN, "A library cannot be unpacked inside another "
                            "library.", field="selectedParentPath")
     if replay is not None:

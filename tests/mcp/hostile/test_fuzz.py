@@ -115,16 +115,20 @@ def special_files(root: Path, library_path: str) -> list[str]:
     (root / "parent").mkdir()
     (root / "exports").mkdir()
     dirs = app_dirs()
+    # Everything a tool could write to stays inside the test's folder (the suite runs as
+    # root: "/" or "/etc/x" would be written to); the system paths below are refused first.
     return [str(root / "pipe.png"), str(root / "loop-a"), str(root / "dangling.png"),
             str(root / "mem.png"), str(root / "empty.png"), str(root / "parent"),
             str(root / "exports"), str(root / "exports" / "fuzz.zip"), str(root / "missing"),
-            "/proc/self/mem", "/proc/self/environ", "/dev/zero", "/dev/null", "/sys", "/",
+            "/proc/self/mem", "/proc/self/environ", "/dev/zero", "/dev/null", "/sys",
             str(dirs.credentials_file), str(dirs.config), str(dirs.log),
             f"{library_path}/library.sqlite", f"{library_path}/files", library_path,
             "../../../etc/passwd", "relative/picture.png", "~", "~/nothing.png",
-            "file:///etc/hostname", "file://elsewhere/share/x.png", "C:\\Windows\\x.png",
-            "\\\\server\\share\\x.png", str(root) + "/\x00.png", str(root) + "/a\nb.png",
-            "/" + "a" * 300, "/tmp/" + "é" * 200 + ".png", str(root) + "/" + "../" * 40]
+            (root / "parent").as_uri(), "file://elsewhere/share/x.png",
+            "C:\\Windows\\x.png", "\\\\server\\share\\x.png", str(root) + "/\x00.png",
+            str(root) + "/a\nb.png", "/" + "a" * 300, str(root) + "/" + "é" * 200 + ".png",
+            str(root / "parent" / ".." / "exports" / ".." / "parent"),
+            str(root / "loop-a" / ".." / "parent")]
 
 
 @pytest.fixture

@@ -265,3 +265,28 @@ def test_odd_archives_targets_and_paths_get_their_stable_codes(server: Server,
                 assert await error_code(client, tool, args) == "PATH_INVALID", tool
 
     run(scenario())
+
+
+def test_a_parent_folder_spelled_through_a_link_and_dotdot_is_taken_where_it_really_is(
+        server: Server, tmp_path: Path) -> None:
+    """`link/..` is the link target's parent for the kernel but not for SQLite, which reads
+    paths itself (found by the fuzz: `special/../../..` above / was INTERNAL)."""
+    (tmp_path / "deep" / "inside").mkdir(parents=True)
+    (tmp_path / "deep" / "shelf").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "deep" / "inside")
+    tricky = f"{tmp_path}/link/../shelf"  # the kernel: deep/shelf; read as text: tmp/shelf
+    token = server.token()
+
+    async def scenario() -> None:
+        async with connect(server.url, token) as client:
+            made = await ok(client, "serpent_library_create",
+                            {"selectedParentPath": tricky, "name": "Through"})
+            assert made["path"] == str(tmp_path / "deep" / "shelf" / "Through.serpent")
+            await ok(client, "serpent_library_export", {
+                "libraryId": made["libraryId"], "targetPath": str(tmp_path / "t.zip")})
+            unpacked = await ok(client, "serpent_library_import_exported", {
+                "archivePath": str(tmp_path / "t.zip"), "selectedParentPath": tricky})
+            assert unpacked["path"] == str(tmp_path / "deep" / "shelf" /
+                                           "Through (copy).serpent")
+
+    run(scenario())
