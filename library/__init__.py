@@ -2,6 +2,7 @@
 
 Never imports `serpent_tk`, tkinter or the MCP stack (tests/test_architecture.py). `worker/`
 runs in the worker process (one per open library); the rest is the main process's side
-(`client` + `worker_handle`, `events`) and what both processes import (`protocol`,
-`schemas/`, `errors`, `pathrules`, `deletion`, `units`).
+(`client` + `worker_handle`, `events`, `import_replays`) and what both processes import
+(`protocol`, `schemas/`, `errors`, `pathrules`, `private_paths`, `idempotency`, `deletion`,
+`units`).
 """

@@ -1,1 +1,2 @@
-"""The library on disk: layout, lock, schema, writes, file store, recovery. Worker process."""
+"""The library on disk: layout, lock, schema, writes, file store, free space, recovery, archives.
+Worker process."""
