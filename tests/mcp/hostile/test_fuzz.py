@@ -217,6 +217,7 @@ def fuzz_one_tool(caller: Caller, name: str, strategy: Any, codes: set[str]) -> 
     return calls
 
 
+@pytest.mark.timeout(3600 if LONG else 300)
 def test_every_tool_survives_arguments_built_from_its_input_schema(
         fuzz_target: tuple[Caller, Pools, str]) -> None:
     caller, pools, library_path = fuzz_target

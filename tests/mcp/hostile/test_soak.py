@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import mcp_types as types
+import pytest
 from mcp import Client
 
 from tests.mcp.conftest import Server, call, connect, create_library, make_images, ok, run
@@ -109,6 +110,7 @@ async def list_all(client: Client, tool: str, library: str) -> list[dict[str, An
             return items
 
 
+@pytest.mark.timeout(3600 if LONG else 300)
 def test_clients_writing_at_once_lose_no_acknowledged_write(server: Server,
                                                            tmp_path: Path) -> None:
     tokens = [server.token(name) for name, _era in CLIENTS]
