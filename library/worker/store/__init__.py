@@ -1,2 +1,4 @@
-"""The library on disk: layout, lock, schema, writes, file store, free space, recovery, archives.
-Worker process."""
+"""The library on disk: layout, lock, schema, writes, files, free space, recovery, archives.
+
+Worker process.
+"""
