@@ -121,6 +121,7 @@ class WorkerCommand:
     input_model: type[BaseModel]
     output_model: type[BaseModel]
     mode: WorkerMode
+    frees_space: bool = False  # it only deletes: runs on a full disk (no free-space reserve)
 
 
 def _index(commands: Iterable[WorkerCommand]) -> Mapping[str, WorkerCommand]:
@@ -141,7 +142,8 @@ CATALOGUE: Mapping[str, WorkerCommand] = _index([
     _C("library.rename", LibraryRenameIn, LibraryRef, "write"),
     _C("library.refresh", Empty, LibraryRefreshOut, "task"),
     _C("library.export", LibraryExportIn, LibraryExportOut, "task"),
-    _C("library.delete-from-disk", LibraryDeleteFromDiskIn, LibraryDeleteFromDiskOut, "task"),
+    _C("library.delete-from-disk", LibraryDeleteFromDiskIn, LibraryDeleteFromDiskOut, "task",
+       frees_space=True),
     # assets
     _C("file.import", FileImportIn, FileImportOut, "task"),
     _C("asset.search", AssetSearchIn, AssetSearchOut, "read"),
@@ -157,9 +159,10 @@ CATALOGUE: Mapping[str, WorkerCommand] = _index([
     # trash
     _C("asset.trash", AssetTrashIn, AssetBatchOut, "write"),
     _C("asset.restore", AssetRestoreIn, AssetBatchOut, "write"),
-    _C("asset.delete-permanently", AssetDeletePermanentlyIn, DeleteOut, "write"),
+    _C("asset.delete-permanently", AssetDeletePermanentlyIn, DeleteOut, "write",
+       frees_space=True),
     _C("trash.list", TrashListIn, AssetSearchOut, "read"),
-    _C("trash.empty", TrashEmptyIn, DeleteOut, "write"),
+    _C("trash.empty", TrashEmptyIn, DeleteOut, "write", frees_space=True),
     # folders
     _C("folder.list", FolderListIn, FolderListOut, "read"),
     _C("folder.create", FolderCreateIn, Folder, "write"),

@@ -18,15 +18,17 @@ import contextlib
 import itertools
 import logging
 import multiprocessing
+import os
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
+from library import pathrules, private_paths
 from library.errors import (
     INTERNAL,
     LIBRARY_NOT_FOUND,
@@ -41,6 +43,8 @@ from library.events import (
     TaskProgress,
     WorkerRestarted,
 )
+from library.idempotency import IMPORT_REPLAYED, arguments_digest, scope_of
+from library.import_replays import ImportReplays, Replay
 from library.protocol import (
     CallMeta,
     Cancel,
@@ -51,7 +55,7 @@ from library.protocol import (
     decode_from_worker,
     encode,
 )
-from library.worker_handle import WorkerHandle, log_worker, spawn
+from library.worker_handle import STARTUP_TIMEOUT, WorkerHandle, log_worker, spawn
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +79,15 @@ class CallFuture(Future):  # type: ignore[type-arg]
 class LibraryHost:
     """Starts, talks to, restarts and stops library workers. Thread-safe."""
 
-    def __init__(self, on_event: Callable[[LibraryEvent], None] | None = None) -> None:
+    def __init__(self, on_event: Callable[[LibraryEvent], None] | None = None, *,
+                 private_paths: Sequence[str | Path] = (),
+                 replay_file: Path | None = None) -> None:
+        """`private_paths`: Serpent's own folders, never read for a caller (every worker is
+        told them, see `library.private_paths`); `replay_file`: where
+        `library.import-exported` keeps its idempotency keys (`library.import_replays`)."""
         self._on_event = on_event
+        self._private = [str(Path(p)) for p in private_paths]
+        self._replays = ImportReplays(replay_file)
         self._context = multiprocessing.get_context("spawn")
         self._lock = threading.RLock()
         self._workers: dict[str, WorkerHandle] = {}
@@ -96,18 +107,39 @@ class LibraryHost:
                          name="library-create", daemon=True).start()
         return future
 
-    def import_exported(self, archive: str | Path, parent: str | Path
-                        ) -> Future[dict]:  # type: ignore[type-arg]
+    def import_exported(self, archive: str | Path, parent: str | Path,
+                        meta: CallMeta | None = None) -> Future[dict]:  # type: ignore[type-arg]
         """Unpack a `library.export` archive into a new library inside `parent` (with a
-        fresh id) and open it; resolves to its LibraryRef dict. The worker unpacks."""
+        fresh id) and open it; resolves to its LibraryRef dict. The worker unpacks.
+
+        With `meta.idempotency_key`, a retry of the same call opens the library the first
+        call made (see `library.import_replays`); other arguments with the key are refused."""
         future: Future = Future()  # type: ignore[type-arg]
-        opening = {"action": "import", "archive": str(archive), "parent": str(parent)}
-        threading.Thread(target=self._open_thread, args=(opening, future, None),
+        try:
+            archive_path = Path(pathrules.parse_user_path(str(archive), field="archivePath"))
+            parent_path = Path(pathrules.parse_user_path(str(parent),
+                                                         field="selectedParentPath"))
+        except LibraryError as error:
+            future.set_exception(error)
+            return future
+        replay = None
+        if meta is not None and meta.idempotency_key:
+            replay = Replay(scope_of(meta.source, meta.credential), meta.idempotency_key,
+                            arguments_digest({"archivePath": _path_key(archive_path),
+                                              "selectedParentPath": _path_key(parent_path)}))
+        threading.Thread(target=self._import_thread,
+                         args=(str(archive_path), str(parent_path), replay, future),
                          name="library-import", daemon=True).start()
         return future
 
     def open(self, path: str | Path) -> Future[dict]:  # type: ignore[type-arg]
         """Open a library folder; an already open one resolves to the same ref."""
+        try:
+            path = Path(pathrules.parse_user_path(str(path), field="path"))
+        except LibraryError as error:
+            failed: Future = Future()  # type: ignore[type-arg]
+            failed.set_exception(error)
+            return failed
         key = _path_key(path)
         with self._lock:
             for worker in self._workers.values():
@@ -198,12 +230,40 @@ class LibraryHost:
             worker = self._workers.get(library_id)
             return worker.process.pid if worker else None
 
+    def _import_thread(self, archive: str, parent: str, replay: Replay | None,
+                       future: Future) -> None:  # type: ignore[type-arg]
+        try:
+            made = self._replays.lookup(replay) if replay is not None else None
+            if made is not None:  # the first call with this key made it: open that one
+                future.set_result(self.open(made).result(STARTUP_TIMEOUT))
+                return
+            unpacked: Future = Future()  # type: ignore[type-arg]
+            self._open_thread({"action": "import", "archive": archive, "parent": parent,
+                               "replay": replay.as_opening() if replay else None},
+                              unpacked, None)
+            try:
+                ref = unpacked.result()
+            except LibraryError as error:
+                if replay is None or error.details.get("reason") != IMPORT_REPLAYED:
+                    raise
+                ref = self.open(str(error.details["path"])).result(STARTUP_TIMEOUT)
+            if replay is not None:
+                self._replays.remember(replay, ref["path"])
+            future.set_result(ref)
+        except BaseException as error:
+            future.set_exception(error if isinstance(error, LibraryError) else LibraryError(
+                INTERNAL, "The library archive could not be unpacked."))
+
+    def _spawn(self, opening: dict[str, Any]) -> tuple[Any, Connection, Any]:
+        """Start a worker; it is told Serpent's private folders, whatever it opens."""
+        return spawn(self._context, {**opening, private_paths.OPENING_KEY: self._private})
+
     def _open_thread(self, opening: dict[str, Any], future: Future,  # type: ignore[type-arg]
                      key: str | None) -> None:
         try:
             if self._shut:
                 raise LibraryError(WORKER_UNAVAILABLE, "Serpent is shutting down.")
-            process, conn, hello = spawn(self._context, opening)
+            process, conn, hello = self._spawn(opening)
         except BaseException as error:
             with self._lock:
                 if key is not None:
@@ -321,7 +381,7 @@ class LibraryHost:
 
     def _restart(self, worker: WorkerHandle, reason: str) -> None:
         try:
-            process, conn, hello = spawn(self._context, {"action": "open", "path": worker.path})
+            process, conn, hello = self._spawn({"action": "open", "path": worker.path})
             if hello.library_id != worker.library_id:
                 conn.send_bytes(encode(Shutdown()))
                 conn.close()
@@ -411,4 +471,5 @@ def _interpreter_exiting() -> None:
 
 
 def _path_key(path: str | Path) -> str:
-    return str(Path(path).expanduser().resolve(strict=False))
+    """The same key for every spelling of one folder (a loop of links never raises here)."""
+    return os.path.realpath(os.path.expanduser(os.fspath(path)))

@@ -459,6 +459,16 @@ def _relative_parts(path: Path, root: Path) -> list[str] | None:
     return list(path.parts[len(root_parts):])
 
 
+SYSTEM_FOLDERS = ("/proc", "/sys", "/dev") if os.name == "posix" else ()
+
+
+def is_system_path(real: str | os.PathLike[str]) -> bool:
+    """A path (already resolved) in the kernel's pseudo file systems: /proc, /sys, /dev.
+    Nothing there is a person's file to import, nor a place for one to be written."""
+    text = os.fspath(real)
+    return any(text == root or text.startswith(root + "/") for root in SYSTEM_FOLDERS)
+
+
 def _strip_windows_prefix(text: str) -> str:
     if text.startswith("\\\\?\\UNC\\"):
         return "\\\\" + text[8:]
@@ -469,7 +479,8 @@ def _strip_windows_prefix(text: str) -> str:
 
 __all__ = [
     "MAX_NAME_BYTES", "NATIVE_FLAVOR", "WINDOWS_ILLEGAL_CHARS", "WINDOWS_RESERVED_NAMES",
-    "casefold_collides", "collision_key", "is_reserved_windows_name", "is_within", "link_kind",
+    "casefold_collides", "collision_key", "is_reserved_windows_name", "is_system_path",
+    "is_within", "link_kind",
     "name_problem", "parse_user_path", "resolve_within", "resolves_into",
     "safe_disk_name", "validate_entry_name", "windows_long_path",
 ]

@@ -121,4 +121,11 @@ def _first_message(process: Any, conn: Connection) -> Hello:
 def log_worker(message: Event) -> None:
     """A `worker.log` event, logged under `library.worker` in the main process's log."""
     level = getattr(logging, str(message.data.get("level", "WARNING")), logging.WARNING)
-    worker_log.log(level, "%s", message.data.get("message", ""))
+    if not isinstance(level, int) or not worker_log.isEnabledFor(level):
+        return
+    record = worker_log.makeRecord(worker_log.name, level, "(worker)", 0, "%s",
+                                   (str(message.data.get("message", "")),), None)
+    trace = message.data.get("traceback")
+    if trace:
+        record.exc_text = str(trace)
+    worker_log.handle(record)

@@ -77,6 +77,10 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
     sys.setswitchinterval(DESKTOP_SWITCH_INTERVAL_S)
     gateway = Gateway(store)
     credentials = CredentialStore(dirs.credentials_file)
+    unusable = credentials.problem()  # a folder or pipe in its place: say so, never hang
+    if unusable is not None:
+        log.warning("credentials: %s", unusable)
+        notices = [*notices, unusable]
 
     def make_service() -> Any:
         from serpent_tk.mcp.endpoint import endpoint_file

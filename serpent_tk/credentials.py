@@ -5,6 +5,9 @@ portalocker lock beside the file, written atomically with owner-only permissions
 A running server notices changes made by another process (the `credential` CLI) at its next
 `verify()` through a cheap stat check, so a revoked token is refused on its very next request.
 Tokens never reach logs: each one is registered with `serpent_tk.logs.register_secret`.
+A credential path that cannot be used (a folder, a named pipe, an unreadable file) is never
+opened in a way that could block and never replaced: no client is accepted, `problem()` says
+why in words for people, and changes raise `CredentialError` with that sentence.
 """
 
 from __future__ import annotations
@@ -26,7 +29,12 @@ from typing import Any, Literal, get_args
 
 import portalocker
 
-from serpent_tk.atomicfile import atomic_write_text
+from serpent_tk.atomicfile import (
+    NotARegularFile,
+    atomic_write_text,
+    check_regular_or_missing,
+    read_state_file,
+)
 from serpent_tk.logs import register_secret
 
 log = logging.getLogger(__name__)
@@ -47,6 +55,10 @@ class CredentialError(ValueError):
 
 class _Unreadable(Exception):
     """The credential file exists but is not a credential file we can read."""
+
+
+class _Unusable(Exception):
+    """The credential path cannot be read at all (not a file, no permission): left alone."""
 
 
 @dataclass(frozen=True)
@@ -103,10 +115,17 @@ class CredentialStore:
         self._entries: _Entries = []
         self._signature: tuple[int, int, int] | None = None
         self._loaded = False
+        self._problem: str | None = None
         self._touched: dict[str, datetime] = {}  # credential id -> newest use not yet on disk
         self._persisted_at: dict[str, float] = {}  # credential id -> monotonic time of last write
 
     # -- queries ----------------------------------------------------------------------------
+
+    def problem(self) -> str | None:
+        """Why the credential file cannot be used right now (for people), or None."""
+        with self._mutex:
+            self._refresh()
+            return self._problem
 
     def list(self) -> list[Credential]:
         """Every credential, oldest first, with the freshest last-used time this process knows."""
@@ -277,6 +296,10 @@ class CredentialStore:
     @contextmanager
     def _locked(self) -> Iterator[None]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            check_regular_or_missing(self._lock_path)  # appending to a FIFO would block
+        except NotARegularFile as error:
+            raise CredentialError(_unusable_message(self._lock_path, error)) from None
         with portalocker.Lock(self._lock_path, mode="a", timeout=LOCK_TIMEOUT_S):
             yield
 
@@ -285,6 +308,8 @@ class CredentialStore:
             st = os.stat(self.path)
         except FileNotFoundError:
             return None
+        except OSError:
+            return (-1, -1, -1)  # cannot even look: read (and fail) once, then stay quiet
         return (st.st_mtime_ns, st.st_size, st.st_ino)
 
     def _refresh(self) -> None:
@@ -297,18 +322,29 @@ class CredentialStore:
         self._loaded = True
 
     def _read_file(self) -> _Entries:
+        self._problem = None
         try:
             return self._parse_file()
         except _Unreadable as error:
+            self._problem = (f"The credential file {self.path} is damaged ({error}); no AI "
+                             "client can connect until a credential is created again.")
             log.error("credential file unreadable (%s); no client can connect until a "
                       "credential is created again", error)
+            return []
+        except _Unusable as error:
+            self._problem = str(error)
+            log.error("%s", error)
             return []
 
     def _parse_file(self) -> _Entries:
         try:
-            raw = self.path.read_text(encoding="utf-8")
+            raw = read_state_file(self.path).decode("utf-8")
         except FileNotFoundError:
             return []
+        except UnicodeDecodeError:
+            raise _Unreadable("not UTF-8") from None
+        except OSError as error:
+            raise _Unusable(_unusable_message(self.path, error)) from None
         try:
             data = json.loads(raw)
             entries = [_entry_from_json(item) for item in data["credentials"]]
@@ -322,6 +358,8 @@ class CredentialStore:
         with self._mutex, self._locked():
             try:
                 entries = self._parse_file()
+            except _Unusable as error:
+                raise CredentialError(str(error)) from None
             except _Unreadable:
                 # Never overwrite a damaged file: keep it beside itself for inspection.
                 backup = self.path.with_name(
@@ -335,6 +373,16 @@ class CredentialStore:
             self._entries = entries
             self._signature = self._stat_signature()
             self._loaded = True
+            self._problem = None
+
+
+def _unusable_message(path: Path, error: OSError) -> str:
+    if isinstance(error, NotARegularFile):
+        what = f"is {error.kind}, not a file"
+    else:
+        what = f"cannot be read ({error.strerror or error})"
+    return (f"The credential file {path} {what}: no AI client can connect, and credentials "
+            "cannot be created or changed, until it is moved away or fixed.")
 
 
 def _find_in(entries: _Entries, name: str) -> _Entry | None:

@@ -1,9 +1,13 @@
-"""Logging set-up: a rotating file in the log dir, and secrets scrubbed from every record.
+"""Logging set-up: a rotating file in the log dir; every record scrubbed and kept on its line.
 
 Thread-safe. Works in a windowed build where `sys.stdout`/`sys.stderr` are None (the console
 handler is only added when a stream exists). Every record passes `RedactSecrets`, which
 removes bearer tokens, `token=`/`"token": ...` values and any secret registered with
-`register_secret()` (the credential store registers every token it knows).
+`register_secret()` (the credential store registers every token it knows), then escapes what
+a caller could use to forge or hide log lines: line breaks, NUL, ESC and every other C0/C1
+control, Unicode line separators and bidi overrides become `\n`, `\x1b`, `\u2028`...
+A record is one line; a traceback follows it on lines that start with `    | `, so no text
+a caller controls can start a line that looks like a record (the audit trail included).
 """
 
 from __future__ import annotations
@@ -20,6 +24,10 @@ MAX_BYTES = 2 * 1024 * 1024
 BACKUP_COUNT = 5
 FORMAT = "%(asctime)s %(levelname)-7s %(process)d %(threadName)s %(name)s: %(message)s"
 REDACTED = "[redacted]"
+CONTINUATION = "    | "  # starts every traceback line under its record
+
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+_NAMED_CONTROLS = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 _PATTERNS = [
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"),
@@ -48,18 +56,44 @@ def redact(text: str) -> str:
     return text
 
 
+def escape_controls(text: str) -> str:
+    """`text` on one line, every control and invisible direction change spelled out."""
+    return _CONTROLS.sub(_spelled, text)
+
+
+def _spelled(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED_CONTROLS.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _continuation(text: str) -> str:
+    """A traceback (or stack) under its record: each line escaped and marked."""
+    return "\n".join(CONTINUATION + escape_controls(line) for line in text.splitlines())
+
+
 class RedactSecrets(logging.Filter):
-    """Renders the message once, scrubbed, so no handler ever formats the raw arguments."""
+    """Renders the message once, scrubbed and escaped, so no handler ever formats the raw
+    arguments. Runs once per record, however many handlers it passes."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
+        if getattr(record, "_serpent_clean", False):
+            return True
+        try:
+            message = record.getMessage()
+        except Exception:  # a bad format string must not lose the record
+            message = f"{record.msg!r} {record.args!r}"
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
-        scrubbed = redact(message)
-        if scrubbed != message or record.args:
-            record.msg, record.args = scrubbed, None
+        record.msg, record.args = escape_controls(redact(message)), None
         if record.exc_text:
-            record.exc_text = redact(record.exc_text)
+            record.exc_text = _continuation(redact(record.exc_text))
+        if record.stack_info:
+            record.stack_info = _continuation(redact(record.stack_info))
+        record._serpent_clean = True
         return True
 
 

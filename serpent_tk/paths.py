@@ -49,6 +49,16 @@ class AppDirs:
         return self.data / "instance.json"
 
     @property
+    def private_roots(self) -> tuple[Path, ...]:
+        """Serpent's own folders: never a source to import from (`library.private_paths`)."""
+        return (self.config, self.log, self.data, self.cache)
+
+    @property
+    def import_keys_file(self) -> Path:
+        """`library.import-exported`'s idempotency keys (`library.import_replays`)."""
+        return self.data / "import-keys.json"
+
+    @property
     def libraries(self) -> Path:
         """The folder where the default library and new libraries go unless told otherwise."""
         return self.data / "Libraries"

@@ -9,6 +9,7 @@ do not exist on this machine as missing (data the window shows with a "Locate…
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -25,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from library.errors import LibraryError
 from library.pathrules import parse_user_path
 from serpent_tk import __version__
-from serpent_tk.atomicfile import atomic_write_text
+from serpent_tk.atomicfile import atomic_write_text, read_state_file
 from serpent_tk.credentials import (
     CredentialError,
     CredentialStore,
@@ -167,6 +168,9 @@ def _export_target(target: str | Path) -> Path:
 
 def _export_credentials(dirs: AppDirs) -> list[dict[str, Any]]:
     store = CredentialStore(dirs.credentials_file)
+    problem = store.problem()
+    if problem is not None:
+        raise PortableSettingsError("unreadable", problem)
     items = []
     for credential in store.list():
         items.append({
@@ -186,11 +190,13 @@ def read_settings_file(source: str | Path) -> PortableFile:
     """Read and check a portable settings file; writes nothing (a preview for the window)."""
     path = Path(source).expanduser()
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_FILE_BYTES + 1)
+        raw = read_state_file(path, MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise PortableSettingsError("not_found", f"There is no file {path}.") from None
     except OSError as error:
+        if error.errno == errno.EFBIG:
+            raise PortableSettingsError("not_settings", f"{path.name} is too big to be a "
+                                                        "Serpent settings file.") from None
         raise PortableSettingsError(
             "unreadable", f"Could not read {path}: {error.strerror or error}.") from None
     if len(raw) > MAX_FILE_BYTES:

@@ -4,7 +4,10 @@ Thread-safe: every save and read-modify-write holds a portalocker lock beside th
 the window, `serve` and the CLI can share one settings file. A file that cannot be read (bad
 JSON, bad values, a newer version) is never lost and never crashes the app: it is backed up
 beside itself, defaults are used, and `LoadResult.notices` says what happened so the UI can
-tell the person. Paths under the home folder are stored as `~/...`.
+tell the person. A settings path that is not a regular file (a folder, a named pipe...) is
+never opened, so it never hangs a start: defaults are used, a notice says why, and saving
+fails with `NotARegularFile` (an OSError) instead of replacing it. Paths under the home
+folder are stored as `~/...`.
 """
 
 from __future__ import annotations
@@ -30,7 +33,12 @@ from pydantic import (
     ValidationError,
 )
 
-from serpent_tk.atomicfile import atomic_write_text
+from serpent_tk.atomicfile import (
+    NotARegularFile,
+    atomic_write_text,
+    check_regular_or_missing,
+    read_state_file,
+)
 from serpent_tk.paths import from_portable, to_portable
 
 log = logging.getLogger(__name__)
@@ -110,16 +118,21 @@ class SettingsStore:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._lock_path = self.path.with_name(self.path.name + ".lock")
+        self._warned = False
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        check_regular_or_missing(self._lock_path)  # opening a FIFO to append would block
         with portalocker.Lock(self._lock_path, mode="a", timeout=LOCK_TIMEOUT_S):
             yield
 
     def load(self) -> LoadResult:
-        with self._locked():
-            return self._load_unlocked()
+        try:
+            with self._locked():
+                return self._load_unlocked()
+        except NotARegularFile as error:
+            return LoadResult(Settings(), [_not_a_file(Path(str(error.filename)), error)])
 
     def save(self, settings: Settings) -> None:
         with self._locked():
@@ -135,9 +148,14 @@ class SettingsStore:
 
     def _load_unlocked(self) -> LoadResult:
         try:
-            raw = self.path.read_bytes()
+            raw = read_state_file(self.path)
         except FileNotFoundError:
             return LoadResult(Settings())
+        except NotARegularFile as error:
+            if not self._warned:  # every load meets it: say it once
+                self._warned = True
+                log.warning("settings path is not a file: %s", error)
+            return LoadResult(Settings(), [_not_a_file(self.path, error)])
         except OSError as error:
             log.warning("settings file unreadable: %s", error)
             return LoadResult(Settings(), [f"Settings could not be read ({error.strerror}); "
@@ -173,6 +191,11 @@ class SettingsStore:
     def _write_unlocked(self, settings: Settings) -> None:
         text = settings.model_dump_json(indent=2)
         atomic_write_text(self.path, text + "\n")
+
+
+def _not_a_file(path: Path, error: NotARegularFile) -> str:
+    return (f"{path} is {error.kind}, not a settings file: defaults are used for this "
+            "session and settings cannot be saved until it is moved away.")
 
 
 def _first_line(error: Exception) -> str:

@@ -71,6 +71,10 @@ class LibraryExportIn(Model):
 class LibraryImportExportedIn(Model):
     archive_path: LibraryPath
     selected_parent_path: LibraryPath
+    idempotency_key: str | None = Field(
+        default=None, min_length=1, max_length=200,
+        description="Optional: retrying with the same key opens the library the first call "
+                    "made instead of unpacking the archive again.")
 
 
 class LibraryRefreshOut(Model):

@@ -20,6 +20,7 @@ import traceback
 from multiprocessing.connection import Connection
 from typing import Any
 
+from library import private_paths
 from library.errors import INTERNAL, LibraryError
 from library.protocol import (
     CRASH_EXIT_CODE,
@@ -59,7 +60,9 @@ class Sender:
 
 
 class PipeLogHandler(logging.Handler):
-    """Forwards warnings and errors to the main process's log as `worker.log` events."""
+    """Forwards warnings and errors to the main process's log as `worker.log` events (the
+    message and its traceback apart: the main process's log keeps every record on one line
+    and puts a traceback under it)."""
 
     def __init__(self, sender: Sender) -> None:
         super().__init__(logging.WARNING)
@@ -67,18 +70,24 @@ class PipeLogHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         with contextlib.suppress(Exception):
+            trace = record.exc_text
+            if record.exc_info and not trace:
+                trace = logging.Formatter().formatException(record.exc_info)
             self.sender.event("worker.log", {"level": record.levelname,
-                                             "message": self.format(record)})
+                                             "message": record.getMessage(),
+                                             "traceback": trace})
 
 
 def worker_main(conn: Connection, opening: dict[str, Any]) -> None:
     """Spawn target. `opening` is {"action": "open", "path"}, {"action": "create",
-    "parent", "name"} or {"action": "import", "archive", "parent"}."""
+    "parent", "name"} or {"action": "import", "archive", "parent", "replay"}, each with
+    `privatePaths` (Serpent's own folders, see `library.private_paths`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
     # Reads answer quickly even while another thread computes (thumbnails, analysis): the
     # GIL is handed over after 1 ms instead of Python's default 5 ms.
     sys.setswitchinterval(0.001)
     sender = Sender(conn)
+    private_paths.configure(opening.get(private_paths.OPENING_KEY) or ())
     log = logging.getLogger("library.worker")
     log.addHandler(PipeLogHandler(sender))
     log.setLevel(logging.INFO)
@@ -88,7 +97,7 @@ def worker_main(conn: Connection, opening: dict[str, Any]) -> None:
     except BaseException:
         traceback.print_exc(file=sys.stderr)
         try:
-            log.error("library worker crashed:\n%s", traceback.format_exc())
+            log.error("library worker crashed", exc_info=True)
         finally:
             os._exit(CRASH_EXIT_CODE)
     conn.close()
@@ -100,9 +109,9 @@ def _library_path(opening: dict[str, Any]) -> Any:
     if opening["action"] == "open":
         return opening["path"]
     if opening["action"] == "import":
-        from library.worker.store.archive import unpack_library
+        from library.worker.store.unpacking import unpack_library
 
-        return unpack_library(opening["archive"], opening["parent"])
+        return unpack_library(opening["archive"], opening["parent"], opening.get("replay"))
     from library.worker.store.opening import create_library
 
     return create_library(opening["parent"], opening["name"])

@@ -25,11 +25,13 @@ from pydantic import BaseModel, ValidationError
 
 from library.errors import (
     CANCELLED,
+    DISK_FULL,
     INTERNAL,
     INVALID_ARGUMENT,
     LIBRARY_NOT_FOUND,
     LibraryError,
 )
+from library.idempotency import arguments_digest
 from library.protocol import (
     Cancel,
     ErrorInfo,
@@ -45,6 +47,7 @@ from library.worker import commands
 from library.worker.context import ReadContext, RequestScope, Services, TaskContext
 from library.worker.process import Sender
 from library.worker.rows import assetrows
+from library.worker.store import diskspace
 from library.worker.store.database import connect, translate, translate_os
 from library.worker.store.opening import OpenLibrary
 from library.worker.store.transaction import WriteTx, stored_result
@@ -215,17 +218,21 @@ class WorkerServer:
                    scope: RequestScope) -> dict[str, Any]:
         args = handler.input_model.model_validate(request.args)
         services = self.services
+        digest = arguments_digest(_dump(args)) if request.meta.idempotency_key else None
         with services.write_lock:
-            stored = stored_result(services.writer, handler.name, request.meta)
+            stored = stored_result(services.writer, handler.name, request.meta, digest)
             if stored is not None:
                 return stored
+            if not handler.command.frees_space:  # deleting must work on a full disk
+                diskspace.ensure_room(self.library.layout.root)
             if handler.mode == "task":
                 result = _dump(handler.run(TaskContext(services, scope), args))
                 if request.meta.idempotency_key:
-                    with WriteTx(services, handler.name, request.meta, journal=False) as tx:
+                    with WriteTx(services, handler.name, request.meta, journal=False,
+                                 digest=digest) as tx:
                         tx.result = result
                 return result
-            with WriteTx(services, handler.name, request.meta) as tx:
+            with WriteTx(services, handler.name, request.meta, digest=digest) as tx:
                 result = _dump(handler.run(tx, args))
                 tx.result = result
             return result
@@ -258,7 +265,7 @@ class WorkerServer:
 
     def _as_library_error(self, error: Exception, request: Request) -> LibraryError:
         if isinstance(error, LibraryError):
-            return error
+            return self._with_free_space(error)
         if isinstance(error, ValidationError):
             return validation_error(error)
         translated = None
@@ -267,7 +274,10 @@ class WorkerServer:
         elif isinstance(error, OSError):
             translated = translate_os(error)
         if translated is not None and translated.code != INTERNAL:
-            return translated  # busy, read-only...
+            return self._with_free_space(translated)  # busy, read-only, disk full...
+        if translated is not None and translated.details.get("reason") == "disk" and \
+                self._nearly_full():
+            return self._with_free_space(LibraryError(DISK_FULL, translated.message))
         incident = f"inc_{secrets.token_hex(6)}"
         if translated is not None and translated.details.get("reason"):
             # a known condition of the library's disk (full, damaged): say which, and log it
@@ -277,6 +287,20 @@ class WorkerServer:
         log.error("incident %s in %s: %r", incident, request.command, error, exc_info=error)
         return LibraryError(INTERNAL, f"Something went wrong inside Serpent (incident "
                             f"{incident}).", incidentId=incident)
+
+
+    def _with_free_space(self, error: LibraryError) -> LibraryError:
+        """A DISK_FULL without amounts gets those of the library's disk."""
+        if error.code != DISK_FULL or "freeBytes" in error.details:
+            return error
+        return diskspace.disk_full_at(self.library.layout.root)
+
+    def _nearly_full(self) -> bool:
+        try:
+            diskspace.ensure_room(self.library.layout.root)
+        except LibraryError:
+            return True
+        return False
 
 
 def validation_error(error: ValidationError) -> LibraryError:

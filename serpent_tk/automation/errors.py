@@ -79,7 +79,8 @@ def as_library_error(error: BaseException, context: str) -> LibraryError:
 # Keys of `LibraryError.details` a caller may see: stable sub-codes and ids that help an agent
 # correct its call. Paths and anything internal stay in the worker's log.
 PUBLIC_DETAIL_KEYS = ("field", "incidentId", "missing", "ids", "command", "reason", "notFound",
-                      "existing", "hint", "offenders", "assetId", "folderId", "collectionId")
+                      "existing", "hint", "offenders", "assetId", "folderId", "collectionId",
+                      "freeBytes", "neededBytes")
 
 
 def public_details(error: LibraryError) -> dict[str, Any]:

@@ -65,6 +65,7 @@ from serpent_tk.automation.registry import (
     build_registry,
 )
 from serpent_tk.credentials import MODES
+from serpent_tk.paths import app_dirs
 from serpent_tk.settings import SettingsStore
 
 log = logging.getLogger("serpent.automation.gateway")
@@ -103,7 +104,7 @@ class Gateway:
     """Runs commands for every caller. Thread-safe."""
 
     def __init__(self, settings: SettingsStore, *, registry: Registry | None = None,
-                 host_factory: HostFactory = LibraryHost,
+                 host_factory: HostFactory | None = None,
                  challenges: ChallengeStore | None = None,
                  strict_outputs: bool = False) -> None:
         self.registry = registry if registry is not None else build_registry()
@@ -116,7 +117,7 @@ class Gateway:
         self.hooks = Hooks(self.publish)
         self._io = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gateway-io")
         self._unhook_registry = self.registry.on_change(lambda: self.publish(ToolsChanged()))
-        self.host: LibraryHost = host_factory(self.on_library_event)
+        self.host: LibraryHost = (host_factory or default_host)(self.on_library_event)
         self.libraries = Libraries(self.host, settings)
         self.analysis_feeder = AnalysisFeeder(self.hooks.analysis, self.host, self.registry)
         self.analysis_feeder.start()
@@ -397,6 +398,14 @@ class Gateway:
             arguments[STATE_TOKEN] = report["stateToken"]
         result = yield self.host.call(call.library_id, spec.name, arguments, meta)
         return None, result
+
+
+def default_host(on_event: Callable[[object], None]) -> LibraryHost:
+    """The library host of this user's Serpent: its workers never read Serpent's own
+    folders for a caller, and `library.import-exported` keeps its keys in the data folder."""
+    dirs = app_dirs()
+    return LibraryHost(on_event, private_paths=dirs.private_roots,
+                       replay_file=dirs.import_keys_file)
 
 
 def _outcome(future: Future[Any]) -> tuple[Any, BaseException | None]:

@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     create.add_argument("--mode", choices=MODES, default="auto")
     actions.add_parser("list", help="list credentials (never their tokens)")
     revoke = actions.add_parser("revoke", help="revoke a credential; its client is cut off "
-                                               "at its next request")
+                                               "at once")
     revoke.add_argument("name", metavar="NAME")
     mode = actions.add_parser("mode", help="change what a credential may do")
     mode.add_argument("name", metavar="NAME")
@@ -50,11 +50,15 @@ def run(args: argparse.Namespace) -> int:
                 print("Full Access: this client may also run plugin tools. Dangerous steps "
                       "still need a confirmation.", file=sys.stderr)
         elif args.credential_action == "list":
+            problem = store.problem()
+            if problem is not None:
+                print(f"serpent-tk credential list: {problem}", file=sys.stderr)
+                return 1
             _print_table(store)
         elif args.credential_action == "revoke":
             credential = store.revoke(args.name)
-            print(f'Credential "{credential.name}" revoked; its client is refused from its '
-                  "next request on.")
+            print(f'Credential "{credential.name}" revoked; a running Serpent ends its '
+                  "sessions within a second and refuses its token from now on.")
         else:
             credential = store.set_mode(args.name, args.mode)
             print(f'Credential "{credential.name}" now has mode {credential.mode}.')

@@ -86,7 +86,10 @@ def _serve(args: argparse.Namespace, dirs: object) -> int:
         for problem in problems:
             print(problem, file=sys.stderr)
         print(f"MCP server listening on {status.url}", flush=True)
-        if not credentials.list():
+        unusable = credentials.problem()
+        if unusable is not None:
+            print(f"serpent-tk serve: {unusable}", file=sys.stderr, flush=True)
+        elif not credentials.list():
             print('No credentials yet: create one with `serpent-tk credential create '
                   '"Claude Desktop"`, then `serpent-tk mcp-config --client claude-desktop`.',
                   file=sys.stderr)

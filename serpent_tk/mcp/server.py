@@ -8,6 +8,7 @@ other path, `/.well-known/*` included, is a plain 404, so no client starts an OA
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -15,7 +16,6 @@ from typing import Any
 import mcp_types as types
 from mcp.server import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.subscriptions import ListenHandler
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
@@ -27,6 +27,12 @@ from serpent_tk.mcp.apps import search_app
 from serpent_tk.mcp.endpoint import IDENTIFY_PATH
 from serpent_tk.mcp.http.guard import RequestGuard, allowed_hosts
 from serpent_tk.mcp.http.identify import IdentifyEndpoint
+from serpent_tk.mcp.http.sessions import (
+    MAX_SESSIONS,
+    SESSION_IDLE_TIMEOUT_S,
+    ClientRoom,
+    CountedSessionManager,
+)
 from serpent_tk.mcp.notifier import Notifier
 from serpent_tk.mcp.tools.budget import Budget
 from serpent_tk.mcp.tools.catalogue import Catalogue
@@ -34,8 +40,6 @@ from serpent_tk.mcp.tools.continuations import Continuations
 from serpent_tk.mcp.tools.handlers import GatewayLike, Handlers
 
 MAX_REQUEST_BODY_BYTES = 2 * 1024 * 1024
-SESSION_IDLE_TIMEOUT_S = 4 * 60 * 60  # a session with no open stream and no request
-MAX_SESSIONS = 256
 
 INSTRUCTIONS = """\
 Serpent is the person's desktop asset library: reference images, textures, photos, fonts, \
@@ -97,23 +101,28 @@ def build_app(*, gateway: GatewayLike, credentials: CredentialStore, catalogue: 
                                notifier.set_level)
     server.middleware.append(notifier.middleware)
     server.extensions[search_app.EXTENSION_ID] = {}
-    manager = StreamableHTTPSessionManager(
+    manager = CountedSessionManager(
         server, security_settings=security_settings(port),
         max_request_body_size=MAX_REQUEST_BODY_BYTES,
         session_idle_timeout=SESSION_IDLE_TIMEOUT_S, max_sessions=MAX_SESSIONS)
+    room = ClientRoom(manager, lambda: {c.id for c in credentials.list()})
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         async with manager.run():
             notifier.attach()
+            watcher = asyncio.ensure_future(room.watch_revocations())
             try:
                 yield
             finally:
+                watcher.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watcher
                 listen.close()
                 await notifier.detach()
 
     guard = RequestGuard(manager.handle_request, port=port, credentials=credentials,
-                         on_request=on_request)
+                         room=room, on_request=on_request)
     identify = IdentifyEndpoint(secret, port)
     return Starlette(routes=[Route("/mcp", guard), Route(IDENTIFY_PATH, identify,
                                                          methods=["POST"])],

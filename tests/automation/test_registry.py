@@ -91,7 +91,8 @@ def test_input_and_output_schemas_are_json(spec: CommandSpec) -> None:
     assert ("libraryId" in schema.get("required", [])) == (spec.scope == "library")
     assert ("confirmChallenge" in properties) == spec.dangerous
     assert "stateToken" not in properties
-    assert ("idempotencyKey" in properties) == (spec.writes and spec.scope == "library")
+    keyed = spec.writes and (spec.scope == "library" or spec.name == "library.import-exported")
+    assert ("idempotencyKey" in properties) == keyed
     output = spec.output_schema()
     assert "result" in output["properties"]
     # results may gain keys (nextCursor/truncated on lists, later additions): a client that

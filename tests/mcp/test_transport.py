@@ -15,6 +15,7 @@ import pytest
 from serpent_tk.automation.gateway import Gateway
 from serpent_tk.credentials import CredentialStore
 from serpent_tk.mcp.endpoint import endpoint_file, running_port
+from serpent_tk.mcp.http.connections import mark_useful
 from serpent_tk.mcp.http.listener import Listener, PortInUse
 from serpent_tk.mcp.server import MAX_REQUEST_BODY_BYTES
 from tests.mcp.conftest import ERAS, Server, connect, ok, run
@@ -110,12 +111,14 @@ def test_a_taken_port_is_a_clear_error_naming_the_port(gateway: Gateway,
 
 
 async def _answer_ok(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """A tiny ASGI app: lifespan, and 200 "ok" to every request."""
+    """A tiny ASGI app: lifespan, and 200 "ok" to every request (kept alive, as an
+    authenticated request's connection is)."""
     if scope["type"] == "lifespan":
         while (await receive())["type"] != "lifespan.shutdown":
             await send({"type": "lifespan.startup.complete"})
         await send({"type": "lifespan.shutdown.complete"})
         return
+    mark_useful(scope)
     await send({"type": "http.response.start", "status": 200,
                 "headers": [(b"content-length", b"2")]})
     await send({"type": "http.response.body", "body": b"ok"})

@@ -7,7 +7,8 @@ go on). The database goes in as a consistent snapshot made with SQLite's backup 
 temporary name beside the target and renamed when complete, so a cancel or a crash never
 leaves a half-written archive under the real name (the hidden partial file of a crashed
 export is removed when the library opens again). Shows up as an `export` task while it
-runs (task.cancel stops it).
+runs (task.cancel stops it). An archive that cannot fit on the target's disk (or a snapshot
+on the library's) is DISK_FULL before anything is written.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from library.library_folder import LIBRARY_SUFFIX
 from library.schemas import LibraryExportIn, LibraryExportOut
 from library.worker.commands import handles
 from library.worker.context import TaskContext
+from library.worker.store import diskspace
 from library.worker.store.archive import (
     export_target,
     library_entries,
@@ -43,6 +45,10 @@ def export_library(ctx: TaskContext, args: LibraryExportIn) -> LibraryExportOut:
     top = root.name if root.name.endswith(LIBRARY_SUFFIX) else \
         f"{pathrules.safe_disk_name(state['name'], suffix=LIBRARY_SUFFIX)}{LIBRARY_SUFFIX}"
     entries = library_entries(root)
+    database_size = ctx.layout.database.stat().st_size
+    diskspace.ensure_room(ctx.layout.staging, database_size)  # the snapshot
+    diskspace.ensure_room(target.parent, database_size + sum(e.size for e in entries),
+                          where="the disk of targetPath", field="targetPath")
     asset_count = ctx.conn.execute("SELECT count(*) FROM assets").fetchone()[0]
     schema_version = ctx.conn.execute("SELECT max(number) FROM schema_migrations").fetchone()[0]
     total = len(entries) + 1

@@ -10,11 +10,15 @@ helper thread while the next batch is copied, so the disk flush overlaps the cop
 Content already in the library is reported as a duplicate with the asset that holds it.
 An unreadable image header (a truncated JPEG) still imports: the file is the user's, it
 just has no width/height. Empty files and things that are not regular files fail with
-UNSUPPORTED_FORMAT.
+UNSUPPORTED_FORMAT; Serpent's own files and system files (/proc...) with PATH_FORBIDDEN,
+whatever link leads there (`library.private_paths`). A file that does not fit on the disk
+stops the import: DISK_FULL for the whole call when nothing was imported yet, else the
+files left are listed with DISK_FULL and what was imported stays.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import time
@@ -23,8 +27,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from library import pathrules
+from library import pathrules, private_paths
 from library.errors import (
+    DISK_FULL,
     NOT_FOUND,
     PATH_FORBIDDEN,
     PATH_NOT_FOUND,
@@ -37,9 +42,11 @@ from library.worker.commands import handles
 from library.worker.context import TaskContext
 from library.worker.files import media
 from library.worker.rows import assetrows
+from library.worker.store import diskspace
 from library.worker.store.filestore import (
     CopyCancelled,
     FileStore,
+    ForbiddenSource,
     NotARegularFile,
     SourceUnreadable,
     Staged,
@@ -89,7 +96,13 @@ def import_files(ctx: TaskContext, args: FileImportIn) -> FileImportOut:
                                         error="The import was cancelled.")
                              for c in candidates[index:index + MAX_LISTED_SKIPPED])
                 break
-            run.one(candidate)
+            try:
+                run.one(candidate)
+            except LibraryError as full:
+                if full.code != DISK_FULL or not run.recorded():
+                    raise  # nothing imported: the whole call is DISK_FULL
+                run.out_of_space(full, candidates[index:index + MAX_LISTED_SKIPPED])
+                break
             ctx.progress(index + 1, len(candidates), candidate.path.name)
     finally:
         run.finish()  # whatever was copied completely is recorded, also after an error
@@ -118,6 +131,8 @@ class _ImportRun:
 
     def one(self, candidate: Candidate) -> None:
         shown = candidate.shown
+        with contextlib.suppress(OSError):  # gone or unreadable: stage_copy says which
+            diskspace.ensure_room(self.ctx.layout.staging, candidate.path.stat().st_size)
         try:
             staged = self.store.stage_copy(candidate.path, self.ctx.cancelled)
         except CopyCancelled:
@@ -126,6 +141,9 @@ class _ImportRun:
                                          error_code="CANCELLED",
                                          error="The import was cancelled."))
             return
+        except ForbiddenSource as refused:
+            self._fail(shown, PATH_FORBIDDEN, str(refused))
+            return
         except NotARegularFile:
             self._fail(shown, UNSUPPORTED_FORMAT, "Not a regular file (a pipe, socket or "
                        "device).")
@@ -133,6 +151,10 @@ class _ImportRun:
         except SourceUnreadable as problem:
             self._source_failed(shown, problem.error)
             return
+        except OSError as error:  # writing the library's own copy
+            if diskspace.is_disk_full(error):
+                raise diskspace.disk_full_at(self.ctx.layout.staging) from error
+            raise
         self.done += 1
         if staged.size == 0:
             self.store.discard(staged)
@@ -215,6 +237,16 @@ class _ImportRun:
         self.history_entry = tx.history_entry
         self.items.extend(p.item for p in batch)
 
+    def recorded(self) -> bool:
+        """Did this run import anything (committed, or copied and waiting for its batch)?"""
+        return bool(self.batch or self.syncing) or any(i.status == "imported"
+                                                       for i in self.items)
+
+    def out_of_space(self, full: LibraryError, rest: list[Candidate]) -> None:
+        """The disk filled up part-way: what was imported stays, the rest is listed."""
+        self.items.extend(ImportItem(source_path=c.shown, status="failed",
+                                     error_code=DISK_FULL, error=full.message) for c in rest)
+
     def result(self) -> FileImportOut:
         counts = {"imported": 0, "duplicate": 0, "failed": 0}
         for item in self.items:
@@ -244,6 +276,7 @@ def _expand(args: FileImportIn, library_root: Path, items: list[ImportItem]) -> 
     """Files to import, in a stable order; problems with the given paths become items."""
     candidates: list[Candidate] = []
     seen: set[str] = set()
+    private = private_paths.current()
     for given in args.source_paths:
         try:
             path = Path(pathrules.parse_user_path(given))
@@ -256,6 +289,11 @@ def _expand(args: FileImportIn, library_root: Path, items: list[ImportItem]) -> 
                                     error_code=PATH_NOT_FOUND, error="Nothing is at this path."))
             continue
         resolved = path.resolve()
+        refused = private.refusal(path)
+        if refused is not None:
+            items.append(ImportItem(source_path=given, status="failed",
+                                    error_code=PATH_FORBIDDEN, error=refused.message))
+            continue
         if enclosing_library(resolved) or resolved == library_root.resolve():
             items.append(ImportItem(source_path=given, status="failed",
                                     error_code=PATH_FORBIDDEN,
@@ -268,7 +306,8 @@ def _expand(args: FileImportIn, library_root: Path, items: list[ImportItem]) -> 
                 continue
             for directory, subdirs, files in os.walk(path, followlinks=False):
                 subdirs[:] = sorted(d for d in subdirs if not d.startswith(".")
-                                    and not _is_library(Path(directory) / d))
+                                    and not _is_library(Path(directory) / d)
+                                    and not private.is_private_folder(Path(directory) / d))
                 for name in sorted(files):
                     file_path = Path(directory) / name
                     if _wanted(file_path) and _new(file_path, seen):

@@ -16,7 +16,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from library import pathrules
+from library import pathrules, private_paths
 from library.errors import (
     ALREADY_EXISTS,
     NOT_FOUND,
@@ -238,6 +238,7 @@ def _disk_folder(text: str) -> Path:
     if enclosing_library(real) is not None:
         raise LibraryError(PATH_FORBIDDEN, "A folder inside a Serpent library cannot be "
                            "linked.", field="path")
+    private_paths.check_source(real, field="path")
     return real
 
 

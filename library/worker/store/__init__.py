@@ -1,1 +1,4 @@
-"""The library on disk: layout, lock, schema, writes, file store, recovery. Worker process."""
+"""The library on disk: layout, lock, schema, writes, files, free space, recovery, archives.
+
+Worker process.
+"""

@@ -15,7 +15,9 @@ from pathlib import Path
 from library.errors import (
     ALREADY_EXISTS,
     BUSY,
+    DISK_FULL,
     INTERNAL,
+    PATH_INVALID,
     PERMISSION_DENIED,
     LibraryError,
 )
@@ -47,9 +49,15 @@ def translate(error: sqlite3.Error) -> LibraryError:
     if "readonly" in text or "read-only" in text:
         return LibraryError(PERMISSION_DENIED, "The library folder is read-only.",
                             reason="read-only")
-    if "disk is full" in text or "disk i/o" in text:
+    if "disk is full" in text or getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
+        # the server adds what is free and what was needed (it knows the library's disk)
+        return LibraryError(DISK_FULL, "The library's disk is full.")
+    if "disk i/o" in text:
         return LibraryError(INTERNAL, "The library's disk could not be written (full or "
                             "disconnected).", reason="disk")
+    if "unable to open database" in text:  # SQLITE_CANTOPEN: the folder will not hold it
+        return LibraryError(PATH_INVALID, "The library database cannot be opened in that "
+                            "folder.", reason="cannot-open")
     if "malformed" in text or "not a database" in text:
         return LibraryError(INTERNAL, "The library database is damaged.", reason="corrupt")
     return LibraryError(INTERNAL, "The library database reported an error.")
@@ -60,6 +68,6 @@ def translate_os(error: OSError, what: str = "The library folder") -> LibraryErr
     if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
         return LibraryError(PERMISSION_DENIED, f"{what} is read-only or not writable.",
                             reason="read-only")
-    if error.errno == errno.ENOSPC:
-        return LibraryError(INTERNAL, f"{what} is on a full disk.", reason="disk-full")
+    if error.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        return LibraryError(DISK_FULL, f"{what} is on a full disk.")
     return LibraryError(INTERNAL, f"{what} could not be written ({error.strerror}).")

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from library import private_paths
 from library.durable import fsync_directory
 from library.worker.store.layout import Layout
 
@@ -119,21 +120,42 @@ class NotARegularFile(Exception):
     """A FIFO, socket or device: never opened for reading (a FIFO would block forever)."""
 
 
+class ForbiddenSource(NotARegularFile):
+    """One of Serpent's own files (settings, credentials, logs...) or a system file (/proc):
+    never read for a caller, whatever link led to it (see `library.private_paths`). The
+    message says which."""
+
+
 def open_regular(source: Path) -> io.BufferedReader:
-    """Open a regular file for reading without ever blocking on a FIFO."""
+    """Open a regular file for reading without ever blocking on a FIFO; Serpent's own files
+    are refused (`ForbiddenSource`), checked on the opened file itself."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(source, flags)
     except OSError as error:
         raise SourceUnreadable(error) from error
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
             raise NotARegularFile(str(source))
+        refused = private_paths.current().refusal(_opened_path(fd, source), status)
+        if refused is not None:
+            raise ForbiddenSource(refused.message)
+        if private_paths.holds_secrets(fd, status.st_size):
+            raise ForbiddenSource(private_paths.MESSAGE)
     except BaseException:
         os.close(fd)
         raise
     reader: io.BufferedReader = os.fdopen(fd, "rb")
     return reader
+
+
+def _opened_path(fd: int, source: Path) -> str:
+    """Where the opened file really is (Linux knows it from the descriptor itself)."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return str(source)
 
 
 def _syncfs_function() -> Callable[[Path], None] | None:

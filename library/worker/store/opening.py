@@ -62,11 +62,15 @@ class OpenLibrary:
 
 def create_library(parent: str, name: str) -> Path:
     """Make `<parent>/<name>.serpent/` with an empty database; returns its path."""
-    parent_path = Path(pathrules.parse_user_path(parent, field="selectedParentPath"))
-    if not parent_path.is_dir():
+    given = Path(pathrules.parse_user_path(parent, field="selectedParentPath"))
+    if not given.is_dir():
         raise LibraryError(PATH_NOT_FOUND, "The folder for the new library does not exist.",
                            field="selectedParentPath", reason="missing")
-    if enclosing_library(parent_path.resolve()):
+    parent_path = Path(os.path.realpath(given))  # no `..` left: SQLite reads paths itself
+    if pathrules.is_system_path(parent_path):
+        raise LibraryError(PATH_FORBIDDEN, "A library cannot be made in a system folder "
+                           "(/proc, /sys, /dev).", field="selectedParentPath")
+    if enclosing_library(parent_path):
         raise LibraryError(PATH_FORBIDDEN, "A library cannot be created inside another "
                            "library.", field="selectedParentPath")
     folder_name = pathrules.validate_entry_name(name, field="name", suffix=LIBRARY_SUFFIX)
@@ -103,6 +107,9 @@ def create_library(parent: str, name: str) -> Path:
             raise LibraryError(ALREADY_EXISTS, f"A library called {folder_name!r} already "
                                "exists in that folder.", field="name") from error
         raise translate_os(error, "The folder for the new library") from error
+    except sqlite3.Error as error:
+        shutil.rmtree(building, ignore_errors=True)
+        raise translate(error) from error
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
         raise

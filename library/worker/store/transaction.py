@@ -16,7 +16,7 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from library.errors import INVALID_ARGUMENT, LibraryError
+from library.idempotency import key_reused, scope_of
 from library.protocol import CallMeta, LibraryChanged
 from library.schemas.common import Actor
 from library.worker.context import Services
@@ -34,21 +34,26 @@ def actor_of(meta: CallMeta) -> dict[str, Any]:
 
 
 def idempotency_scope(meta: CallMeta) -> str:
-    return f"{meta.source}:{meta.credential or ''}"
+    return scope_of(meta.source, meta.credential)
 
 
-def stored_result(conn: sqlite3.Connection, command: str,
-                  meta: CallMeta) -> dict[str, Any] | None:
-    """The result a write with this idempotency key already returned, if any."""
+def stored_result(conn: sqlite3.Connection, command: str, meta: CallMeta,
+                  digest: str | None = None) -> dict[str, Any] | None:
+    """The result a write with this idempotency key already returned, if any.
+
+    The `command` column holds `<command>#<arguments digest>` (rows written before digests
+    were kept hold the command alone and match any arguments). The same key with another
+    command or other arguments is INVALID_ARGUMENT naming the key: never the first result.
+    """
     if not meta.idempotency_key:
         return None
     row = conn.execute("SELECT command, result FROM idempotency WHERE scope = ? AND key = ?",
                        (idempotency_scope(meta), meta.idempotency_key)).fetchone()
     if row is None:
         return None
-    if row["command"] != command:
-        raise LibraryError(INVALID_ARGUMENT, "This idempotencyKey was already used for "
-                           f"another command ({row['command']}).", field="idempotencyKey")
+    stored_command, _, stored_digest = str(row["command"]).partition("#")
+    if stored_command != command or (digest and stored_digest and stored_digest != digest):
+        raise key_reused(meta.idempotency_key, command, stored_command)
     stored: dict[str, Any] = json.loads(row["result"])
     return stored
 
@@ -57,8 +62,10 @@ class WriteTx:
     """Use as `with WriteTx(...) as tx:`; the block's normal exit commits, an error rolls back."""
 
     def __init__(self, services: Services, command: str, meta: CallMeta, *,
-                 history_entry: int | None = None, journal: bool = True) -> None:
+                 history_entry: int | None = None, journal: bool = True,
+                 digest: str | None = None) -> None:
         self.services = services
+        self.digest = digest  # of the arguments, kept with the idempotency key
         self.conn = services.writer
         self.layout = services.layout
         self.command = command
@@ -155,7 +162,8 @@ class WriteTx:
         self.conn.execute(
             "INSERT OR REPLACE INTO idempotency (scope, key, command, result, change_sequence,"
             " created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (idempotency_scope(self.meta), self.meta.idempotency_key, self.command,
+            (idempotency_scope(self.meta), self.meta.idempotency_key,
+             f"{self.command}#{self.digest}" if self.digest else self.command,
              json.dumps(result), seq, self.now))
 
     def _journal(self, seq: int) -> None:

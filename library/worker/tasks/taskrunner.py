@@ -7,7 +7,9 @@ write lock only for the short transactions that record a batch of results togeth
 task's progress and checkpoint, so it never blocks other commands for long and a crash loses
 at most the batch in hand. At startup, before serving, tasks left `running` by a crash are
 queued again when their kind can resume (analysis) or marked `interrupted`. On a clean close
-a running job stops at the next item and goes back to `queued`: it continues next time.
+a running job stops at the next item and goes back to `queued`: it continues next time. A
+full disk fails a task with DISK_FULL (not INTERNAL), and while the runner cannot even record
+a task's start it waits and tries again: freeing space lets the tasks go on.
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from library.errors import INTERNAL, LibraryError
+from library.errors import BUSY, DISK_FULL, INTERNAL, LibraryError
 from library.protocol import CallMeta, TaskProgress
 from library.worker.context import Services, TaskContext
-from library.worker.store.database import connect
+from library.worker.store import diskspace
+from library.worker.store.database import connect, translate
 from library.worker.store.identity import utc_now
 from library.worker.store.transaction import WriteTx
 from library.worker.tasks import taskrows
@@ -170,6 +173,7 @@ def _run_forever(services: Services, stopping: threading.Event) -> None:
     except sqlite3.Error:
         log.exception("the task runner could not open the library")
         return
+    waiting = False
     try:
         while not stopping.is_set():
             board.wake.clear()
@@ -179,12 +183,33 @@ def _run_forever(services: Services, stopping: threading.Event) -> None:
             if row is None:
                 board.wake.wait(IDLE_WAIT)
                 continue
-            _run_one(services, conn, board, stopping, row)
+            try:
+                _run_one(services, conn, board, stopping, row)
+                waiting = False
+            except LibraryError as error:
+                if error.code not in (DISK_FULL, BUSY):
+                    raise
+                if not waiting:  # once, not at every try: freed space, and it goes on
+                    log.warning("background tasks wait: %s", error.message)
+                waiting = True
+                board.wake.wait(IDLE_WAIT)
     except Exception:
         if not stopping.is_set():
             log.exception("the task runner stopped because of an error")
     finally:
         conn.close()
+
+
+def _known_failure(services: Services, error: Exception) -> LibraryError | None:
+    """A task's failure as its stable code (a full disk is DISK_FULL, not INTERNAL)."""
+    if isinstance(error, LibraryError):
+        return error
+    if isinstance(error, sqlite3.Error):
+        translated = translate(error)
+        return translated if translated.code != INTERNAL else None
+    if diskspace.is_disk_full(error):
+        return diskspace.disk_full_at(services.layout.root)
+    return None
 
 
 def _settle_cancelled(services: Services, conn: sqlite3.Connection, board: TaskBoard) -> None:
@@ -226,10 +251,11 @@ def _run_one(services: Services, conn: sqlite3.Connection, board: TaskBoard,
     try:
         run(context)
     except Exception as error:
-        code = error.code if isinstance(error, LibraryError) else INTERNAL
+        known = _known_failure(services, error)
+        code = known.code if known is not None else INTERNAL
         if code == INTERNAL:
             log.exception("task %s (%s) failed", task_id, row["kind"])
-        message = error.message if isinstance(error, LibraryError) else \
+        message = known.message if known is not None else \
             "The task stopped because of an internal error; see the log."
         with contextlib.suppress(Exception), services.write_lock, WriteTx(
                 services, command, meta, journal=False) as tx:

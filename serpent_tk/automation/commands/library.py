@@ -72,9 +72,12 @@ def create_library(call: CommandCall) -> Steps:
 
 
 def import_exported(call: CommandCall) -> Steps:
+    """Unpack an archive into a new library; a retried `idempotencyKey` opens the library
+    the first call made instead of unpacking again (the host keeps the keys)."""
     side, args = call.gateway, call.arguments
+    keyed = call.meta.model_copy(update={"idempotency_key": args.get("idempotencyKey")})
     started = yield side.in_background(side.host.import_exported, args["archivePath"],
-                                       args["selectedParentPath"])
+                                       args["selectedParentPath"], keyed)
     return (yield from _opened(call, started))
 
 

@@ -3,9 +3,13 @@
 Runs on the listener loop (pure ASGI middleware in front of the SDK's session manager).
 Order: a bad Host gets 421 (DNS rebinding), a foreign Origin 403, a missing, unknown or revoked
 token 401 with a plain `WWW-Authenticate: Bearer` (no `resource_metadata`, so clients never
-start an OAuth discovery). The token is verified on every request, so a revoke or a mode change
-made anywhere applies to the very next request of a live session. The credential reaches the
-tool handlers through `current_credential()`; the SDK binds each session to the credential id.
+start an OAuth discovery); none of these keeps its connection. Then the credential's room
+(`sessions.ClientRoom`): too many requests in flight, or a new session beyond its cap, get 429
+with a sentence saying which, so one client never fills the room of the others. The token is
+verified on every request, so a mode change made anywhere applies to the very next request;
+a revoke ends the credential's sessions and open streams within a second (`ClientRoom`). The
+credential reaches the tool handlers through `current_credential()`; the SDK binds each
+session to the credential id.
 """
 
 from __future__ import annotations
@@ -18,10 +22,17 @@ from urllib.parse import urlsplit
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.datastructures import Headers
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from serpent_tk.credentials import Credential, CredentialStore
+from serpent_tk.mcp.http.connections import mark_useful
+from serpent_tk.mcp.http.sessions import (
+    REQUESTS_PER_CREDENTIAL,
+    SESSION_IDLE_TIMEOUT_S,
+    ClientRoom,
+)
 
 log = logging.getLogger(__name__)
 
@@ -78,14 +89,32 @@ def _rpc_error(message: str) -> dict[str, object]:
     return {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
 
 
+def opens_session(scope: Scope, headers: Headers) -> bool:
+    """A handshake-era `initialize` POST: the one request that creates a session."""
+    if scope.get("method") != "POST" or "mcp-session-id" in headers:
+        return False
+    version = headers.get("mcp-protocol-version")
+    return version is None or version in HANDSHAKE_PROTOCOL_VERSIONS
+
+
+TOO_MANY_REQUESTS = (f"This credential already has {REQUESTS_PER_CREDENTIAL} requests or "
+                     "streams open at once; wait for some to finish.")
+TOO_MANY_SESSIONS = ("This credential already holds {cap} open MCP sessions, the most one "
+                     "client may have. Close old ones (end conversations or restart the "
+                     f"client); an idle session ends after {SESSION_IDLE_TIMEOUT_S // 60} "
+                     "minutes.")
+
+
 class RequestGuard:
     """ASGI middleware for the `/mcp` route."""
 
     def __init__(self, app: ASGIApp, *, port: int, credentials: CredentialStore,
+                 room: ClientRoom,
                  on_request: Callable[[Credential], None] | None = None) -> None:
         self.app = app
         self.port = port
         self.credentials = credentials
+        self.room = room
         self.on_request = on_request
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -113,12 +142,34 @@ class RequestGuard:
                                      "config from Serpent → Settings → MCP."},
                 [(b"www-authenticate", b"Bearer")])
             return
+        if self.room.busy(credential.id):
+            await _reply(send, 429, _rpc_error(TOO_MANY_REQUESTS), [(b"retry-after", b"2")])
+            return
+        if opens_session(scope, headers) and self.room.sessions_full(credential.id):
+            log.warning("refused a new session for %r: it holds the most sessions one "
+                        "credential may have", credential.name)
+            message = TOO_MANY_SESSIONS.format(cap=self.room.manager.per_credential)
+            await _reply(send, 429, _rpc_error(message), [(b"retry-after", b"30")])
+            return
+        mark_useful(scope)
         scope["user"] = AuthenticatedUser(
             AccessToken(token="-", client_id=credential.id, scopes=[]))
         if self.on_request is not None:
             self.on_request(credential)
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
         reset = _credential.set(credential)
         try:
-            await self.app(scope, receive, send)
+            with self.room.flight(credential.id) as flight:
+                await self.app(scope, receive, watched)
+            if flight.cancelled_caught and not started:  # revoked while it waited
+                await _reply(send, 401, {"error": "invalid_token",
+                                         "error_description": "This credential was revoked."},
+                             [(b"www-authenticate", b"Bearer")])
         finally:
             _credential.reset(reset)

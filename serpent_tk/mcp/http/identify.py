@@ -15,6 +15,7 @@ from starlette.datastructures import Headers
 from starlette.types import Receive, Scope, Send
 
 from serpent_tk.mcp.endpoint import proof, valid_nonce
+from serpent_tk.mcp.http.connections import mark_useful
 from serpent_tk.mcp.http.guard import host_allowed, origin_allowed
 
 MAX_BODY_BYTES = 1024
@@ -43,6 +44,7 @@ class IdentifyEndpoint:
                                      "error_description": 'Send {"nonce": "<64 hex digits>"}.'})
             return
         assert isinstance(nonce, str)
+        mark_useful(scope)  # the bridge sends its MCP requests on this very connection
         await _reply(send, 200, {"proof": proof(self._secret, nonce, self._port)})
 
 

@@ -6,7 +6,8 @@ so a taken port is a clear `PortInUse` naming the port (never a silently dead th
 `--port 0` reports the real port. It listens only in `start()`: between the two the owner
 publishes the endpoint file, so nobody can connect before it exists. Stopping ends open SSE
 streams at once (`DrainOnShutdown`), so a stop takes well under two seconds even while
-clients hold streams open.
+clients hold streams open. Read deadlines, the connection cap and closing the connections of
+refused requests: `connections.py`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,14 @@ from typing import Any, TypeVar
 
 import uvicorn
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from serpent_tk.mcp.http.connections import (
+    KEEP_ALIVE_S,
+    MAX_CONNECTIONS,
+    MAX_HEAD_BYTES,
+    CloseUnlessUseful,
+    GuardedH11Protocol,
+)
 
 log = logging.getLogger(__name__)
 
@@ -196,9 +205,12 @@ class Listener:
         """Listen, then serve `app` in the background; returns the port once requests are
         accepted. `PortInUse` when another socket started listening on the port first."""
         start_listening(self._socket, self.port, self.host)
-        self._app = DrainOnShutdown(app)
+        self._app = DrainOnShutdown(CloseUnlessUseful(app))
         config = uvicorn.Config(self._app, log_config=None, access_log=False, lifespan="on",
-                                timeout_graceful_shutdown=1, timeout_keep_alive=30,
+                                http=GuardedH11Protocol, timeout_graceful_shutdown=1,
+                                timeout_keep_alive=KEEP_ALIVE_S,
+                                h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+                                limit_concurrency=MAX_CONNECTIONS + 16,
                                 log_level=logging.WARNING)
         self._server = _QuietServer(config)
         self._thread.start()

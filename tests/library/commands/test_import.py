@@ -146,14 +146,20 @@ def test_an_unreadable_file_fails_alone(host, library_id, sources):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses /proc")
-def test_a_file_that_fails_while_reading_fails_alone(host, library_id, sources):
+def test_a_system_file_behind_a_link_fails_alone(host, library_id, sources):
+    """/proc/self/mem (reads fail) and /proc/self/environ (the worker's environment, with
+    whatever secrets it holds) are regular files to stat, but never a person's file."""
     broken = sources / "broken.png"
-    broken.symlink_to("/proc/self/mem")  # a regular file whose reads fail (EIO), even as root
+    broken.symlink_to("/proc/self/mem")
+    environ = sources / "environ.txt"
+    environ.symlink_to("/proc/self/environ")
     ok = make_image(sources / "ok.png", seed=5)
-    result = call(host, library_id, "file.import", {"sourcePaths": [str(broken), str(ok)]})
+    result = call(host, library_id, "file.import",
+                  {"sourcePaths": [str(broken), str(environ), str(ok)]})
     items = by_source(result)
-    assert items["broken.png"]["errorCode"] == "UNSUPPORTED_FORMAT"
-    assert "cannot be read" in items["broken.png"]["error"]
+    for name in ("broken.png", "environ.txt"):
+        assert items[name]["errorCode"] == "PATH_FORBIDDEN"
+        assert "System files" in items[name]["error"]
     assert items["ok.png"]["status"] == "imported"
 
 
@@ -275,8 +281,8 @@ def test_a_full_disk_fails_clearly_and_keeps_what_was_committed(host, small_disk
     assert call(host, library_id, "file.import", {"sourcePaths": [str(small)]})["imported"] == 1
     big = make_file(sources / "big" / "big.bin", os.urandom(4 * 1024 * 1024))
     error = call_error(host, library_id, "file.import", {"sourcePaths": [str(big)]})
-    assert error.code == "INTERNAL" and error.details["reason"] == "disk-full"
-    assert error.details["incidentId"] in error.message
+    assert error.code == "DISK_FULL"
+    assert error.details["neededBytes"] > error.details["freeBytes"]
     assert call(host, library_id, "asset.search")["total"] == 1
     assert not list((Path(ref["path"]) / ".staging").iterdir())
     host.close(library_id).result(TIMEOUT)

@@ -193,7 +193,7 @@ def test_an_archive_from_a_newer_serpent_is_refused_before_it_lands(host, librar
 
 @pytest.mark.parametrize("name", ["x.serpent/../library.sqlite", "C:/Windows/x", "./x"])
 def test_member_names_are_checked_before_anything_is_written(name: str) -> None:
-    from library.worker.store import archive as archive_module
+    from library.worker.store import unpacking as archive_module
 
     data = io.BytesIO()
     with zipfile.ZipFile(data, "w") as writer:

@@ -1,0 +1,137 @@
+"""`library.import-exported` retried with its idempotencyKey: which library the first call made.
+
+Main process; thread-safe, and safe across processes (a portalocker lock beside the file).
+`library.import-exported` creates a library rather than writing into one, so its keys cannot
+live in a library that exists before the call. Two places keep them:
+
+- this map, a small owner-only JSON file in the user data folder (`import-keys.json`): per
+  caller scope and key, the fingerprint of the normalized arguments and the folder the call
+  made, written as soon as that library is open and before the answer goes out. A retry with
+  the same call opens (or finds open) that library instead of unpacking a "(copy N)"; the
+  same key with other arguments is INVALID_ARGUMENT naming the key.
+- the new library itself: the worker writes the key into the library's own idempotency table
+  before the folder gets its final name (`unpacking.find_replay`). That covers a crash
+  between the unpacking and this map: the folder and its key appear together or not at all,
+  and a retry finds the key there.
+
+Entries older than `KEEP_DAYS` are dropped; the map holds at most `MAX_ENTRIES`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import portalocker
+
+from library.idempotency import IMPORT_COMMAND as COMMAND
+from library.idempotency import key_reused
+
+log = logging.getLogger(__name__)
+
+KEEP_DAYS = 14
+MAX_ENTRIES = 1000
+LOCK_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True)
+class Replay:
+    """One call's identity: who (scope), which key, which normalized arguments (digest)."""
+
+    scope: str
+    key: str
+    digest: str
+
+    def as_opening(self) -> dict[str, str]:
+        return {"scope": self.scope, "key": self.key, "digest": self.digest}
+
+    @property
+    def entry_key(self) -> str:
+        return f"{self.scope}\n{self.key}"
+
+
+class ImportReplays:
+    """The persisted map (in memory only when `path` is None)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._memory: dict[str, dict[str, Any]] = {}
+        self._mutex = threading.Lock()
+
+    def lookup(self, replay: Replay) -> Path | None:
+        """The library folder the first call with this key made, if it is still there."""
+        with self._mutex:
+            entry = self._read().get(replay.entry_key)
+        if entry is None:
+            return None
+        if entry.get("digest") != replay.digest:
+            raise key_reused(replay.key, COMMAND, COMMAND)
+        folder = Path(str(entry.get("path", "")))
+        return folder if (folder / "library.sqlite").is_file() else None
+
+    def remember(self, replay: Replay, folder: str | Path) -> None:
+        """Record what the call made. A file that cannot be written is logged, never raised:
+        the library's own copy of the key still answers a retry."""
+        entry = {"digest": replay.digest, "path": str(folder), "at": time.time()}
+        with self._mutex:
+            if self.path is None:
+                self._memory[replay.entry_key] = entry
+                return
+            try:
+                self._update(replay.entry_key, entry)
+            except (OSError, portalocker.LockException) as error:
+                log.warning("could not record an import's idempotency key: %s", error)
+                self._memory[replay.entry_key] = entry
+
+    # -- the file ----------------------------------------------------------------------------
+
+    def _read(self) -> dict[str, dict[str, Any]]:
+        entries = dict(self._memory)
+        if self.path is None:
+            return entries
+        try:
+            with open(self.path, encoding="utf-8") as handle:
+                data = json.load(handle)
+            stored = data.get("entries", {}) if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            stored = {}
+        if isinstance(stored, dict):
+            entries.update({k: v for k, v in stored.items() if isinstance(v, dict)})
+        return entries
+
+    def _update(self, entry_key: str, entry: dict[str, Any]) -> None:
+        assert self.path is not None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        lock = self.path.with_name(self.path.name + ".lock")
+        with portalocker.Lock(lock, mode="a", timeout=LOCK_TIMEOUT_S):
+            entries = self._read()
+            entries[entry_key] = entry
+            oldest = time.time() - KEEP_DAYS * 86400
+            kept = sorted(((k, v) for k, v in entries.items()
+                           if float(v.get("at", 0)) >= oldest),
+                          key=lambda item: float(item[1].get("at", 0)))[-MAX_ENTRIES:]
+            _write_private(self.path, json.dumps({"version": 1, "entries": dict(kept)},
+                                                 indent=1))
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Atomically, owner-only: the map names folders and the callers' keys."""
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
