@@ -14,7 +14,7 @@ from library.protocol import CallMeta
 from library.schemas import AssetBatchOut, AssetIds, Model
 from serpent_tk.automation.events import LibraryLifecycle, ShowInDesktop, TaskProgress, Toast
 from serpent_tk.automation.gateway import Gateway
-from serpent_tk.automation.plugin_commands import plugin_command
+from serpent_tk.automation.plugins.specs import plugin_command
 from tests.automation.conftest import (
     CLAUDE,
     FULL,

@@ -18,7 +18,7 @@ from library.schemas import AssetBatchOut, AssetIds, Model
 from serpent_tk.automation import policy
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.gateway import Gateway
-from serpent_tk.automation.plugin_commands import plugin_command
+from serpent_tk.automation.plugins.specs import plugin_command
 from serpent_tk.automation.registry import CommandSpec
 from tests.automation.conftest import CLAUDE, FULL, READER, UI, call, code, ok
 

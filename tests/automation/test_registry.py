@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from library.schemas import AssetBatchOut, AssetIds, Model
 from serpent_tk.automation import policy
-from serpent_tk.automation.plugin_commands import plugin_command
+from serpent_tk.automation.plugins.specs import plugin_command
 from serpent_tk.automation.registry import (
     TOOL_NAME,
     CommandSpec,

@@ -17,7 +17,7 @@ from mcp.shared.subscriptions import ResourceUpdated, ToolsListChanged
 from library.protocol import CallMeta
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.events import ToolsChanged
-from serpent_tk.automation.plugin_commands import plugin_command
+from serpent_tk.automation.plugins.specs import plugin_command
 from serpent_tk.mcp.notifier import change_resource_uri
 from tests.mcp.conftest import Server, connect, create_library, ok, run
 from tests.mcp.test_tools import EchoIn, EchoOut

@@ -19,7 +19,7 @@ from pydantic import Field
 
 from library.protocol import CallMeta
 from library.schemas.common import AssetId, Model
-from serpent_tk.automation.plugin_commands import plugin_command
+from serpent_tk.automation.plugins.specs import plugin_command
 from tests.mcp.conftest import Server, call, connect, create_library, make_images, ok, run
 from tests.tool_results import ToolResultChecker, validator_for
 

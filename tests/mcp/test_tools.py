@@ -20,7 +20,7 @@ from pydantic import Field
 
 from library.protocol import CallMeta
 from library.schemas.common import AssetId, Model
-from serpent_tk.automation.plugin_commands import plugin_command
+from serpent_tk.automation.plugins.specs import plugin_command
 from serpent_tk.mcp.apps.search_app import SEARCH_APP_URI
 from serpent_tk.mcp.server import INSTRUCTIONS
 from serpent_tk.mcp.tools.catalogue import agent_text

@@ -17,7 +17,7 @@ from typing import Any
 
 import mcp_types as types
 
-from serpent_tk.automation.exposure import PluginExposure
+from serpent_tk.automation.plugins.exposure import PluginExposure
 from serpent_tk.automation.registry import CommandSpec, Registry, tool_name_for
 from serpent_tk.mcp.tools.budget import cuttable_fields
 
