@@ -51,9 +51,9 @@ from serpent_tk.automation.errors import (
     unknown_command,
 )
 from serpent_tk.automation.events import ToolsChanged
-from serpent_tk.automation.plugins.exposure import PluginExposure
 from serpent_tk.automation.hooks import HookContext, Hooks
 from serpent_tk.automation.libraries import Libraries
+from serpent_tk.automation.plugins.exposure import PluginExposure
 from serpent_tk.automation.registry import (
     CONFIRM_CHALLENGE,
     IDEMPOTENCY_KEY,

@@ -49,7 +49,8 @@ class CommandFailed(PluginError):
     Uncaught, it becomes the plugin command's own error."""
 
     def __init__(self, envelope: dict[str, Any]) -> None:
-        error = envelope.get("error") if isinstance(envelope.get("error"), dict) else {}
+        raw = envelope.get("error")
+        error: dict[str, Any] = raw if isinstance(raw, dict) else {}
         super().__init__(str(error.get("message", "The command failed.")),
                          str(error.get("code", "INTERNAL")))
         self.envelope = envelope

@@ -42,6 +42,9 @@ class Limits:
     analyser_s: float = 300.0  # one batch of assets
 
 
+DEFAULT_LIMITS = Limits()
+
+
 def command_specs(plugin_id: str, name: str, declaration: Declaration,
                   process: PluginProcess, limits: Limits) -> list[CommandSpec]:
     """The plugin's commands as registry specs (`declared.SchemaRefused` for a bad schema)."""

@@ -93,7 +93,7 @@ def model_for(title: str, schema: dict[str, Any]) -> type[BaseModel]:
         raise SchemaRefused(f"its schema is not valid JSON Schema: {error.message}") from None
     checker = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
     advertised = copy.deepcopy(schema)
-    known = set((schema.get("properties") or {}))
+    known = set(schema.get("properties") or {})
 
     class Declared(BaseModel):
         model_config = ConfigDict(extra="allow", frozen=True)

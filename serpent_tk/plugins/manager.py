@@ -26,7 +26,12 @@ from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.events import PluginsChanged, Toast
 from serpent_tk.automation.registry import LIBRARY_ID
 from serpent_tk.plugins.analysis import PluginAnalysers
-from serpent_tk.plugins.contributions import Limits, command_specs, install_hooks
+from serpent_tk.plugins.contributions import (
+    DEFAULT_LIMITS,
+    Limits,
+    command_specs,
+    install_hooks,
+)
 from serpent_tk.plugins.declared import SchemaRefused
 from serpent_tk.plugins.discovery import Found, discover
 from serpent_tk.plugins.state import PluginState, Status, remove_status_file, write_status_file
@@ -60,7 +65,7 @@ class PluginManager:
     """Owns every plugin host of this Serpent. Thread-safe."""
 
     def __init__(self, gateway: Any, settings: SettingsStore, plugins_dir: Path | None, *,
-                 status_file: Path | None = None, limits: Limits = Limits(),
+                 status_file: Path | None = None, limits: Limits = DEFAULT_LIMITS,
                  builtin: Path | None = None, entry_points: bool = True,
                  watch_interval_s: float = WATCH_INTERVAL_S) -> None:
         self._gateway = gateway
@@ -188,9 +193,12 @@ class PluginManager:
     def _start(self, plugin_id: str, plugin: _Plugin) -> None:
         found = plugin.found
         self._set_status(plugin, "starting")
+
+        def failed(reason: str) -> None:  # on the host's reader thread: hand it over
+            self._control.submit(self._failed, plugin_id, process, reason)
+
         process = PluginProcess(found, on_api=lambda call, reply: self._api(
-            plugin_id, call, reply), on_failure=lambda reason: self._control.submit(
-            self._failed, plugin_id, process, reason), load_timeout_s=self.limits.load_s)
+            plugin_id, call, reply), on_failure=failed, load_timeout_s=self.limits.load_s)
         try:
             declaration = process.start()
             specs = command_specs(plugin_id, found.name, declaration, process, self.limits)

@@ -29,6 +29,7 @@ from serpent_tk.automation.registry import (
     hints,
 )
 
+NO_WORDS = Words()
 # (library_id, arguments as camelCase JSON, audit meta) -> future of the result dict
 PluginHandler = Callable[[str, dict[str, Any], CallMeta], "Future[dict[str, Any]]"]
 
@@ -45,7 +46,7 @@ def plugin_command(plugin_id: str, verb: str, *, input_model: type[BaseModel],
                    output_model: type[BaseModel], summary: str, returns: str,
                    example: dict[str, Any], handler: PluginHandler,
                    risk: Risk = "normal", idempotent: bool = False,
-                   words: Words = Words(), plan: PluginHandler | None = None) -> CommandSpec:
+                   words: Words = NO_WORDS, plan: PluginHandler | None = None) -> CommandSpec:
     """Declare one plugin command; `Registry.add_plugin_commands` adds it. A dangerous one
     needs `plan` (the risk report of the first, unconfirmed call)."""
     caps = capabilities_for(risk, "library") | {policy.PLUGIN_INVOKE}

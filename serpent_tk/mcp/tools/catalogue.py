@@ -149,12 +149,13 @@ class Catalogue:
 
     def _shown(self, spec: CommandSpec, mode: str) -> bool:
         """The one visibility decision behind both tools/list and tools/call."""
-        # -- plugins (issue 14): full access only, and only while the plugin is exposed --
-        if spec.plugin_id is not None and (
-                mode != "full-access"
-                or (self.exposure is not None and not self.exposure.exposed(spec))):
-            return False
-        return True
+        return self._plugin_shown(spec, mode)
+
+    def _plugin_shown(self, spec: CommandSpec, mode: str) -> bool:
+        """Plugin commands (issue 14): full access only, and only while exposed."""
+        if spec.plugin_id is None:
+            return True
+        return mode == "full-access" and (self.exposure is None or self.exposure.exposed(spec))
 
     def input_schema(self, tool_name: str) -> dict[str, Any] | None:
         spec = self.registry.get(tool_name)

@@ -44,6 +44,7 @@ from serpent_tk.ui.browser.thumbnails import Thumbnails
 from serpent_tk.ui.browser.view_state import ViewActions, ViewState
 from serpent_tk.ui.inspector.inspector import Inspector
 from serpent_tk.ui.settings.mcp_controls import McpControls
+from serpent_tk.ui.settings.settings_plugins import PluginControls
 from serpent_tk.ui.shell.bus import UiBus
 from serpent_tk.ui.shell.commands import Commands
 from serpent_tk.ui.shell.events import Notice, ShowToast
@@ -78,6 +79,7 @@ class WindowServices:
     # called once (any thread may be told) when the first library is open or could not be:
     # the app starts accepting MCP only then, so agents never see a half-started window
     first_library_settled: Callable[[], None] | None = None
+    plugins: PluginControls | None = None  # Settings → Plugins (the plugin manager)
 
 
 class MainWindow:
@@ -337,7 +339,7 @@ class MainWindow:
             window = self.settings_window = SettingsWindow(
                 self.root, self.theme, self.commands, s.settings_store, s.settings, s.mcp,
                 s.credentials, on_theme=self.theme.apply,
-                on_thumbnail_size=self._set_thumbnail_size)
+                on_thumbnail_size=self._set_thumbnail_size, plugins=s.plugins)
         window.show_page(page)
 
     def _zoom_index(self, size: int) -> int:
