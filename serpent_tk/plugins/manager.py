@@ -242,13 +242,6 @@ class PluginManager:
         """The plugin failed: off now, off at the next start, and the person is told."""
         plugin.failed = True
         plugin.error = reason[0].upper() + reason[1:] if reason else "It failed."
-        self._set_status(plugin, "failed")
-        name = plugin.found.name
-        log.warning("plugin %s was turned off: %s", plugin_id, reason)
-        self._gateway.publish(Toast(
-            text=f"The plugin “{name}” was turned off: {reason}. Everything else keeps "
-                 "working; turn it on again in Settings → Plugins.", level="warning",
-            actor_label=TOAST_LABEL))
 
         def off(settings: Settings) -> None:
             switches = settings.plugin(plugin_id).model_copy(update={"enabled": False})
@@ -263,6 +256,14 @@ class PluginManager:
             plugin.failed = False  # the switch is off now: switched on again, it is retried
         except Exception as error:  # a locked settings file: off for this run all the same
             log.warning("could not record that plugin %s is off: %s", plugin_id, error)
+        with self._lock:
+            plugin.status = "failed"
+        log.warning("plugin %s was turned off: %s", plugin_id, reason)
+        self._gateway.publish(Toast(
+            text=f"The plugin “{plugin.found.name}” was turned off: {reason}. Everything "
+                 "else keeps working; turn it on again in Settings → Plugins.",
+            level="warning", actor_label=TOAST_LABEL))
+        self._changed()
 
     def _stop_all(self) -> None:
         with self._lock:

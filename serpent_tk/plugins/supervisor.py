@@ -25,7 +25,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from library.errors import INTERNAL, WORKER_UNAVAILABLE, LibraryError
-from serpent_tk.plugins.api import Veto
+from serpent_tk.automation.hooks import Veto
 from serpent_tk.plugins.discovery import Found
 from serpent_tk.plugins.wire import (
     ApiCall,
@@ -281,10 +281,10 @@ class PluginProcess:
         incident = "inc_" + secrets.token_hex(6)
         log.error("incident %s: plugin %s raised in its %s: %s\n%s", incident, self.found.id,
                   waiting.what, failure.message, failure.trace)
+        self._failed(f"its {waiting.what} raised {failure.message}", already_logged=True)
         _fail(waiting.future, LibraryError(
             INTERNAL, f"The plugin {self.title} failed (incident {incident}) and was turned "
                       "off; the problem was logged.", incidentId=incident))
-        self._failed(f"its {waiting.what} raised {failure.message}", already_logged=True)
 
     def _failed(self, reason: str, *, already_logged: bool = False) -> None:
         """The plugin stopped working: fail what waits, end the host, report it once."""
