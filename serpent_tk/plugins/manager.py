@@ -140,7 +140,8 @@ class PluginManager:
                     "broken" if plugin.problem else "off")
                 key = plugin.id if plugin.id not in self._plugins else \
                     f"{plugin.id}@{plugin.location}"
-                self._plugins[key] = _Plugin(key, plugin, status=status, error=plugin.problem)
+                self._plugins[key] = _Plugin(key, plugin, status=status,
+                                             error=_sentence(plugin.problem))
         for plugin in found:
             if plugin.problem:
                 log.warning("plugin %s (%s) cannot run: %s", plugin.id, plugin.location,
@@ -241,7 +242,7 @@ class PluginManager:
     def _turned_off(self, plugin_id: str, plugin: _Plugin, reason: str) -> None:
         """The plugin failed: off now, off at the next start, and the person is told."""
         plugin.failed = True
-        plugin.error = reason[0].upper() + reason[1:] if reason else "It failed."
+        plugin.error = _sentence(reason) or "It failed."
 
         def off(settings: Settings) -> None:
             switches = settings.plugin(plugin_id).model_copy(update={"enabled": False})
@@ -332,3 +333,8 @@ class PluginManager:
                     self._control.submit(self._sync)
                 except RuntimeError:  # shutting down
                     return
+
+
+def _sentence(text: str | None) -> str | None:
+    """`text` as the start of a sentence (the page shows it on its own line)."""
+    return text[0].upper() + text[1:] if text else text

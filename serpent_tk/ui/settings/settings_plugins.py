@@ -96,11 +96,11 @@ class _Card:
             switch.state(["disabled" if self.busy else "!disabled"])
         if not state.can_enable:
             self.enable.state(["disabled"])
-        self.set_error(state.error)
+        self.set_error(state.error, "Danger.TLabel" if state.can_enable else "Warning.TLabel")
 
-    def set_error(self, text: str | None) -> None:
+    def set_error(self, text: str | None, style: str = "Danger.TLabel") -> None:
         if text:
-            self.error.configure(text=text)
+            self.error.configure(text=text, style=style)
             self.error.grid(row=4, column=0, columnspan=2, sticky="w",
                             pady=(self.px(6), 0))
         else:
