@@ -90,10 +90,12 @@ class AnalysisFeeder:
         self._thread: threading.Thread | None = None
         self._queued: list[Callable[[AnalysisRequest, str], None]] = []
 
-    def on_queued(self, listener: Callable[[AnalysisRequest, str], None]) -> None:
+    def on_queued(self, listener: Callable[[AnalysisRequest, str], None]
+                  ) -> Callable[[], None]:
         """`listener(request, task_id)` once the worker queued the request's analysis task
-        (on the host's reader thread: it must not block)."""
+        (on the host's reader thread: it must not block). Returns the unsubscribe function."""
         self._queued.append(listener)
+        return lambda: self._queued.remove(listener) if listener in self._queued else None
 
     @property
     def enabled(self) -> bool:

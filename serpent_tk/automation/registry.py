@@ -1,8 +1,8 @@
 """The registry: every command Serpent offers, declared once as data.
 
 Thread-safe: built at import, read-only afterwards except for plugin commands, which are
-added and removed under a lock (listeners hear about it so the MCP layer can send
-`tools/list_changed`). The MCP tool list, the CLI, the UI actions and the README's tool table
+added and removed under a lock (listeners hear about it: `plugins.exposure` tells the MCP
+layer when the exposed tools changed, for `tools/list_changed`). The MCP tool list, the CLI, the UI actions and the README's tool table
 are generated from or checked against `REGISTRY.commands`.
 
 A spec is all the main process knows about a command: its models (a worker command's come

@@ -42,10 +42,12 @@ class PluginAnalysers:
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name="plugin-analysers",
                                         daemon=True)
-        gateway.analysis_feeder.on_queued(self._queued)  # type: ignore[attr-defined]
+        self._unsubscribe = gateway.analysis_feeder.on_queued(  # type: ignore[attr-defined]
+            self._queued)
         self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
+        self._unsubscribe()
         self._stopping.set()
         self._thread.join(timeout)
 

@@ -23,6 +23,7 @@ from serpent_tk.automation.hooks import HookContext, Hooks
 from serpent_tk.automation.plugins.specs import plugin_command
 from serpent_tk.automation.registry import LIBRARY_ID, CommandSpec, Words
 from serpent_tk.plugins import declared
+from serpent_tk.plugins.idempotency import Remembered
 from serpent_tk.plugins.supervisor import PluginProcess
 from serpent_tk.plugins.wire import CommandInfo, Declaration, HookInfo
 
@@ -71,7 +72,8 @@ def _spec(plugin_id: str, name: str, info: CommandInfo, process: PluginProcess,
     return plugin_command(
         plugin_id, info.verb, input_model=input_model, output_model=output_model,
         summary=info.summary, returns=info.returns, example=example, risk=info.risk,
-        idempotent=info.idempotent, handler=asking("command", info.timeout_s),
+        idempotent=info.idempotent,
+        handler=Remembered(command, asking("command", info.timeout_s)),
         plan=asking("plan", limits.plan_s) if info.planned else None,
         words=Words(done=f"used {name} on {{assets}}", fallback=f"used {name}"))
 

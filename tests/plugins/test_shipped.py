@@ -121,6 +121,16 @@ def test_contact_sheet_adds_one_png_of_the_given_assets(shipped: Server,
             found = await ok(client, "serpent_asset_search", {"libraryId": library,
                                                               "text": "Review sheet"})
             assert [a["id"] for a in found["items"]] == [made["assetId"]]
+            # a retried idempotency key answers the first call again: no second sheet
+            once = {"libraryId": library, "assetIds": ids[:2], "idempotencyKey": "sheet-1"}
+            first = await ok(client, "serpent_plugin_contact_sheet_make", once)
+            assert await ok(client, "serpent_plugin_contact_sheet_make", once) == first
+            reused = await call(client, "serpent_plugin_contact_sheet_make",
+                                {**once, "assetIds": ids[:3]})
+            assert reused["error"]["code"] == "INVALID_ARGUMENT"
+            assert reused["error"]["field"] == "idempotencyKey"
+            total = await ok(client, "serpent_asset_search", {"libraryId": library})
+            assert total["total"] == 6 + 2  # the pictures, the review sheet, one more
             missing = await call(client, "serpent_plugin_contact_sheet_make", {
                 "libraryId": library, "assetIds": ["ast_00000000000000"]})
             assert missing["error"]["code"] == "NOT_FOUND"
