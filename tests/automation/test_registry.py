@@ -32,6 +32,7 @@ CATALOGUE = {
     "file.import", "asset.search", "asset.get", "asset.update", "asset.tag", "asset.untag",
     "asset.move", "asset.copy", "asset.thumbnail", "asset.preview-status", "asset.trash",
     "asset.restore", "asset.delete-permanently", "trash.list", "trash.empty",
+    "asset.rename-batch",  # an additive extension: many names in one undo step (plugins)
     # folders
     "folder.list", "folder.create", "folder.rename", "folder.move", "folder.delete-empty",
     # linked folders (`.list`: an additive extension of CONTRACTS.md's catalogue)
