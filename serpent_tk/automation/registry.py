@@ -2,8 +2,9 @@
 
 Thread-safe: built at import, read-only afterwards except for plugin commands, which are
 added and removed under a lock (listeners hear about it: `plugins.exposure` tells the MCP
-layer when the exposed tools changed, for `tools/list_changed`). The MCP tool list, the CLI, the UI actions and the README's tool table
-are generated from or checked against `REGISTRY.commands`.
+layer when the exposed tools changed, for `tools/list_changed`). The MCP tool list, the
+CLI, the UI actions and the README's tool table are generated from or checked against
+`REGISTRY.commands`.
 
 A spec is all the main process knows about a command: its models (a worker command's come
 from `library.catalogue`), policy, the words the window tells people with (`Words`), what a
