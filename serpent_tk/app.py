@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[str],
                  bus: Any, run_window: Any) -> int:
-    """settings → gateway (which owns the LibraryHost) → MCP service → window.
+    """settings → gateway (which owns the LibraryHost) → plugins → MCP service → window.
 
     The MCP stack is imported on a background thread once the window is drawn, so the window
     never waits for it; the server starts accepting only once the window's first library is
@@ -72,6 +72,7 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
     order: window, MCP service, gateway and its workers."""
     from serpent_tk.automation.gateway import Gateway
     from serpent_tk.credentials import CredentialStore
+    from serpent_tk.plugins.manager import PluginManager
     from serpent_tk.ui.shell.main_window import WindowServices
 
     sys.setswitchinterval(DESKTOP_SWITCH_INTERVAL_S)
@@ -81,6 +82,7 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
     if unusable is not None:
         log.warning("credentials: %s", unusable)
         notices = [*notices, unusable]
+    plugins = PluginManager(gateway, store, dirs.plugins, status_file=dirs.plugin_status)
 
     def make_service() -> Any:
         from serpent_tk.mcp.endpoint import endpoint_file
@@ -94,6 +96,7 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
     first_library = threading.Event()  # the window's first library is open (or failed)
 
     def start_mcp() -> None:
+        plugins.start()  # their host processes start beside the MCP stack's import
         controls.warm_up(settings.mcp.enabled and settings.mcp.auto_start, first_library)
         settle_after_start_up()
 
@@ -101,13 +104,15 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
     try:
         services = WindowServices(bus=bus, gateway=gateway, settings_store=store,
                                   settings=settings, mcp=controls, credentials=credentials,
-                                  notices=notices, first_library_settled=first_library.set)
+                                  notices=notices, first_library_settled=first_library.set,
+                                  plugins=plugins)
         return int(run_window(services, on_ready=warm_up.start))
     finally:
         first_library.set()  # closed before the library opened: nothing to wait for
         if warm_up.is_alive():
             warm_up.join(30)
         controls.shutdown()
+        plugins.shutdown()
         gateway.shutdown()
 
 

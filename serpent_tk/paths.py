@@ -59,6 +59,16 @@ class AppDirs:
         return self.data / "import-keys.json"
 
     @property
+    def plugins(self) -> Path:
+        """The person's plugins, one folder each (`<id>/plugin.toml` and its module)."""
+        return self.data / "plugins"
+
+    @property
+    def plugin_status(self) -> Path:
+        """How a running Serpent's plugins are doing, for `serpent-tk plugin list`."""
+        return self.data / "plugins-status.json"
+
+    @property
     def libraries(self) -> Path:
         """The folder where the default library and new libraries go unless told otherwise."""
         return self.data / "Libraries"

@@ -31,6 +31,7 @@ from pydantic import (
     Field,
     PlainSerializer,
     ValidationError,
+    field_validator,
 )
 
 from serpent_tk.atomicfile import (
@@ -43,7 +44,7 @@ from serpent_tk.paths import from_portable, to_portable
 
 log = logging.getLogger(__name__)
 
-SETTINGS_VERSION = 1
+SETTINGS_VERSION = 2  # 2: `plugins` holds {enabled, exposed} per plugin id (was a bool)
 DEFAULT_MCP_PORT = 47615
 MAX_RECENT_LIBRARIES = 20
 LOCK_TIMEOUT_S = 10.0
@@ -80,6 +81,22 @@ class UiSettings(_Section):
     show_empty_hint: bool = True
 
 
+class PluginSettings(_Section):
+    """One plugin's switches: run it at all, and offer its commands to full-access AI
+    clients as MCP tools."""
+
+    enabled: bool = False
+    exposed: bool = False
+
+
+def _plugin_switches(value: Any) -> Any:
+    """Settings version 1 stored a plugin as one bool (enabled)."""
+    return {"enabled": value} if isinstance(value, bool) else value
+
+
+PluginSwitches = Annotated[PluginSettings, BeforeValidator(_plugin_switches)]
+
+
 class RememberedLibrary(_Section):
     """A library the settings remember (the recent list): where it is, what it was called."""
 
@@ -94,7 +111,17 @@ class Settings(_Section):
     ui: UiSettings = Field(default_factory=UiSettings)
     recent_libraries: list[RememberedLibrary] = Field(default_factory=list)
     last_library: PortablePath | None = None
-    plugins: dict[str, bool] = Field(default_factory=dict)
+    plugins: dict[str, PluginSwitches] = Field(default_factory=dict)
+
+    @field_validator("version", mode="after")
+    @classmethod
+    def _current(cls, version: int) -> int:
+        """An older file is read as what it means now, and saved in today's version."""
+        return SETTINGS_VERSION
+
+    def plugin(self, plugin_id: str) -> PluginSettings:
+        """The switches of `plugin_id` (both off if the settings never named it)."""
+        return self.plugins.get(plugin_id) or PluginSettings()
 
     def remember_library(self, path: Path, name: str) -> None:
         """Move `path` to the front of the recent list (most recent first, bounded)."""

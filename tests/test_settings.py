@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from serpent_tk.paths import app_dirs
-from serpent_tk.settings import SETTINGS_VERSION, Settings, SettingsStore
+from serpent_tk.settings import SETTINGS_VERSION, PluginSettings, Settings, SettingsStore
 
 
 @pytest.fixture
@@ -26,13 +26,13 @@ def test_save_then_load_round_trips(store: SettingsStore) -> None:
     settings = Settings()
     settings.mcp.port = 50123
     settings.ui.theme = "dark"
-    settings.plugins["palette"] = True
+    settings.plugins["palette"] = PluginSettings(enabled=True, exposed=True)
     store.save(settings)
     again = store.load()
     assert again.notices == []
     assert again.settings.mcp.port == 50123
     assert again.settings.ui.theme == "dark"
-    assert again.settings.plugins == {"palette": True}
+    assert again.settings.plugins == {"palette": PluginSettings(enabled=True, exposed=True)}
     leftovers = [p.name for p in store.path.parent.iterdir() if p.name.endswith(".tmp")]
     assert leftovers == []
 
@@ -116,7 +116,8 @@ def test_recent_libraries_are_most_recent_first_without_duplicates(tmp_path: Pat
 def test_concurrent_updates_lose_nothing(store: SettingsStore) -> None:
     def add(key: str) -> None:
         for i in range(10):
-            store.update(lambda s, k=f"{key}{i}": s.plugins.__setitem__(k, True))
+            store.update(lambda s, k=f"{key}{i}": s.plugins.__setitem__(
+                k, PluginSettings(enabled=True)))
 
     threads = [threading.Thread(target=add, args=(name,)) for name in "abcd"]
     for thread in threads:
@@ -131,3 +132,20 @@ def test_unknown_keys_from_the_same_version_are_ignored(store: SettingsStore) ->
                                       "someday": True}))
     loaded = store.load()
     assert loaded.notices == [] and loaded.settings.mcp.port == 50001
+
+
+def test_version_1_plugin_switches_are_read_as_enabled_and_saved_as_version_2(
+        store: SettingsStore) -> None:
+    """Settings version 1 kept one bool per plugin; it meant "enabled"."""
+    store.path.write_text(json.dumps({"version": 1, "plugins": {"palette": True,
+                                                                "old": False}}))
+    loaded = store.load()
+    assert loaded.notices == []
+    assert loaded.settings.plugins == {"palette": PluginSettings(enabled=True),
+                                       "old": PluginSettings()}
+    assert loaded.settings.plugin("never-named") == PluginSettings(enabled=False,
+                                                                    exposed=False)
+    store.save(loaded.settings)
+    saved = json.loads(store.path.read_text())
+    assert saved["version"] == SETTINGS_VERSION == 2
+    assert saved["plugins"]["palette"] == {"enabled": True, "exposed": False}

@@ -13,7 +13,8 @@ TYPED = ["library/protocol.py", "library/errors.py", "library/events.py", "libra
          "library/catalogue.py", "library/library_folder.py", "library/durable.py",
          "library/worker_handle.py",
          "library/schemas", "serpent_tk/automation", "serpent_tk/mcp",
-         "serpent_tk/credentials.py", "serpent_tk/settings.py", "serpent_tk/paths.py"]
+         "serpent_tk/credentials.py", "serpent_tk/settings.py", "serpent_tk/paths.py",
+         "serpent_tk/plugins"]
 
 
 def test_the_boundaries_pass_mypy_strict(tmp_path: Path) -> None:

@@ -46,20 +46,23 @@ class ToolResultChecker:
         checker = self
 
         async def call_tool(self: Handlers, ctx: Any, params: Any) -> Any:
-            result = await original(self, ctx, params)
-            checker.check(self, params.name, result)
+            advertised = self.catalogue.output_schema(params.name)  # a call may remove its
+            result = await original(self, ctx, params)  # tool (a plugin that crashed)
+            checker.check(self, params.name, result, advertised)
             return result
 
         monkeypatch.setattr(Handlers, "call_tool", call_tool)
 
-    def check(self, handlers: Handlers, tool: str, result: Any) -> None:
-        problems = self._problems(handlers, tool, result)
+    def check(self, handlers: Handlers, tool: str, result: Any,
+              advertised: dict[str, Any] | None = None) -> None:
+        problems = self._problems(handlers, tool, result, advertised)
         with self._lock:
             self.checked += 1
             self.violations.extend(f"{tool}: {problem}" for problem in problems)
 
-    def _problems(self, handlers: Handlers, tool: str, result: Any) -> list[str]:
-        schema = handlers.catalogue.output_schema(tool)
+    def _problems(self, handlers: Handlers, tool: str, result: Any,
+                  advertised: dict[str, Any] | None = None) -> list[str]:
+        schema = advertised or handlers.catalogue.output_schema(tool)
         if schema is None:
             return ["answered as a tool result, but no such tool is listed"]
         envelope = result.structured_content

@@ -30,7 +30,7 @@ __all__ = [
     "AssetDeletePermanentlyIn", "DeleteOut", "TrashListIn", "TrashEmptyIn",
     "AssetThumbnailIn", "AssetThumbnailOut", "AssetPreviewStatusIn", "PreviewStatus",
     "AssetPreviewStatusOut", "SearchSort", "AssetBatchOut", "AssetIds", "RiskReport",
-    "RiskTarget", "AssetUpdateOut",
+    "RiskTarget", "AssetUpdateOut", "RenameItem", "AssetRenameBatchIn",
 ]
 
 AssetIds = Annotated[list[AssetId], Field(min_length=1, max_length=1000)]
@@ -175,6 +175,27 @@ class AssetUpdateOut(Model):
 
 class AssetBatchOut(BatchOut):
     pass
+
+
+class RenameItem(Model):
+    asset_id: AssetId
+    name: EntityName = Field(description="The asset's new name.")
+    expected_version: int | None = Field(default=None, ge=1, description="Refuse the whole "
+                                         "batch with VERSION_CONFLICT unless the asset is at "
+                                         "this version.")
+
+
+class AssetRenameBatchIn(Model):
+    """Give several assets new names at once: one step of the history (one undo)."""
+
+    items: Annotated[list[RenameItem], Field(min_length=1, max_length=1000)]
+
+    @model_validator(mode="after")
+    def _each_asset_once(self) -> AssetRenameBatchIn:
+        ids = [item.asset_id for item in self.items]
+        if len(set(ids)) != len(ids):
+            raise ValueError("name each asset once")
+        return self
 
 
 class AssetTagIn(Model):

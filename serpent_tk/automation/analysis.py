@@ -5,6 +5,8 @@ Thread-safe. Every import, from the window or from an AI client, queues its new 
 (the same hook for both). The feeder thread takes them in order and asks the library's worker
 to analyse them (`analysis.run`) — only when the registry declares that command; a registry
 without it leaves the requests waiting in the queue, where the window and tests can see them.
+Who wants to follow the analysis step (plugin analysers run after it) hears of each queued
+task with `on_queued`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import functools
 import logging
 import threading
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
@@ -85,6 +88,14 @@ class AnalysisFeeder:
         self._registry = registry
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
+        self._queued: list[Callable[[AnalysisRequest, str], None]] = []
+
+    def on_queued(self, listener: Callable[[AnalysisRequest, str], None]
+                  ) -> Callable[[], None]:
+        """`listener(request, task_id)` once the worker queued the request's analysis task
+        (on the host's reader thread: it must not block). Returns the unsubscribe function."""
+        self._queued.append(listener)
+        return lambda: self._queued.remove(listener) if listener in self._queued else None
 
     @property
     def enabled(self) -> bool:
@@ -116,11 +127,17 @@ class AnalysisFeeder:
                 log.warning("could not queue analysis of %d assets: %s",
                             len(request.asset_ids), error)
                 continue
-            future.add_done_callback(functools.partial(_report, request=request))
+            future.add_done_callback(functools.partial(self._report, request=request))
 
-
-def _report(future: Future[Any], *, request: AnalysisRequest) -> None:
-    error = future.exception()
-    if error is not None:  # e.g. the library closed meanwhile: analysis resumes on demand
-        log.info("analysis of %d assets in %s not queued: %s", len(request.asset_ids),
-                 request.library_id, getattr(error, "code", type(error).__name__))
+    def _report(self, future: Future[Any], *, request: AnalysisRequest) -> None:
+        error = future.exception()
+        if error is not None:  # e.g. the library closed meanwhile: analysis resumes on demand
+            log.info("analysis of %d assets in %s not queued: %s", len(request.asset_ids),
+                     request.library_id, getattr(error, "code", type(error).__name__))
+            return
+        task_id = str((future.result().get("task") or {}).get("id", ""))
+        for listener in list(self._queued):
+            try:
+                listener(request, task_id)
+            except Exception:
+                log.exception("an analysis listener failed")

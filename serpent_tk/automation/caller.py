@@ -16,6 +16,7 @@ Source = Literal["ui", "mcp", "plugin", "cli"]
 SOURCES: tuple[str, ...] = get_args(Source)
 
 UI_LABEL = "You"
+PLUGIN_LABEL_PREFIX = "plugin:"
 MAX_LABEL_LENGTH = 120
 
 
@@ -41,7 +42,25 @@ class Caller:
     def cli(cls, mode: Mode = "full-access") -> Caller:
         return cls(source="cli", mode=mode, credential=None, label="Command line")
 
+    @classmethod
+    def plugin(cls, plugin_id: str) -> Caller:
+        """A plugin acting through the API it is handed (label `plugin:<id>`). Plugins are
+        code the person installed: they act with the person's powers, dangerous commands
+        still need their challenge."""
+        return cls(source="plugin", mode="full-access", credential=None,
+                   label=f"{PLUGIN_LABEL_PREFIX}{plugin_id}")
+
+    @property
+    def plugin_id(self) -> str | None:
+        """The plugin acting, for a plugin's call."""
+        if self.source != "plugin" or not self.label.startswith(PLUGIN_LABEL_PREFIX):
+            return None
+        return self.label.removeprefix(PLUGIN_LABEL_PREFIX)
+
     @property
     def key(self) -> str:
-        """What a dangerous-command challenge is bound to: the credential, or the source."""
-        return f"credential:{self.credential}" if self.credential else f"source:{self.source}"
+        """What a dangerous-command challenge is bound to: the credential, the plugin, or
+        the source."""
+        if self.credential:
+            return f"credential:{self.credential}"
+        return f"plugin:{self.plugin_id}" if self.plugin_id else f"source:{self.source}"

@@ -14,7 +14,8 @@ from typing import Literal
 from library.events import LibraryChanged, TaskProgress
 
 __all__ = ["LibraryChanged", "TaskProgress", "LifecycleAction", "ToastLevel",
-           "LibraryLifecycle", "Toast", "ToolsChanged", "ShowInDesktop", "ChangeMade"]
+           "LibraryLifecycle", "Toast", "ToolsChanged", "ShowInDesktop", "ChangeMade",
+           "PluginsChanged"]
 
 LifecycleAction = Literal["opened", "closed", "renamed", "deleted", "imported"]
 ToastLevel = Literal["info", "warning", "error"]
@@ -44,7 +45,14 @@ class Toast:
 
 @dataclass(frozen=True)
 class ToolsChanged:
-    """The set of commands changed (a plugin's commands came or went)."""
+    """The set of MCP tools changed: an exposed plugin's commands came or went
+    (`exposure.PluginExposure`)."""
+
+
+@dataclass(frozen=True)
+class PluginsChanged:
+    """A plugin was found, enabled, disabled, exposed, hidden, or failed (Settings →
+    Plugins shows the new state)."""
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,7 @@ from serpent_tk.automation.errors import (
 from serpent_tk.automation.events import ToolsChanged
 from serpent_tk.automation.hooks import HookContext, Hooks
 from serpent_tk.automation.libraries import Libraries
+from serpent_tk.automation.plugins.exposure import PluginExposure
 from serpent_tk.automation.registry import (
     CONFIRM_CHALLENGE,
     IDEMPOTENCY_KEY,
@@ -116,7 +117,8 @@ class Gateway:
         self._listeners: list[Listener] = []
         self.hooks = Hooks(self.publish)
         self._io = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gateway-io")
-        self._unhook_registry = self.registry.on_change(lambda: self.publish(ToolsChanged()))
+        self.exposure = PluginExposure(self.registry)  # which plugin commands MCP may see
+        self._unhook_exposure = self.exposure.on_change(lambda: self.publish(ToolsChanged()))
         self.host: LibraryHost = (host_factory or default_host)(self.on_library_event)
         self.libraries = Libraries(self.host, settings)
         self.analysis_feeder = AnalysisFeeder(self.hooks.analysis, self.host, self.registry)
@@ -176,7 +178,8 @@ class Gateway:
             internal(error, f"translating {type(event).__name__}")
 
     def shutdown(self, timeout: float = 10.0) -> None:
-        self._unhook_registry()
+        self._unhook_exposure()
+        self.exposure.close()
         self.analysis_feeder.stop()
         self.host.shutdown(timeout)
         self._io.shutdown(wait=True, cancel_futures=True)
@@ -255,6 +258,11 @@ class Gateway:
             context = HookContext(spec=spec, caller=call.caller, library_id=call.library_id,
                                   arguments=checked.arguments, library_name=name)
             self.hooks.before(context)
+            for owner, answer in self.hooks.asking(context):  # plugins' will-hooks
+                try:
+                    yield answer
+                except Exception as error:
+                    raise self.hooks.refusal(owner, context, error) from None
             meta = CallMeta(source=call.caller.source, credential=call.caller.credential,
                             label=call.caller.label,
                             idempotency_key=checked.idempotency_key)
@@ -262,7 +270,7 @@ class Gateway:
                                   library=bound, arguments=checked.arguments, meta=meta,
                                   gateway=self)
             if spec.dangerous:
-                confirmation, result = yield from self._dangerous(spec, call, checked, meta)
+                confirmation, result = yield from self._dangerous(command, call, checked)
                 if confirmation is not None:
                     return confirmation
             elif spec.handler is not None:  # the main process (or a plugin) answers it
@@ -290,8 +298,9 @@ class Gateway:
         spec = self.registry.get(name) if isinstance(name, str) else None
         if spec is None:
             raise unknown_command(name)
-        if not policy.mode_allows(caller.mode, spec.min_mode) and spec.name.startswith(
-                "plugin."):
+        if spec.plugin_id is not None and (
+                not policy.mode_allows(caller.mode, spec.min_mode)
+                or (caller.source == "mcp" and not self.exposure.exposed(spec))):
             raise unknown_command(name)  # hidden plugin tools look exactly like unknown ones
         return spec
 
@@ -360,19 +369,19 @@ class Gateway:
 
     # ---- dangerous commands ---------------------------------------------------------------
 
-    def _dangerous(self, spec: CommandSpec, call: _Call, checked: _Validated,
-                   meta: CallMeta
+    def _dangerous(self, command: CommandCall, call: _Call, checked: _Validated
                    ) -> Generator[Future[Any], Any, tuple[Envelope | None, Any]]:
         """First call: plan + challenge (returns the envelope). Second: verify, then run
-        (returns the result)."""
+        (returns the result). The plan is the worker's, or a plugin command's own."""
+        spec, meta = command.spec, command.meta
         assert call.library_id is not None
         binding = Binding(caller_key=call.caller.key, command=spec.name,
                           arguments=normalized(checked.full), library_id=call.library_id,
                           targets=())
         plan_meta = meta.model_copy(update={"idempotency_key": None})  # a plan is no write
+        planning = replace(command, meta=plan_meta)
         if checked.challenge_id is None:
-            report = yield self.host.call(call.library_id, spec.name, checked.arguments,
-                                          plan_meta, plan=True)
+            report = yield from self._plan(planning)
             challenge = self.challenges.issue(replace(
                 binding, targets=target_versions(report.get("targets", ())),
                 state_token=report.get("stateToken")))
@@ -381,8 +390,7 @@ class Gateway:
                 call.library_id), None
         challenge = self.challenges.redeem(checked.challenge_id, binding)
         try:
-            report = yield self.host.call(call.library_id, spec.name, checked.arguments,
-                                          plan_meta, plan=True)
+            report = yield from self._plan(planning)
         except LibraryError as error:
             if error.retryable:  # nothing ran: the same confirmation may be tried again
                 self.challenges.give_back(challenge)
@@ -393,11 +401,28 @@ class Gateway:
             raise
         self.challenges.check_targets(challenge, target_versions(report.get("targets", ())),
                                       report.get("stateToken"))
+        if spec.handler is not None:  # a plugin's: it runs what it planned
+            steps = spec.handler(command)
+            result = (yield from steps) if isinstance(steps, Generator) else steps
+            return None, result
         arguments = dict(checked.arguments)
         if report.get("stateToken"):
             arguments[STATE_TOKEN] = report["stateToken"]
         result = yield self.host.call(call.library_id, spec.name, arguments, meta)
         return None, result
+
+    def _plan(self, command: CommandCall) -> Generator[Future[Any], Any, dict[str, Any]]:
+        """The risk report of a dangerous command, changing nothing."""
+        if command.spec.plan is not None:
+            steps = command.spec.plan(command)
+            report = (yield from steps) if isinstance(steps, Generator) else steps
+        else:
+            assert command.library_id is not None
+            report = yield self.host.call(command.library_id, command.spec.name,
+                                          command.arguments, command.meta, plan=True)
+        if not isinstance(report, dict):
+            raise TypeError(f"the plan of {command.spec.name} is not an object")
+        return report
 
 
 def default_host(on_event: Callable[[object], None]) -> LibraryHost:

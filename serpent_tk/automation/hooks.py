@@ -1,7 +1,9 @@
 """The one completion point: the side effects of a command, whoever called it.
 
 Thread-safe. A person's click and an agent's tool call end here alike. Will-hooks run before
-a command (a plugin's may veto it); did-hooks after its success: first Serpent's own
+a command and may veto it; those of plugins answer from another process, so they are asked
+without blocking (`asking`: futures the gateway's steps wait for). Did-hooks run after its
+success: first Serpent's own
 (`effects.CoreEffects`: the change receipt, analysis queued after every import, lifecycle
 events and toasts for the window), registered with `add_did` like any plugin's, then the
 plugins'. The library host's events (changes from any source, task progress, a library that
@@ -15,6 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -58,6 +61,8 @@ class Veto(Exception):
 
 WillHook = Callable[[HookContext], None]
 DidHook = Callable[[HookContext], None]
+# answers later: a future that fails with Veto to refuse; None when not interested
+AskingHook = Callable[[HookContext], "Future[None] | None"]
 
 
 class Hooks:
@@ -68,12 +73,17 @@ class Hooks:
         self.analysis = analysis if analysis is not None else AnalysisQueue()
         self._lock = threading.Lock()
         self._will: list[tuple[str, WillHook]] = []
+        self._asking: list[tuple[str, AskingHook]] = []
         self._did: list[tuple[str, DidHook]] = []
         CoreEffects(publish, self.analysis).install(self)
 
     def add_will(self, owner: str, hook: WillHook) -> Callable[[], None]:
         """Run `hook` before every command; it may raise `Veto`. Returns the remover."""
         return self._add(self._will, owner, hook)
+
+    def add_asking(self, owner: str, hook: AskingHook) -> Callable[[], None]:
+        """A will-hook that answers later (a plugin's): see `asking`. Returns the remover."""
+        return self._add(self._asking, owner, hook)
 
     def add_did(self, owner: str, hook: DidHook) -> Callable[[], None]:
         """Run `hook` after every successful command (errors in it are only logged)."""
@@ -97,11 +107,35 @@ class Hooks:
         for owner, hook in hooks:
             try:
                 hook(context)
-            except Veto as veto:
-                raise LibraryError(PERMISSION_DENIED,
-                                   f"{owner} refused {context.spec.name}: {veto}") from None
-            except Exception as error:  # a broken hook must not let commands slip past it
-                raise internal(error, f"will-hook of {owner} for {context.spec.name}") from None
+            except Exception as error:
+                raise self.refusal(owner, context, error) from None
+
+    def asking(self, context: HookContext) -> list[tuple[str, Future[None]]]:
+        """Ask every answering-later will-hook at once; the caller waits for each future and
+        turns a failed one into `refusal(...)`. A hook that raises while asked refuses."""
+        with self._lock:
+            hooks = list(self._asking)
+        asked: list[tuple[str, Future[None]]] = []
+        for owner, hook in hooks:
+            try:
+                answer = hook(context)
+            except Exception as error:
+                answer = Future()
+                answer.set_exception(error)
+            if answer is not None:
+                asked.append((owner, answer))
+        return asked
+
+    @staticmethod
+    def refusal(owner: str, context: HookContext, error: BaseException) -> LibraryError:
+        """What the caller hears when a will-hook said no (`Veto`) or failed: the command does
+        not run (a broken hook must not let commands slip past it)."""
+        if isinstance(error, Veto):
+            return LibraryError(PERMISSION_DENIED, f"{owner} refused {context.spec.name}: "
+                                f"{error}", reason="veto")
+        if isinstance(error, LibraryError):
+            return error
+        return internal(error, f"will-hook of {owner} for {context.spec.name}")
 
     def completed(self, context: HookContext, change_sequence: int | None) -> None:
         """The side effects of a successful command: every did-hook, in the order added (a

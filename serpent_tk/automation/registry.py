@@ -1,9 +1,10 @@
 """The registry: every command Serpent offers, declared once as data.
 
 Thread-safe: built at import, read-only afterwards except for plugin commands, which are
-added and removed under a lock (listeners hear about it so the MCP layer can send
-`tools/list_changed`). The MCP tool list, the CLI, the UI actions and the README's tool table
-are generated from or checked against `REGISTRY.commands`.
+added and removed under a lock (listeners hear about it: `plugins.exposure` tells the MCP
+layer when the exposed tools changed, for `tools/list_changed`). The MCP tool list, the
+CLI, the UI actions and the README's tool table are generated from or checked against
+`REGISTRY.commands`.
 
 A spec is all the main process knows about a command: its models (a worker command's come
 from `library.catalogue`), policy, the words the window tells people with (`Words`), what a
@@ -47,6 +48,7 @@ TOOL_NAME = re.compile(r"^[a-z0-9_]{1,64}$")
 COMMAND_NAME = re.compile(r"^[a-z0-9-]+(\.[a-z0-9-]+)+$")
 SENTENCE_END = re.compile(r"\.\s+(?=[A-Z])")
 PLUGIN_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,30}$")
+PLUGIN_PREFIX = "plugin."
 PLUGIN_TARGET_FIELDS = ("asset_ids", "folder_ids", "collection_ids")
 
 # Arguments the gateway takes out before validating a command's own model.
@@ -55,8 +57,6 @@ CONFIRM_CHALLENGE = "confirmChallenge"
 IDEMPOTENCY_KEY = "idempotencyKey"
 STATE_TOKEN = "stateToken"  # set by the gateway from the plan, never by a caller
 
-# (library_id, arguments as camelCase JSON, audit meta) -> future of the result dict
-PluginHandler = Callable[[str, dict[str, Any], CallMeta], "Future[dict[str, Any]]"]
 # A main-process command's work: yields the futures it waits for, returns the result.
 Steps = Generator["Future[Any]", Any, dict[str, Any]]
 
@@ -148,6 +148,8 @@ class CommandSpec:
     recount: Recount = ""
     returns_image: bool = False  # an MCP client gets the picture itself (image content)
     handler: Handler | None = field(default=None, compare=False)  # gateway and plugin routes
+    plan: Handler | None = field(default=None, compare=False)  # a dangerous plugin command's
+    # risk report (the worker plans its own dangerous commands)
     after: AfterStep | None = field(default=None, compare=False)  # main-process follow-up
 
     @property
@@ -157,6 +159,11 @@ class CommandSpec:
     @property
     def min_mode(self) -> Mode:
         return policy.lowest_mode(self.capabilities)
+
+    @property
+    def plugin_id(self) -> str | None:
+        """`contact-sheet` for `plugin.contact-sheet.make`; None for Serpent's own commands."""
+        return self.name.split(".")[1] if self.name.startswith(PLUGIN_PREFIX) else None
 
     @property
     def dangerous(self) -> bool:
@@ -215,7 +222,7 @@ class CommandSpec:
                                   "additionalProperties": False}
         if required:
             result["required"] = required
-        for key in ("description", "$defs"):
+        for key in ("description", "$defs", "anyOf"):  # anyOf: a plugin's "one of the targets"
             if key in schema:
                 result[key] = schema[key]
         return result
@@ -447,7 +454,7 @@ def check_spec(spec: CommandSpec) -> None:
         raise ValueError(f"{spec.name}: a {spec.risk} command needs more than reading")
     if spec.annotations.read_only and spec.risk != "read":
         raise ValueError(f"{spec.name}: only read commands are read-only")
-    if spec.name.startswith("plugin."):
+    if spec.plugin_id is not None:
         if spec.scope != "library" or policy.PLUGIN_INVOKE not in spec.capabilities:
             raise ValueError(f"{spec.name}: plugin commands are library-level, plugin.invoke")
         if not any(f in spec.input_model.model_fields for f in PLUGIN_TARGET_FIELDS):
@@ -458,32 +465,11 @@ def check_spec(spec: CommandSpec) -> None:
     if (spec.route == "worker") == (spec.handler is not None):
         raise ValueError(f"{spec.name}: a {spec.route} command "
                          f"{'has no' if spec.route == 'worker' else 'needs a'} handler")
-    if spec.dangerous and spec.route != "worker":
-        raise ValueError(f"{spec.name}: a dangerous command's plan comes from the worker")
+    if spec.dangerous and spec.route != "worker" and spec.plan is None:
+        raise ValueError(f"{spec.name}: a dangerous command needs a plan (the worker's, or "
+                         "its plugin's)")
     if spec.scope == "library" and LIBRARY_ID not in spec.example:
         raise ValueError(f"{spec.name}: the example of a library-level command has libraryId")
-
-
-def plugin_command(plugin_id: str, verb: str, *, input_model: type[BaseModel],
-                   output_model: type[BaseModel], summary: str, returns: str,
-                   example: dict[str, Any], handler: PluginHandler,
-                   risk: Risk = "normal", idempotent: bool = False,
-                   words: Words = Words()) -> CommandSpec:
-    """Declare one plugin command; `Registry.add_plugin_commands` exposes it. `handler`
-    gets the library id, the validated arguments and the audit meta, and returns a future
-    of the result."""
-    caps = capabilities_for(risk, "library") | {policy.PLUGIN_INVOKE}
-
-    def steps(call: CommandCall) -> Steps:
-        result: dict[str, Any] = yield handler(call.library_id or "", call.arguments,
-                                               call.meta)
-        return result
-
-    return CommandSpec(name=f"plugin.{plugin_id}.{verb}", scope="library",
-                       input_model=input_model, output_model=output_model, capabilities=caps,
-                       risk=risk, summary=summary, returns=returns, example=example,
-                       annotations=hints(risk, idempotent=idempotent), route="plugin",
-                       words=words, handler=steps)
 
 
 def build_registry() -> Registry:

@@ -27,6 +27,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("serpent_tk.cli.serve_cmd", "run the MCP server without a window (headless)"),
     "credential": ("serpent_tk.cli.credential_cmd",
                    "create, list, revoke or re-mode the AI clients' credentials"),
+    "plugin": ("serpent_tk.cli.plugin_cmd",
+               "list plugins; enable, disable, expose (to MCP) or hide one"),
     "mcp-config": ("serpent_tk.cli.mcp_config_cmd",
                    "print (or install) the MCP config for one AI client"),
     "mcp-bridge": ("serpent_tk.cli.mcp_bridge_cmd",

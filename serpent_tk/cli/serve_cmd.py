@@ -55,6 +55,7 @@ def _serve(args: argparse.Namespace, dirs: object) -> int:
     from serpent_tk.credentials import CredentialStore
     from serpent_tk.mcp.endpoint import endpoint_file
     from serpent_tk.mcp.service import McpService
+    from serpent_tk.plugins.manager import PluginManager
     from serpent_tk.settings import SettingsStore
 
     settings_store = SettingsStore(dirs.settings_file)  # type: ignore[attr-defined]
@@ -63,6 +64,8 @@ def _serve(args: argparse.Namespace, dirs: object) -> int:
         print(f"serpent-tk serve: {notice}", file=sys.stderr)
     settings = loaded.settings
     gateway = Gateway(settings_store)
+    plugins = PluginManager(gateway, settings_store, dirs.plugins,  # type: ignore[attr-defined]
+                            status_file=dirs.plugin_status)  # type: ignore[attr-defined]
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda _s, _f: stop.set())
                 for sig in (signal.SIGINT, signal.SIGTERM)}
@@ -75,9 +78,11 @@ def _serve(args: argparse.Namespace, dirs: object) -> int:
         problems: list[str] = []
 
         def open_libraries() -> None:  # the port is bound, nobody can connect yet
+            started = plugins.start()  # the enabled plugins' tools are there from the start
             problem = _open_default_library(gateway, Caller.cli(), dirs)
             if problem is not None:
                 problems.append(problem)
+            started.result(120)
 
         status = service.start(args.port, before_listening=open_libraries)
         if not status.running:
@@ -100,6 +105,7 @@ def _serve(args: argparse.Namespace, dirs: object) -> int:
     finally:
         if service is not None:
             service.stop()
+        plugins.shutdown()
         gateway.shutdown()
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -88,7 +88,8 @@ class McpService:
         self._unsubscribe: Callable[[], None] | None = None
         self._status = McpStatus()
         self._activity = _Activity()
-        self.catalogue = Catalogue(gateway.registry, tool_meta())
+        self.catalogue = Catalogue(gateway.registry, tool_meta(),
+                                   getattr(gateway, "exposure", None))
         self.continuations = Continuations()  # rests of cut answers; outlive a restart
 
     # -- control ----------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from library.protocol import CallMeta
 from library.schemas import AssetBatchOut, AssetIds, Model
 from serpent_tk.automation.events import LibraryLifecycle, ShowInDesktop, TaskProgress, Toast
 from serpent_tk.automation.gateway import Gateway
-from serpent_tk.automation.registry import plugin_command
+from serpent_tk.automation.plugins.specs import plugin_command
 from tests.automation.conftest import (
     CLAUDE,
     FULL,
@@ -86,6 +86,9 @@ def test_unknown_and_hidden_plugin_commands_answer_alike(
         returns="per-asset results.", handler=handler,
         example={"libraryId": "lib_01j9z3k4m5n6p7q8", "assetIds": ["ast_01j9z3k4m5n6p7q8"]})])
     args = {"libraryId": library, "assetIds": ["ast_0000000000"]}
+    unexposed = call(gateway, "serpent_plugin_pixel_tools_upscale", args, FULL)["error"]
+    assert unexposed["message"] == "Unknown tool: serpent_plugin_pixel_tools_upscale"
+    gateway.exposure.set_exposed("pixel-tools", True)  # Settings → Plugins: Expose to MCP
 
     def answer(name: str, caller: Any) -> dict[str, Any]:
         error = call(gateway, name, args, caller)["error"]
@@ -221,6 +224,7 @@ def test_a_crashing_plugin_is_an_internal_error_with_an_incident_in_the_log(
         summary="A plugin command whose implementation has a bug in it.", returns="nothing.",
         handler=handler,
         example={"libraryId": "lib_01j9z3k4m5n6p7q8", "assetIds": ["ast_01j9z3k4m5n6p7q8"]})])
+    gateway.exposure.set_exposed("broken", True)
     with caplog.at_level(logging.INFO):
         answer = call(gateway, "plugin.broken.run",
                       {"libraryId": library, "assetIds": ["ast_0000000000"]}, FULL)

@@ -86,3 +86,38 @@ def test_nothing_to_undo_and_a_conflict(gateway: Gateway, library: str,
     assert set(answer["error"]) == {"code", "message", "libraryId"}
     assert history(gateway, library) == before
     assert tags_of(gateway, library, assets[1]) == ["sky"]
+
+
+def names_of(gateway: Gateway, library: str, assets: list[str]) -> list[str]:
+    found = ok(gateway, "asset.get", {"libraryId": library, "assetIds": assets})["items"]
+    by_id = {item["id"]: item["name"] for item in found}
+    return [by_id[a] for a in assets]
+
+
+def test_a_batch_of_renames_is_one_step_of_the_history(gateway: Gateway, library: str,
+                                                       tmp_path: Path) -> None:
+    assets = import_images(gateway, library, tmp_path / "src", 3)
+    before = names_of(gateway, library, assets)
+    versions = {item["id"]: item["version"] for item in ok(
+        gateway, "asset.get", {"libraryId": library, "assetIds": assets})["items"]}
+    renamed = ok(gateway, "asset.rename-batch", {"libraryId": library, "items": [
+        {"assetId": a, "name": f"Skies-{n:03}", "expectedVersion": versions[a]}
+        for n, a in enumerate(assets, start=1)]}, CLAUDE)
+    assert renamed["changed"] == 3
+    assert names_of(gateway, library, assets) == ["Skies-001", "Skies-002", "Skies-003"]
+    top = history(gateway, library)["items"][0]
+    assert top["command"] == "asset.rename-batch" and top["summary"] == "Renamed 3 assets"
+    ok(gateway, "history.undo", {"libraryId": library}, UI)
+    assert names_of(gateway, library, assets) == before  # all three, in one undo
+    # a stale version or a missing asset refuses the whole batch: nothing is renamed
+    stale = call(gateway, "asset.rename-batch", {"libraryId": library, "items": [
+        {"assetId": assets[0], "name": "New"},
+        {"assetId": assets[1], "name": "Newer", "expectedVersion": 1}]}, CLAUDE)
+    assert code(stale) == "VERSION_CONFLICT"
+    missing = call(gateway, "asset.rename-batch", {"libraryId": library, "items": [
+        {"assetId": assets[0], "name": "New"}, {"assetId": "ast_0000000000", "name": "X"}]})
+    assert code(missing) == "NOT_FOUND"
+    twice = call(gateway, "asset.rename-batch", {"libraryId": library, "items": [
+        {"assetId": assets[0], "name": "A"}, {"assetId": assets[0], "name": "B"}]})
+    assert code(twice) == "INVALID_ARGUMENT"
+    assert names_of(gateway, library, assets) == before

@@ -18,7 +18,8 @@ from library.schemas import AssetBatchOut, AssetIds, Model
 from serpent_tk.automation import policy
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.gateway import Gateway
-from serpent_tk.automation.registry import CommandSpec, plugin_command
+from serpent_tk.automation.plugins.specs import plugin_command
+from serpent_tk.automation.registry import CommandSpec
 from tests.automation.conftest import CLAUDE, FULL, READER, UI, call, code, ok
 
 CALLERS = {"read-only": READER, "auto": CLAUDE, "full-access": FULL, "ui": UI}
@@ -79,6 +80,7 @@ def test_every_command_in_every_mode(gateway: Gateway, library: str,
         summary="Upscale images with the pixel tools plugin for sharper previews.",
         returns="per-asset results.", handler=_plugin_handler,
         example={"libraryId": "lib_01j9z3k4m5n6p7q8", "assetIds": ["ast_01j9z3k4m5n6p7q8"]})])
+    gateway.exposure.set_exposed("pixel-tools", True)
     caller: Caller = CALLERS[mode]
     specs = list(gateway.registry.commands.values())
     denied = [s for s in specs if not allowed(mode, s)]

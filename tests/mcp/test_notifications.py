@@ -17,7 +17,7 @@ from mcp.shared.subscriptions import ResourceUpdated, ToolsListChanged
 from library.protocol import CallMeta
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.events import ToolsChanged
-from serpent_tk.automation.registry import plugin_command
+from serpent_tk.automation.plugins.specs import plugin_command
 from serpent_tk.mcp.notifier import change_resource_uri
 from tests.mcp.conftest import Server, connect, create_library, ok, run
 from tests.mcp.test_tools import EchoIn, EchoOut
@@ -157,6 +157,7 @@ def test_tools_list_changed_only_when_tools_change(server: Server, tmp_path: Pat
                 await legacy.wait_for(lambda: bool(legacy.library_events()))
                 assert "ToolListChangedNotification" not in legacy.notes
                 assert modern_events == []
+                server.gateway.exposure.set_exposed("echo", True)  # no commands yet: no change
                 server.gateway.registry.add_plugin_commands("echo", [plugin_command(
                     "echo", "count", input_model=EchoIn, output_model=EchoOut,
                     summary="Count the given assets.", returns="echoed: how many.",

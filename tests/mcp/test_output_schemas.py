@@ -19,7 +19,7 @@ from pydantic import Field
 
 from library.protocol import CallMeta
 from library.schemas.common import AssetId, Model
-from serpent_tk.automation.registry import plugin_command
+from serpent_tk.automation.plugins.specs import plugin_command
 from tests.mcp.conftest import Server, call, connect, create_library, make_images, ok, run
 from tests.tool_results import ToolResultChecker, validator_for
 
@@ -105,6 +105,7 @@ def test_the_suite_wide_check_catches_an_answer_that_breaks_its_schema(
         summary="Count the given assets, wrongly.", returns="counted: how many.",
         example={"libraryId": "lib_01j9z3k4m5n6p7q8", "assetIds": ["ast_01j9z3k4m5n6p7q8"]},
         handler=_miscount)])
+    server.gateway.exposure.set_exposed("miscount", True)
 
     async def scenario() -> None:
         async with connect(server.url, server.token("Full", "full-access"), "legacy") as client:

@@ -20,7 +20,7 @@ from pydantic import Field
 
 from library.protocol import CallMeta
 from library.schemas.common import AssetId, Model
-from serpent_tk.automation.registry import plugin_command
+from serpent_tk.automation.plugins.specs import plugin_command
 from serpent_tk.mcp.apps.search_app import SEARCH_APP_URI
 from serpent_tk.mcp.server import INSTRUCTIONS
 from serpent_tk.mcp.tools.catalogue import agent_text
@@ -160,6 +160,7 @@ def test_plugin_tools_are_full_access_only_and_hidden_ones_are_unknown_tools(
         summary="Count the given assets.", returns="echoed: how many.",
         example={"libraryId": "lib_01j9z3k4m5n6p7q8", "assetIds": ["ast_01j9z3k4m5n6p7q8"]},
         handler=_echo)])
+    server.gateway.exposure.set_exposed("echo", True)
     tool = "serpent_plugin_echo_count"
 
     async def scenario() -> None:

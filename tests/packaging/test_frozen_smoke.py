@@ -96,6 +96,9 @@ def test_both_executables_take_the_serpent_tk_command_line(app_folder: Path) -> 
     assert done.returncode == 0
     for command in SUBCOMMANDS:
         assert command in done.stdout, f"{command} missing from the packaged CLI"
+    listed = run(app(app_folder), "plugin", "list")  # the shipped plugins are bundled
+    assert listed.returncode == 0 and "contact-sheet" in listed.stdout, listed.stderr
+    assert "rename-pattern" in listed.stdout and "Cannot run" not in listed.stdout
 
 
 def test_bundled_resources_are_inside_the_app(app_folder: Path) -> None:

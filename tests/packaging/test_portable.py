@@ -21,7 +21,7 @@ from serpent_tk.portable import (
     missing_libraries,
     read_settings_file,
 )
-from serpent_tk.settings import SETTINGS_VERSION, Settings, SettingsStore
+from serpent_tk.settings import SETTINGS_VERSION, PluginSettings, Settings, SettingsStore
 from tests.conftest import ROOT, serpent_command
 
 
@@ -42,7 +42,7 @@ def old_machine(tmp_path: Path) -> dict[str, object]:
     def change(settings: Settings) -> None:
         settings.mcp.port = 50123
         settings.ui.theme = "dark"
-        settings.plugins["palette"] = True
+        settings.plugins["palette"] = PluginSettings(enabled=True, exposed=True)
         settings.remember_library(only_here, "Old Stuff")
         settings.remember_library(refs, "Refs")
 
@@ -84,7 +84,7 @@ def test_round_trip_to_a_fresh_machine_without_credentials(
 
     settings = SettingsStore(app_dirs().settings_file).load().settings
     assert settings.mcp.port == 50123 and settings.ui.theme == "dark"
-    assert settings.plugins == {"palette": True}
+    assert settings.plugins == {"palette": PluginSettings(enabled=True, exposed=True)}
     assert [r.name for r in settings.recent_libraries] == ["Refs", "Old Stuff"]
     assert settings.recent_libraries[0].path == copied
     assert settings.last_library == copied

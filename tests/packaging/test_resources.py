@@ -58,6 +58,37 @@ def test_the_mcp_app_pages_ship_in_the_wheel_and_the_frozen_app() -> None:
     assert f'"{search_app.THUMBNAIL_TOOL}"' in search_app.search_app_html()
 
 
+def spec_globs() -> list[str]:
+    spec = (ROOT / "installer" / "serpent.spec").read_text()
+    collected = re.findall(r'collect_data_files\("serpent_tk", includes=\[([^]]*)\]\)', spec)
+    return [g.strip().strip('"') for found in collected for g in found.split(",")]
+
+
+def test_the_shipped_plugins_ship_in_the_wheel_and_the_frozen_app(frozen: Path) -> None:
+    """Each built-in plugin's manifest is package data and bundled by the spec (its module is
+    a submodule of serpent_tk, which the spec collects); frozen, discovery finds them under
+    sys._MEIPASS."""
+    from serpent_tk.plugins.discovery import builtin_folder, discover
+
+    builtin = ROOT / "serpent_tk" / "plugins" / "builtin"
+    manifests = sorted(builtin.glob("*/plugin.toml"))
+    assert {m.parent.name for m in manifests} == {"contact_sheet", "rename_pattern"}
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    package_data = pyproject["tool"]["setuptools"]["package-data"]["serpent_tk.plugins.builtin"]
+    spec = (ROOT / "installer" / "serpent.spec").read_text()
+    assert 'collect_submodules("serpent_tk")' in spec
+    bundled = frozen / "_internal" / "serpent_tk" / "plugins" / "builtin"
+    for manifest in manifests:
+        assert any(fnmatch(manifest.relative_to(builtin).as_posix(), g) for g in package_data)
+        assert any(fnmatch(manifest.relative_to(ROOT / "serpent_tk").as_posix(), g)
+                   for g in spec_globs()), f"the spec does not bundle {manifest}"
+        (bundled / manifest.parent.name).mkdir(parents=True)
+        (bundled / manifest.parent.name / "plugin.toml").write_bytes(manifest.read_bytes())
+    assert builtin_folder() == bundled
+    found = discover(None, entry_points=False)
+    assert {p.id for p in found if p.problem is None} == {"contact-sheet", "rename-pattern"}
+
+
 @pytest.mark.parametrize(("argv", "expected"), [
     ([], ["mcp-bridge"]),
     (["--help"], ["mcp-bridge", "--help"]),

@@ -1,8 +1,11 @@
-"""`asset.update`, `asset.tag`, `asset.untag`, `asset.move`: change assets, undoably.
+"""`asset.update`, `asset.rename-batch`, `asset.tag`, `asset.untag`, `asset.move`: change
+assets, undoably.
 
-Runs in the worker process, writer thread, each inside one `WriteTx`. Batch commands answer
-per asset (changed / unchanged / not_found) and bump the version only of assets that really
-changed; `asset.update` refuses a stale `expectedVersion` with VERSION_CONFLICT.
+Runs in the worker process, writer thread, each inside one `WriteTx` (one undo step). Batch
+commands answer per asset (changed / unchanged / not_found) and bump the version only of
+assets that really changed; `asset.update` refuses a stale `expectedVersion` with
+VERSION_CONFLICT, and `asset.rename-batch` refuses the whole batch when any asset is
+missing or stale (a batch of names is planned as a whole: half of it would make no sense).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from library.errors import NOT_FOUND, VERSION_CONFLICT, LibraryError
 from library.schemas import (
     AssetBatchOut,
     AssetMoveIn,
+    AssetRenameBatchIn,
     AssetTagIn,
     AssetUntagIn,
     AssetUpdateIn,
@@ -54,6 +58,32 @@ def update(tx: WriteTx, args: AssetUpdateIn) -> AssetUpdateOut:
         tx.summary = f"Changed the {', '.join(_label(k) for k in changed)} of {values['name']}"
     items, _ = assetrows.full_assets(conn, [args.asset_id], tx.layout)
     return AssetUpdateOut.model_validate({"item": items[0]})
+
+
+@handles("asset.rename-batch")
+def rename_batch(tx: WriteTx, args: AssetRenameBatchIn) -> AssetBatchOut:
+    conn = tx.conn
+    ids = [item.asset_id for item in args.items]
+    rows = {r["id"]: r for part in assetrows.chunks(ids) for r in conn.execute(
+        f"SELECT id, name, version FROM assets WHERE id IN ({assetrows.marks(len(part))})",
+        part)}
+    missing = [a for a in ids if a not in rows]
+    if missing:
+        raise LibraryError(NOT_FOUND, f"{len(missing)} of the assets do not exist; nothing "
+                           "was renamed.", field="items", notFound=missing[:100])
+    for item in args.items:
+        current = rows[item.asset_id]["version"]
+        if item.expected_version is not None and item.expected_version != current:
+            raise LibraryError(VERSION_CONFLICT, f"An asset changed meanwhile (it is at "
+                               f"version {current}, not {item.expected_version}); nothing "
+                               "was renamed.", currentVersion=current, assetId=item.asset_id)
+    changed = [item for item in args.items if item.name != rows[item.asset_id]["name"]]
+    tx.track("asset", [item.asset_id for item in changed])
+    conn.executemany("UPDATE assets SET name = ? WHERE id = ?",
+                     [(item.name, item.asset_id) for item in changed])
+    assetrows.mark_modified(conn, [item.asset_id for item in changed], tx.now, tx.actor_json)
+    tx.summary = f"Renamed {len(changed)} asset{'s' if len(changed) != 1 else ''}"
+    return batch_result(conn, ids, rows, {item.asset_id for item in changed})
 
 
 def _label(column: str) -> str:

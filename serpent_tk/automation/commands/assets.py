@@ -43,6 +43,15 @@ COMMANDS: list[CommandSpec] = [
         idempotent=True,
         words=Words("edited {assets}", "edited an asset")),
     command(
+        "asset.rename-batch", "normal",
+        "Give several assets new names in one step, which one history.undo takes back "
+        "(e.g. a numbered series). Each item may carry expectedVersion; if any asset is "
+        "missing or changed meanwhile, nothing is renamed.",
+        "one item per asset with status changed/unchanged and its new version.",
+        {"libraryId": LIB, "items": [{"assetId": A1, "name": "Skies-001"},
+                                     {"assetId": A2, "name": "Skies-002"}]},
+        idempotent=True, words=Words("renamed assets", "renamed assets")),
+    command(
         "asset.tag", "normal",
         "Add tags to assets (tags are created as needed).",
         "one item per asset with status changed/unchanged/not_found and its new version.",

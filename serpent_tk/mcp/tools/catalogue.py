@@ -17,6 +17,7 @@ from typing import Any
 
 import mcp_types as types
 
+from serpent_tk.automation.plugins.exposure import PluginExposure
 from serpent_tk.automation.registry import CommandSpec, Registry, tool_name_for
 from serpent_tk.mcp.tools.budget import cuttable_fields
 
@@ -117,9 +118,10 @@ def tool_for(spec: CommandSpec, meta: dict[str, Any] | None = None,
 class Catalogue:
     """Tools per mode, built from `registry`. Thread-safe."""
 
-    def __init__(self, registry: Registry, tool_meta: dict[str, dict[str, Any]] | None = None
-                 ) -> None:
+    def __init__(self, registry: Registry, tool_meta: dict[str, dict[str, Any]] | None = None,
+                 exposure: PluginExposure | None = None) -> None:
         self.registry = registry
+        self.exposure = exposure  # plugin commands are tools only while exposed
         self._tool_meta = tool_meta or {}  # tool name -> `_meta` (MCP Apps binding)
         self._lock = threading.Lock()
         self._tools: dict[str, tuple[CommandSpec, types.Tool]] = {}
@@ -136,16 +138,24 @@ class Catalogue:
 
     def tools(self, mode: str) -> list[types.Tool]:
         """What a credential in `mode` sees: the commands its mode allows."""
-        return [self._tool(spec) for spec in self.registry.tools(mode)]
+        return [self._tool(spec) for spec in self.registry.tools(mode) if self._shown(spec, mode)]
 
     def visible(self, tool_name: str, mode: str) -> CommandSpec | None:
         """The command behind `tool_name` if a credential in `mode` may call it, else None."""
         spec = self.registry.get(tool_name)
-        if spec is None or spec.tool_name != tool_name:
-            return None
-        if spec.name.startswith("plugin.") and mode != "full-access":
+        if spec is None or spec.tool_name != tool_name or not self._shown(spec, mode):
             return None
         return spec
+
+    def _shown(self, spec: CommandSpec, mode: str) -> bool:
+        """The one visibility decision behind both tools/list and tools/call."""
+        return self._plugin_shown(spec, mode)
+
+    def _plugin_shown(self, spec: CommandSpec, mode: str) -> bool:
+        """Plugin commands (issue 14): full access only, and only while exposed."""
+        if spec.plugin_id is None:
+            return True
+        return mode == "full-access" and (self.exposure is None or self.exposure.exposed(spec))
 
     def input_schema(self, tool_name: str) -> dict[str, Any] | None:
         spec = self.registry.get(tool_name)

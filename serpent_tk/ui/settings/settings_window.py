@@ -1,4 +1,4 @@
-"""The Settings window: a notebook with the MCP and General pages. Tk thread only.
+"""The Settings window: a notebook with the MCP, General and Plugins pages. Tk thread only.
 
 One window at most; asking again brings it to the front on the requested page.
 """
@@ -15,6 +15,7 @@ from serpent_tk.settings import Settings, SettingsStore
 from serpent_tk.ui.settings.mcp_controls import McpControls
 from serpent_tk.ui.settings.settings_general import GeneralSettingsPage
 from serpent_tk.ui.settings.settings_mcp import McpSettingsPage
+from serpent_tk.ui.settings.settings_plugins import PluginControls, PluginsSettingsPage
 from serpent_tk.ui.shell.commands import Commands
 from serpent_tk.ui.shell.scrolling import ScrollableFrame
 from serpent_tk.ui.shell.theme import Theme
@@ -25,7 +26,8 @@ class SettingsWindow(tk.Toplevel):
                  settings_store: SettingsStore, settings: Settings,
                  controls: McpControls | None, credentials: CredentialStore | None,
                  on_theme: Callable[[str], None],
-                 on_thumbnail_size: Callable[[int], None] | None = None) -> None:
+                 on_thumbnail_size: Callable[[int], None] | None = None,
+                 plugins: PluginControls | None = None) -> None:
         super().__init__(parent)
         self.theme = theme
         self.title(f"Settings — {APP_NAME}")
@@ -52,6 +54,13 @@ class SettingsWindow(tk.Toplevel):
         self.general.pack(fill="both", expand=True)
         self.notebook.add(general, text="General")
         self._general_tab: tk.Misc = general
+        self.plugins: PluginsSettingsPage | None = None
+        if plugins is not None:  # Settings → Plugins (serpent_tk/ui/settings/settings_plugins.py)
+            holder = ScrollableFrame(self.notebook, theme)
+            self.plugins = PluginsSettingsPage(holder.inner, theme, commands, plugins)
+            self.plugins.pack(fill="both", expand=True)
+            self.notebook.add(holder, text="Plugins")
+            self._plugins_tab: tk.Misc = holder
         self.bind("<Escape>", lambda e: self.destroy())
         self.update_idletasks()
         wanted = self.mcp or self.general
@@ -64,6 +73,8 @@ class SettingsWindow(tk.Toplevel):
     def show_page(self, page: str) -> None:
         if page == "mcp":
             self.notebook.select(0)
+        elif page == "plugins" and self.plugins is not None:
+            self.notebook.select(self._plugins_tab)
         else:
             self.notebook.select(self._general_tab)
         self.deiconify()

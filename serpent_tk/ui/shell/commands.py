@@ -75,6 +75,8 @@ def describe_error(reply: Reply, doing: str | None = None) -> str:
     """The sentence a person reads when `reply` failed ("Could not rename: ...")."""
     code = reply.code
     message = _FRIENDLY.get(code) or str(reply.error.get("message") or "Something went wrong.")
+    if reply.error.get("reason") == "veto":  # a plugin's check refused it: say why
+        message = str(reply.error.get("message"))
     if code == "INTERNAL" and reply.error.get("incidentId"):
         message += f" (incident {reply.error['incidentId']} is in the log)"
     return f"Could not {doing}: {message}" if doing else message

@@ -48,6 +48,7 @@ from serpent_tk.ui.menus.action_table import Target, bind_keys
 from serpent_tk.ui.menus.menubar import ContextMenu, MenuBar
 from serpent_tk.ui.menus.window_actions import window_actions
 from serpent_tk.ui.settings.mcp_controls import McpControls
+from serpent_tk.ui.settings.settings_plugins import PluginControls
 from serpent_tk.ui.shell.bus import UiBus
 from serpent_tk.ui.shell.commands import Commands
 from serpent_tk.ui.shell.events import CloseRequested, Notice, ShowToast
@@ -86,6 +87,7 @@ class WindowServices:
     # called once (any thread may be told) when the first library is open or could not be:
     # the app starts accepting MCP only then, so agents never see a half-started window
     first_library_settled: Callable[[], None] | None = None
+    plugins: PluginControls | None = None  # Settings → Plugins (the plugin manager)
 
 
 class MainWindow:
@@ -366,7 +368,7 @@ class MainWindow:
             window = self.settings_window = SettingsWindow(
                 self.root, self.theme, self.commands, s.settings_store, s.settings, s.mcp,
                 s.credentials, on_theme=self.theme.apply,
-                on_thumbnail_size=self._set_thumbnail_size)
+                on_thumbnail_size=self._set_thumbnail_size, plugins=s.plugins)
         window.show_page(page)
 
     def show_shortcuts(self) -> None:

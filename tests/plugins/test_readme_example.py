@@ -1,0 +1,53 @@
+"""The plugin README's “Writing a plugin” shows works as written: its plugin.toml and module,
+copied into a plugins folder, run in a real Serpent."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from serpent_tk.automation.caller import Caller
+from serpent_tk.automation.gateway import Gateway
+from serpent_tk.plugins.manager import PluginManager
+from tests.automation.conftest import call, import_images, ok
+from tests.conftest import ROOT
+
+
+def readme_example() -> tuple[str, str]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Writing a plugin"):]
+    manifest = re.search(r"```toml\n(.*?)```", section, re.S)
+    module = re.search(r"```python\n(.*?)```", section, re.S)
+    assert manifest and module
+    return manifest.group(1), module.group(1)
+
+
+def test_the_readme_plugin_runs_as_written(gateway: Gateway, plugins_dir: Path,
+                                          manager: PluginManager, tmp_path: Path) -> None:
+    manifest, module = readme_example()
+    folder = plugins_dir / "keep-guard"
+    folder.mkdir()
+    (folder / "plugin.toml").write_text(manifest)
+    (folder / "keep_guard.py").write_text(module)
+    fresh = PluginManager(gateway, manager._settings, plugins_dir, limits=manager.limits,
+                          entry_points=False)
+    try:
+        fresh.start().result(60)
+        assert fresh.set_enabled("keep-guard", True).status == "running"
+        parent = tmp_path / "libraries"
+        parent.mkdir()
+        library = ok(gateway, "library.create", {"selectedParentPath": str(parent),
+                                                 "name": "Refs"})["libraryId"]
+        assets = import_images(gateway, library, tmp_path / "src", 2)
+        ok(gateway, "asset.tag", {"libraryId": library, "assetIds": assets[:1],
+                                  "tags": ["keep"]})
+        counted = ok(gateway, "plugin.keep-guard.count", {"libraryId": library,
+                                                          "assetIds": assets})
+        assert counted == {"kept": 1}
+        refused = call(gateway, "asset.trash", {"libraryId": library, "assetIds": assets},
+                       Caller.mcp("claude", "auto", "Claude"))
+        assert refused["error"]["message"] == ("The plugin “Keep guard” refused asset.trash: "
+                                               "assets tagged keep stay")
+        ok(gateway, "asset.trash", {"libraryId": library, "assetIds": assets[1:]})
+    finally:
+        fresh.shutdown()
