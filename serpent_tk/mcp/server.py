@@ -61,14 +61,16 @@ LIBRARY_REQUIRED, VERSION_CONFLICT); retry only when retryable is true."""
 
 
 class SerpentServer(Server[Any]):
-    """The lowlevel server, advertising `tools.listChanged` to handshake-era clients too."""
+    """The lowlevel server, advertising `tools.listChanged` and `prompts.listChanged` to
+    handshake-era clients too."""
 
     def create_initialization_options(
             self, notification_options: NotificationOptions | None = None,
             experimental_capabilities: dict[str, dict[str, Any]] | None = None,
             extensions: dict[str, dict[str, Any]] | None = None) -> InitializationOptions:
         return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=True),
+            notification_options or NotificationOptions(tools_changed=True,
+                                                        prompts_changed=True),
             experimental_capabilities, extensions)
 
 

@@ -91,9 +91,12 @@ class Server:
         assert port is not None
         return port
 
-    def token(self, name: str = "Claude Desktop", mode: str = "auto") -> str:
+    def token(self, name: str = "Claude Desktop", mode: str = "auto",
+              toolset: str = "everything") -> str:
+        """The token of `name`, created if needed (with every tool unless `toolset` says
+        otherwise: most tests exercise tools outside `essentials`)."""
         if self.credentials.get(name) is None:
-            return self.credentials.create(name, mode)[1]
+            return self.credentials.create(name, mode, toolset)[1]
         return self.credentials.token_for(name)
 
 

@@ -3,10 +3,10 @@
 Runs on the listener loop. Every call goes through `gateway.submit(...)` with the caller built
 from the request's credential, awaited with `asyncio.wrap_future`; the gateway's envelope
 (CONTRACTS.md §2) becomes `structuredContent` plus the same JSON as text, `isError` for an
-error. An unknown tool and a tool hidden from the caller (a plugin tool without Full Access)
-get the very same JSON-RPC error -32602, a protocol error rather than a tool result
-(CONTRACTS.md §3). Nothing here remembers a library between calls: `libraryId` travels in
-every call.
+error. An unknown tool and a tool hidden from the caller (outside its toolset, or a plugin
+tool without Full Access) get the very same JSON-RPC error -32602, a protocol error rather
+than a tool result (CONTRACTS.md §3). Nothing here remembers a library between calls:
+`libraryId` travels in every call.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from serpent_tk.mcp.tools.budget import (
     too_large,
 )
 from serpent_tk.mcp.tools.catalogue import Catalogue, continued_here
+from serpent_tk.mcp.tools.contact_sheet import Cell, contact_sheet
 from serpent_tk.mcp.tools.continuations import Continuations, Owner, expired, is_continuation
 from serpent_tk.mcp.tools.images import fit_image
 
@@ -111,20 +112,22 @@ class Handlers:
         """For the SDK's `Mcp-Param-*` header check (2026-07-28): only tools the caller sees,
         so a hidden tool takes exactly the path of an unknown one."""
         credential = current_credential()
-        if credential is None or self.catalogue.visible(tool_name, credential.mode) is None:
+        if credential is None or self.catalogue.visible(
+                tool_name, credential.mode, credential.toolset) is None:
             return None
         return self.catalogue.input_schema(tool_name)
 
     async def list_tools(self, ctx: ServerRequestContext[Any, Any],
                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         credential = current_credential()
-        tools = self.catalogue.tools(credential.mode) if credential else []
+        tools = self.catalogue.tools(credential.mode, credential.toolset) if credential else []
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(self, ctx: ServerRequestContext[Any, Any],
                         params: types.CallToolRequestParams) -> types.CallToolResult:
         credential = current_credential()
-        spec = self.catalogue.visible(params.name, credential.mode) if credential else None
+        spec = self.catalogue.visible(params.name, credential.mode, credential.toolset) \
+            if credential else None
         if credential is None or spec is None:
             raise unknown_tool(params.name)
         args = dict(params.arguments or {})
@@ -183,13 +186,21 @@ class Handlers:
         return parted if parted is not None else too_large(envelope, budget)
 
     async def _thumbnail(self, envelope: dict[str, Any]) -> types.CallToolResult:
+        """The picture itself as image content: one asset's preview, or a contact sheet whose
+        numbered cells the text maps to assets. No thumbnail path ever leaves this method."""
         shown = copy.deepcopy(envelope)
         result = shown["result"]
-        path = Path(str(result.pop("path", "")))
+        path = Path(str(result.pop("path", None) or ""))
+        cells = [Cell(index=int(item["index"]), status=str(item["status"]),
+                      path=Path(item["path"]) if item.get("path") else None)
+                 for item in result.get("items", [])]
+        for item in result.get("items", []):
+            item.pop("path", None)
         budget = self.budget()
         room = budget.total_bytes - FRAMING_BYTES - 2 * encoded_size(shown) - 512
         try:
-            image = await asyncio.to_thread(fit_image, path, room)
+            image = await asyncio.to_thread(contact_sheet, cells, room) if cells else \
+                await asyncio.to_thread(fit_image, path, room)
         except (OSError, ValueError) as error:  # Pillow's UnidentifiedImageError is an OSError
             failure = errors.internal(error, "reading a thumbnail for MCP")
             return call_result(envelopes.error(failure, shown.get("libraryId")))
