@@ -177,18 +177,19 @@ class AssetUpdateIn(Model):
     @model_validator(mode="after")
     def _one_form(self) -> AssetUpdateIn:
         if (self.asset_id is None) == (self.asset_ids is None):
-            raise ValueError("give either assetId (one asset) or assetIds (many)")
+            raise ValueError("assetId: give either assetId (one asset) or assetIds (many)")
         if self.asset_ids is not None:
             if self.name is not None:
-                raise ValueError("name can be changed for one asset (assetId) only")
+                raise ValueError("name: can be changed for one asset (assetId) only")
             if self.expected_version is not None:
-                raise ValueError("with assetIds, give expectedVersions {assetId: version}")
+                raise ValueError("expectedVersion: with assetIds, give expectedVersions "
+                                 "{assetId: version}")
             unknown = sorted(set(self.expected_versions or {}) - set(self.asset_ids))
             if unknown:
-                raise ValueError(f"expectedVersions names assets not in assetIds: "
+                raise ValueError(f"expectedVersions: names assets not in assetIds: "
                                  f"{', '.join(unknown[:5])}")
         elif self.expected_versions is not None:
-            raise ValueError("with assetId, give expectedVersion")
+            raise ValueError("expectedVersions: with assetId, give expectedVersion")
         if all(v is None for v in (self.name, self.notes, self.rating, self.source_url)):
             raise ValueError("give at least one of name, notes, rating, sourceUrl")
         return self
@@ -228,12 +229,15 @@ class AssetTagIn(Model):
     def _one_form(self) -> AssetTagIn:
         if self.tags_by_asset is not None:
             if self.asset_ids is not None or self.tags is not None:
-                raise ValueError("give either assetIds with tags, or tagsByAsset")
+                raise ValueError("tagsByAsset: give either it or assetIds with tags")
             bad = [key for key in self.tags_by_asset if not ASSET_ID.match(key)]
             if bad:
-                raise ValueError(f"tagsByAsset keys are asset ids (ast_…), not {bad[0]!r}")
-        elif self.asset_ids is None or self.tags is None:
-            raise ValueError("give assetIds with tags, or tagsByAsset")
+                raise ValueError(f"tagsByAsset: its keys are asset ids (ast_...), not "
+                                 f"{bad[0][:40]!r}")
+        elif self.asset_ids is None:
+            raise ValueError("assetIds: required (with tags), unless tagsByAsset is given")
+        elif self.tags is None:
+            raise ValueError("tags: required with assetIds")
         return self
 
     def wanted(self) -> dict[str, list[str]]:
@@ -321,7 +325,8 @@ class AssetThumbnailIn(Model):
     @model_validator(mode="after")
     def _one_form(self) -> AssetThumbnailIn:
         if (self.asset_id is None) == (self.asset_ids is None):
-            raise ValueError("give either assetId (one picture) or assetIds (a contact sheet)")
+            raise ValueError("assetId: give either assetId (one picture) or assetIds (a contact "
+                             "sheet)")
         return self
 
 

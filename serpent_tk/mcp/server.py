@@ -94,6 +94,9 @@ def build_app(*, gateway: GatewayLike, credentials: CredentialStore, catalogue: 
         description="Serpent desktop asset library", instructions=INSTRUCTIONS,
         on_list_tools=handlers.list_tools, on_call_tool=handlers.call_tool,
         on_list_resources=handlers.list_resources, on_read_resource=handlers.read_resource,
+        on_list_resource_templates=handlers.list_resource_templates,
+        on_list_prompts=handlers.list_prompts, on_get_prompt=handlers.get_prompt,
+        on_completion=handlers.complete,
         on_subscriptions_listen=listen, get_tool_input_schema=handlers.tool_input_schema)
     server.add_request_handler("logging/setLevel", types.SetLevelRequestParams,
                                notifier.set_level)

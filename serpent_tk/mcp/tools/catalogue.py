@@ -39,7 +39,7 @@ def input_schema(spec: CommandSpec) -> dict[str, Any]:
     return schemas.input_schema(spec, extra)
 
 
-def annotations(spec: CommandSpec) -> types.ToolAnnotations:
+def hints_for(spec: CommandSpec) -> types.ToolAnnotations:
     """The hints, leaving out what equals the MCP default or means nothing for a read-only
     tool (destructive, idempotent)."""
     hints = spec.annotations
@@ -50,13 +50,13 @@ def annotations(spec: CommandSpec) -> types.ToolAnnotations:
                                  open_world_hint=False)
 
 
-_COMMAND_MENTION = re.compile(r"\b[a-z]+(?:-[a-z]+)*\.[a-z]+(?:-[a-z]+)*\b")
+COMMAND_MENTION = re.compile(r"\b[a-z]+(?:-[a-z]+)*\.[a-z]+(?:-[a-z]+)*\b")
 
 
 def agent_text(text: str, known: Collection[str]) -> str:
     """`text` with other commands named as an MCP client calls them (`asset.trash` →
     `serpent_asset_trash`); words that are not commands stay as they are."""
-    return _COMMAND_MENTION.sub(
+    return COMMAND_MENTION.sub(
         lambda m: tool_name_for(m.group(0)) if m.group(0) in known else m.group(0), text)
 
 
@@ -78,7 +78,7 @@ def tool_for(spec: CommandSpec, meta: dict[str, Any] | None = None,
         description=agent_text(spec.description, known),
         input_schema=_described(input_schema(spec), known),
         output_schema=schemas.output_schema(spec),
-        annotations=annotations(spec),
+        annotations=hints_for(spec),
         _meta=meta,
     )
 

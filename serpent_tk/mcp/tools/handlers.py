@@ -1,4 +1,5 @@
-"""The MCP request handlers: tools/list, tools/call, resources/list and resources/read.
+"""The MCP request handlers: tools/list and tools/call; resources, prompts and completions
+(answered by `resources.py` and `prompts.py`) as the request's credential.
 
 Runs on the listener loop. Every call goes through `gateway.submit(...)` with the caller built
 from the request's credential, awaited with `asyncio.wrap_future`; the gateway's envelope
@@ -30,15 +31,8 @@ from serpent_tk.automation import errors
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.registry import CommandSpec
 from serpent_tk.credentials import Credential
-from serpent_tk.mcp.apps import search_app
 from serpent_tk.mcp.http.guard import current_credential
-from serpent_tk.mcp.notifier import (
-    LEVELS,
-    Notifier,
-    change_notification,
-    change_resource_uri,
-    level_allows,
-)
+from serpent_tk.mcp.notifier import LEVELS, Notifier, change_notification, level_allows
 from serpent_tk.mcp.tools.budget import (
     FRAMING_BYTES,
     Budget,
@@ -52,13 +46,12 @@ from serpent_tk.mcp.tools.catalogue import Catalogue, continued_here
 from serpent_tk.mcp.tools.contact_sheet import Cell, contact_sheet
 from serpent_tk.mcp.tools.continuations import Continuations, Owner, expired, is_continuation
 from serpent_tk.mcp.tools.images import fit_image
+from serpent_tk.mcp.tools.prompts import Prompts, Submit
+from serpent_tk.mcp.tools.resources import Resources
 
 log = logging.getLogger(__name__)
 
-RESOURCE_NOT_FOUND = -32002
 REASK_TRIES = 3  # paged lists: how often to ask again for a page that fits
-CHANGE_URI_PREFIX = "serpent://libraries/"
-CHANGE_URI_SUFFIX = "/changes"
 
 
 class GatewayLike(Protocol):
@@ -102,6 +95,8 @@ class Handlers:
         self.notifier = notifier
         self.budget = budget
         self.continuations = continuations
+        self.resources = Resources(notifier, budget)
+        self.prompts = Prompts(catalogue.registry)
 
     async def _submit(self, name: str, args: dict[str, Any], caller: Caller) -> dict[str, Any]:
         return await asyncio.wrap_future(self.gateway.submit(name, args, caller))
@@ -226,48 +221,66 @@ class Handlers:
             await ctx.session.send_notification(change_notification(watch.queue.get_nowait()),
                                                 related_request_id=ctx.request_id)
 
-    # -- resources --------------------------------------------------------------------------
+    # -- resources and prompts -------------------------------------------------------------
+
+    def _as_caller(self) -> Submit | None:
+        """Submit commands as the request's credential (None outside a request)."""
+        credential = current_credential()
+        if credential is None:
+            return None
+        caller = mcp_caller(credential)
+
+        async def submit(name: str, args: dict[str, Any]) -> dict[str, Any]:
+            return await self._submit(name, args, caller)
+        return submit
 
     async def list_resources(self, ctx: ServerRequestContext[Any, Any],
                              params: types.PaginatedRequestParams | None
                              ) -> types.ListResourcesResult:
-        resources = [types.Resource(
-            uri=search_app.SEARCH_APP_URI, name="asset-search-grid",
-            title="Asset search grid", mime_type=search_app.APP_MIME_TYPE,
-            description="MCP App: shows a serpent_asset_search result as a thumbnail grid.",
-            _meta=search_app.resource_meta())]
-        credential = current_credential()
-        if credential is not None:
-            listing = await self._submit("library.list-open", {}, mcp_caller(credential))
-            for library in (listing.get("result") or {}).get("items", []):
-                resources.append(types.Resource(
-                    uri=change_resource_uri(library["libraryId"]),
-                    name=f"library-changes-{library['libraryId']}",
-                    title=f"Changes of {library['name']}", mime_type="application/json",
-                    description="The library's newest changeSequence. Subscribe to it "
-                                "(subscriptions/listen) to hear about every change."))
-        return types.ListResourcesResult(resources=resources)
+        return await self.resources.listing(self._as_caller())
+
+    async def list_resource_templates(self, ctx: ServerRequestContext[Any, Any],
+                                      params: types.PaginatedRequestParams | None
+                                      ) -> types.ListResourceTemplatesResult:
+        return self.resources.templates()
 
     async def read_resource(self, ctx: ServerRequestContext[Any, Any],
                             params: types.ReadResourceRequestParams
                             ) -> types.ReadResourceResult:
-        uri = str(params.uri)
-        if uri == search_app.SEARCH_APP_URI:
-            return types.ReadResourceResult(contents=[types.TextResourceContents(
-                uri=uri, mime_type=search_app.APP_MIME_TYPE, text=search_app.search_app_html(),
-                _meta=search_app.resource_meta())])
+        return await self.resources.read(str(params.uri), self._as_caller())
+
+    def _listed(self) -> set[str]:
+        """The tool names the request's credential sees (its prompts need theirs)."""
         credential = current_credential()
-        if credential is not None and uri.startswith(CHANGE_URI_PREFIX) and uri.endswith(
-                CHANGE_URI_SUFFIX):
-            library_id = uri[len(CHANGE_URI_PREFIX):-len(CHANGE_URI_SUFFIX)]
-            answer = await self._submit("library.change-sequence", {"libraryId": library_id},
-                                        mcp_caller(credential))
-            if answer.get("status") == "ok":
-                sequence = answer["result"]["changeSequence"]
-                data: dict[str, Any] = {"libraryId": library_id, "changeSequence": sequence}
-                latest = self.notifier.latest_change(library_id)
-                if latest is not None and latest.change_sequence == sequence:
-                    data["kinds"] = list(latest.kinds)
-                return types.ReadResourceResult(contents=[types.TextResourceContents(
-                    uri=uri, mime_type="application/json", text=dumps(data))])
-        raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri[:200]}")
+        if credential is None:
+            return set()
+        return {spec.tool_name for spec in self.catalogue.specs(credential.mode,
+                                                                credential.toolset)}
+
+    async def list_prompts(self, ctx: ServerRequestContext[Any, Any],
+                           params: types.PaginatedRequestParams | None
+                           ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[
+            self.prompts.as_mcp(p) for p in self.prompts.offered(self._listed())])
+
+    async def get_prompt(self, ctx: ServerRequestContext[Any, Any],
+                         params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        submit = self._as_caller()
+        prompt = self.prompts.find(params.name, self._listed())
+        assert submit is not None  # a prompt was found: there is a credential
+        return await self.prompts.get(prompt, dict(params.arguments or {}), submit)
+
+    async def complete(self, ctx: ServerRequestContext[Any, Any],
+                       params: types.CompleteRequestParams) -> types.CompleteResult:
+        submit = self._as_caller()
+        context = dict((params.context.arguments if params.context else None) or {})
+        values: list[str] = []
+        if submit is not None and isinstance(params.ref, types.PromptReference):
+            prompt = self.prompts.find(params.ref.name, self._listed())
+            values = await self.prompts.complete(prompt, params.argument.name,
+                                                 params.argument.value, context, submit)
+        elif submit is not None and isinstance(params.ref, types.ResourceTemplateReference):
+            values = await self.resources.complete(params.ref.uri, params.argument.name,
+                                                   params.argument.value, context, submit)
+        return types.CompleteResult(completion=types.Completion(
+            values=values, total=len(values), has_more=False))
