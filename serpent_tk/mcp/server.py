@@ -41,23 +41,35 @@ INSTRUCTIONS = """\
 Serpent is the person's desktop asset library: reference images, textures, photos, fonts, \
 video and other files kept in libraries with folders, tags, collections, smart collections, \
 ratings, notes, a trash and undo. Use these tools whenever the person asks about their \
-Serpent library or wants assets found, imported, tagged, rated, sorted into folders or \
-collections, renamed, trashed or restored there. They are not for general file work outside \
+Serpent library or wants assets found, looked at, imported, tagged, rated, sorted into folders \
+or collections, renamed, trashed or restored there. They are not for general file work outside \
 Serpent.
 
 Call serpent_library_list_open first. Every library-level tool needs a libraryId and you must \
 pass it explicitly on every call: there is no current or default library, and nothing is \
 remembered between calls. If no library is open, use serpent_library_list_recent and \
-serpent_library_open (or serpent_library_create, only when the person asks for a new library).
+serpent_library_open.
 
-Every change shows up in the person's Serpent window at once and can be undone with \
-serpent_history_undo. Dangerous tools (permanent delete, emptying the trash, deleting a \
-library from disk) first answer status confirmation_required with a riskReport and a \
+Look before you judge: serpent_asset_thumbnail with assetIds (up to 36) returns one contact \
+sheet whose numbered cells its items map to assetIds. Batch your changes: serpent_asset_tag \
+takes tagsByAsset {assetId: [tags]}, serpent_asset_update takes assetIds (the same rating, notes \
+or source URL for up to 500). Every change shows up in the person's Serpent window at once and \
+can be undone with serpent_history_undo. Dangerous tools (permanent delete, emptying the trash, \
+deleting a library from disk) first answer status confirmation_required with a riskReport and a \
 challenge: show the report to the person and repeat the exact call with confirmChallenge only \
 after they agree. Lists are paged: pass nextCursor back as cursor. truncated: true means an \
 answer was cut to fit the response size limit: call the same tool with cursor set to its \
-nextCursor for the rest (any tool; nothing runs again). Errors carry a stable code (e.g. \
-LIBRARY_REQUIRED, VERSION_CONFLICT); retry only when retryable is true."""
+nextCursor for the rest (nothing runs again). Write tools take idempotencyKey: a retry with the \
+same key returns the first answer instead of changing twice. Errors carry a stable code (e.g. \
+LIBRARY_REQUIRED, VERSION_CONFLICT); retry only when retryable is true.
+
+Toolsets: this connection sees either essentials (the everyday tools: find, look, import, tag, \
+rate, move into folders, trash and restore, undo, folders, tags, collections, duplicates) or \
+everything (also renaming and deleting folders, tags and collections, linked folders, library \
+management, history, analysis, background tasks). If a tool you need is missing, ask the \
+person to switch this client's credential to everything in Serpent's Settings → MCP (or \
+`serpent-tk credential toolset NAME everything`). The prompts (tag untagged pictures, file the \
+latest import, review duplicates, curate a collection) walk through whole jobs."""
 
 
 class SerpentServer(Server[Any]):
