@@ -106,6 +106,7 @@ class Notifier:
         self._queue: asyncio.Queue[object] | None = None
         self._task: asyncio.Task[None] | None = None
         self._watcher: asyncio.Task[None] | None = None
+        self._views: dict[str, tuple[str, str]] = {}  # credential id -> (mode, toolset) told
         self._on_sessions_changed = on_sessions_changed
 
     # -- lifecycle (listener loop) ----------------------------------------------------------
@@ -160,10 +161,11 @@ class Notifier:
         """ServerMiddleware: remember the ServerSession of each handshake-era session."""
         request = ctx.request
         session_id = request.headers.get(SESSION_HEADER) if request is not None else None
-        if session_id and session_id not in self._sessions:
-            credential = current_credential()
-            if credential is not None:
-                self._remember(session_id, ctx, credential.id, credential.name)
+        credential = current_credential()
+        if credential is not None:  # what its clients were shown, if nothing was noted yet
+            self._views.setdefault(credential.id, (credential.mode, credential.toolset))
+        if session_id and session_id not in self._sessions and credential is not None:
+            self._remember(session_id, ctx, credential.id, credential.name)
         return await call_next(ctx)
 
     def _remember(self, session_id: str, ctx: ServerRequestContext[Any, Any],
@@ -258,22 +260,25 @@ class Notifier:
         if credential_ids is not None:
             await self.bus.publish(PromptsListChanged(), credential_ids)
 
-    def _views(self) -> dict[str, tuple[str, str]]:
+    def _current_views(self) -> dict[str, tuple[str, str]]:
         """What each credential sees, as far as a tool list goes: id → (mode, toolset)."""
         return {c.id: (c.mode, c.toolset) for c in self.credentials.list()}
 
     async def _watch_credentials(self) -> None:
-        """Notice a credential's mode or toolset changing (in this process or the CLI's)."""
-        seen = await asyncio.to_thread(self._views)
+        """Notice a credential's mode or toolset changing (in this process or the CLI's)
+        since its clients were last shown one (their first request, or the last notice)."""
+        self._views.update(await asyncio.to_thread(self._current_views))
         while True:
             await asyncio.sleep(CREDENTIAL_POLL_S)
             try:
-                now = await asyncio.to_thread(self._views)
+                now = await asyncio.to_thread(self._current_views)
             except Exception:
                 log.exception("reading the credentials for tool-list changes failed")
                 continue
-            changed = {cid for cid, view in now.items() if cid in seen and seen[cid] != view}
-            seen = now
+            changed = {cid for cid, view in now.items()
+                       if cid in self._views and self._views[cid] != view}
+            self._views = {cid: self._views.get(cid, view) if cid not in changed else view
+                           for cid, view in now.items()}
             if changed:
                 try:
                     await self._tools_changed(changed)
