@@ -5,7 +5,9 @@ JSON) and `.../preview` (its preview image as a blob).
 Runs on the listener loop. Every read goes through the gateway as the reading credential
 (`asset.get`, `asset.thumbnail`, `library.change-sequence`: read commands, so every mode may
 read them) and stays within the output budget. A URI naming no such library, asset or
-preview is the protocol's "Resource not found" error (-32002, with the uri in `data`).
+preview is the protocol's "Resource not found" error: -32602 with the uri in `data`, as the
+2026-07-28 specification asks for every revision (SEP-2164; the SDK's own servers do the same,
+and clients still accept the retired -32002).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from serpent_tk.mcp.notifier import Notifier, change_resource_uri
 from serpent_tk.mcp.tools.budget import FRAMING_BYTES, Budget, dumps, encoded_size
 from serpent_tk.mcp.tools.images import fit_image
 
-RESOURCE_NOT_FOUND = -32002
+RESOURCE_NOT_FOUND = types.INVALID_PARAMS  # -32602 (SEP-2164), no longer -32002
 ASSET_TEMPLATE = "serpent://libraries/{libraryId}/assets/{assetId}"
 PREVIEW_TEMPLATE = ASSET_TEMPLATE + "/preview"
 CHANGES_TEMPLATE = "serpent://libraries/{libraryId}/changes"
