@@ -1,4 +1,5 @@
-"""Per-client bearer tokens for the MCP server: create, list, re-mode, revoke, verify.
+"""Per-client bearer tokens for the MCP server: create, list, re-mode, choose a toolset,
+revoke, verify.
 
 Thread-safe, and safe across processes: every change is a read-modify-write under a
 portalocker lock beside the file, written atomically with owner-only permissions (0600).
@@ -42,6 +43,12 @@ log = logging.getLogger(__name__)
 Mode = Literal["read-only", "auto", "full-access"]
 MODES: tuple[Mode, ...] = get_args(Mode)  # from the fewest powers to the most
 DEFAULT_MODE: Mode = "auto"
+Toolset = Literal["essentials", "everything"]
+TOOLSETS: tuple[Toolset, ...] = get_args(Toolset)
+NEW_TOOLSET: Toolset = "essentials"  # what a credential made from now on gets
+# A stored credential without a toolset was made before toolsets existed, when every client
+# saw every tool: it keeps seeing everything, so no configured client loses tools it used.
+STORED_TOOLSET: Toolset = "everything"
 FILE_VERSION = 1
 MAX_NAME_LENGTH = 64
 LOCK_TIMEOUT_S = 10.0
@@ -70,6 +77,7 @@ class Credential:
     mode: Mode
     created_at: datetime
     last_used_at: datetime | None = None
+    toolset: Toolset = STORED_TOOLSET  # which tools it sees (automation/policy.py)
 
     @property
     def label(self) -> str:
@@ -102,6 +110,13 @@ def validate_mode(mode: str) -> Mode:
     if mode not in MODES:
         raise CredentialError(f"Unknown mode {mode!r}; use one of: {', '.join(MODES)}.")
     return mode
+
+
+def validate_toolset(toolset: str) -> Toolset:
+    if toolset not in TOOLSETS:
+        raise CredentialError(f"Unknown toolset {toolset!r}; use one of: "
+                              f"{', '.join(TOOLSETS)}.")
+    return toolset
 
 
 class CredentialStore:
@@ -165,14 +180,16 @@ class CredentialStore:
 
     # -- changes ----------------------------------------------------------------------------
 
-    def create(self, name: str, mode: str = DEFAULT_MODE) -> tuple[Credential, str]:
+    def create(self, name: str, mode: str = DEFAULT_MODE,
+               toolset: str = NEW_TOOLSET) -> tuple[Credential, str]:
         """A new credential and its token (shown to the person once)."""
         name = validate_name(name)
         checked_mode = validate_mode(mode)
+        checked_toolset = validate_toolset(toolset)
         token = secrets.token_urlsafe(32)
         register_secret(token)
         credential = Credential(id=f"cred_{secrets.token_hex(8)}", name=name, mode=checked_mode,
-                                created_at=self._now())
+                                created_at=self._now(), toolset=checked_toolset)
 
         def change(entries: _Entries) -> None:
             if _find_in(entries, name) is not None:
@@ -184,16 +201,19 @@ class CredentialStore:
         return credential, token
 
     def adopt(self, name: str, mode: str, token: str,
-              created_at: datetime | None = None) -> Credential:
+              created_at: datetime | None = None,
+              toolset: str = STORED_TOOLSET) -> Credential:
         """Add a credential that keeps an existing token (settings import from another
         computer), so configs pasted into clients keep working."""
         name = validate_name(name)
         checked_mode = validate_mode(mode)
+        checked_toolset = validate_toolset(toolset)
         if not isinstance(token, str) or len(token) < 16 or any(c.isspace() for c in token):
             raise CredentialError("A token has at least 16 characters and no spaces.")
         register_secret(token)
         credential = Credential(id=f"cred_{secrets.token_hex(8)}", name=name, mode=checked_mode,
-                                created_at=(created_at or self._now()).replace(microsecond=0))
+                                created_at=(created_at or self._now()).replace(microsecond=0),
+                                toolset=checked_toolset)
 
         def change(entries: _Entries) -> None:
             if _find_in(entries, name) is not None:
@@ -224,19 +244,29 @@ class CredentialStore:
         return removed[0]
 
     def set_mode(self, name: str, mode: str) -> Credential:
-        checked_mode = validate_mode(mode)
+        changed = self._replace(name, mode=validate_mode(mode))
+        log.info("credential %r now has mode %s", changed.name, changed.mode)
+        return changed
+
+    def set_toolset(self, name: str, toolset: str) -> Credential:
+        """Which tools `name` sees from now on; its live sessions hear tools/list_changed
+        (the MCP notifier notices the change in the file)."""
+        changed = self._replace(name, toolset=validate_toolset(toolset))
+        log.info("credential %r now has toolset %s", changed.name, changed.toolset)
+        return changed
+
+    def _replace(self, name: str, **fields: Any) -> Credential:
         changed: list[Credential] = []
 
         def change(entries: _Entries) -> None:
             entry = _find_in(entries, name)
             if entry is None:
                 raise CredentialError(f"No credential named {name!r}.")
-            updated = _Entry(replace(entry.credential, mode=checked_mode), entry.token)
+            updated = _Entry(replace(entry.credential, **fields), entry.token)
             entries[entries.index(entry)] = updated
             changed.append(updated.credential)
 
         self._update(change)
-        log.info("credential %r now has mode %s", changed[0].name, checked_mode)
         return changed[0]
 
     def touch(self, name: str) -> None:
@@ -406,6 +436,7 @@ def _entry_from_json(item: dict[str, Any]) -> _Entry:
         mode=validate_mode(item.get("mode", DEFAULT_MODE)),
         created_at=datetime.fromisoformat(item["createdAt"]),
         last_used_at=datetime.fromisoformat(last_used) if last_used else None,
+        toolset=validate_toolset(item.get("toolset", STORED_TOOLSET)),
     )
     token = item["token"]
     if not isinstance(token, str) or len(token) < 16:
@@ -418,6 +449,7 @@ def _to_json(entries: _Entries) -> str:
         "id": e.credential.id,
         "name": e.credential.name,
         "mode": e.credential.mode,
+        "toolset": e.credential.toolset,
         "token": e.token,
         "createdAt": e.credential.created_at.isoformat(),
         "lastUsedAt": e.credential.last_used_at.isoformat() if e.credential.last_used_at else None,

@@ -28,10 +28,12 @@ from library.pathrules import parse_user_path
 from serpent_tk import __version__
 from serpent_tk.atomicfile import atomic_write_text, read_state_file
 from serpent_tk.credentials import (
+    STORED_TOOLSET,
     CredentialError,
     CredentialStore,
     validate_mode,
     validate_name,
+    validate_toolset,
 )
 from serpent_tk.logs import register_secret
 from serpent_tk.paths import AppDirs, app_dirs, to_portable
@@ -67,6 +69,7 @@ class PortableCredential(BaseModel):
     model_config = ConfigDict(extra="ignore")
     name: str
     mode: str
+    toolset: str = STORED_TOOLSET  # a file from before toolsets: the client saw everything
     token: str = Field(min_length=16)
     created_at: datetime = Field(alias="createdAt")
 
@@ -176,6 +179,7 @@ def _export_credentials(dirs: AppDirs) -> list[dict[str, Any]]:
         items.append({
             "name": credential.name,
             "mode": credential.mode,
+            "toolset": credential.toolset,
             "token": store.token_for(credential.name),
             "createdAt": credential.created_at.isoformat(),
         })
@@ -224,6 +228,7 @@ def read_settings_file(source: str | Path) -> PortableFile:
         for credential in document.credentials or []:
             validate_name(credential.name)
             validate_mode(credential.mode)
+            validate_toolset(credential.toolset)
     except (ValidationError, CredentialError) as error:
         raise PortableSettingsError(
             "corrupt", f"{path.name} is damaged: {_first_problem(error)}. "
@@ -394,7 +399,8 @@ def _import_credentials(credentials: list[PortableCredential], dirs: AppDirs,
 
 def _restore_credential(store: CredentialStore, item: PortableCredential) -> None:
     """Add a credential with its existing token, so pasted client configs keep working."""
-    store.adopt(item.name, item.mode, item.token, created_at=item.created_at)
+    store.adopt(item.name, item.mode, item.token, created_at=item.created_at,
+                toolset=item.toolset)
 
 
 def _first_problem(error: Exception) -> str:

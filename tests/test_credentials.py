@@ -52,6 +52,25 @@ def test_modes_persist_per_credential_and_stay_isolated(store: CredentialStore) 
     assert reopened.verify(ro).name == "viewer"  # type: ignore[union-attr]
 
 
+def test_toolsets_new_ones_get_the_essentials_stored_ones_keep_everything(
+        store: CredentialStore) -> None:
+    cred, token = store.create("Cursor")
+    assert cred.toolset == "essentials"
+    store.set_toolset("Cursor", "everything")
+    assert CredentialStore(store.path).verify(token).toolset == "everything"  # type: ignore[union-attr]
+    with pytest.raises(CredentialError, match="Unknown toolset"):
+        store.set_toolset("Cursor", "all")
+    with pytest.raises(CredentialError, match="No credential"):
+        store.set_toolset("nobody", "essentials")
+    # a credential stored before toolsets existed was made when every tool was listed: its
+    # client keeps seeing everything
+    data = json.loads(store.path.read_text())
+    for item in data["credentials"]:
+        del item["toolset"]
+    store.path.write_text(json.dumps(data))
+    assert CredentialStore(store.path).get("Cursor").toolset == "everything"  # type: ignore[union-attr]
+
+
 def test_bad_requests_get_clear_errors_and_change_nothing(store: CredentialStore) -> None:
     store.create("one")
     before = store.path.read_text()

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import AnyHttpUrl, Field, model_validator
 
 from library.schemas.common import (
+    ASSET_ID,
     DEFAULT_LIMIT,
     Actor,
     AssetId,
@@ -30,10 +31,14 @@ __all__ = [
     "AssetDeletePermanentlyIn", "DeleteOut", "TrashListIn", "TrashEmptyIn",
     "AssetThumbnailIn", "AssetThumbnailOut", "AssetPreviewStatusIn", "PreviewStatus",
     "AssetPreviewStatusOut", "SearchSort", "AssetBatchOut", "AssetIds", "RiskReport",
-    "RiskTarget", "AssetUpdateOut", "RenameItem", "AssetRenameBatchIn",
+    "RiskTarget", "AssetUpdateOut", "UpdateItem", "SheetCell", "MAX_SHEET", "MAX_BATCH_EDIT",
+    "RenameItem", "AssetRenameBatchIn",
 ]
 
-AssetIds = Annotated[list[AssetId], Field(min_length=1, max_length=1000)]
+MAX_BATCH_EDIT = 500  # assets one asset.update or tagsByAsset changes at once
+MAX_SHEET = 36  # assets on one contact sheet (a 6 × 6 grid)
+AssetIds = Annotated[list[AssetId], Field(min_length=1, max_length=1000,
+                                          description="The assets (ast_ ids).")]
 SourcePath = Annotated[str, Field(min_length=1, max_length=4096)]
 SearchSort = Literal["added-desc", "added-asc", "name-asc", "name-desc", "rating-desc",
                      "size-desc", "modified-desc", "collection-order"]
@@ -86,7 +91,7 @@ class FileImportIn(Model):
                                        description="Put the new assets in this folder.")
     tags: Annotated[list[TagName], Field(max_length=100)] = Field(
         default_factory=list, description="Tags to add to every imported asset.")
-    recursive: bool = True
+    recursive: bool = Field(default=True, description="Folders: also their subfolders.")
 
 
 class ImportItem(Model):
@@ -111,29 +116,29 @@ class AssetSearchIn(Model):
     """Find assets. Every given filter must match (AND). Results are stably ordered."""
 
     text: Annotated[str, Field(max_length=500)] | None = Field(
-        default=None, description="Words matched against name, notes, tags and source URL.")
+        default=None, description="Words in name, notes, tags or source URL.")
     tags: Annotated[list[TagName], Field(max_length=50)] = Field(
         default_factory=list, description="Assets carrying all of these tags.")
-    folder_id: FolderId | None = None
-    include_subfolders: bool = False
+    folder_id: FolderId | None = Field(default=None, description="Assets in this folder.")
+    include_subfolders: bool = Field(default=False, description="Its subfolders too.")
     unfiled: bool = Field(default=False, description="Only assets in no folder.")
     untagged: bool = Field(default=False, description="Only assets without tags.")
-    collection_id: CollectionId | None = None
-    kind: list[AssetKind] = Field(default_factory=list)
+    collection_id: CollectionId | None = Field(default=None, description="Assets of this "
+                                               "collection.")
+    kind: list[AssetKind] = Field(default_factory=list, description="Any of these kinds.")
     ext: Annotated[list[Annotated[str, Field(max_length=16)]], Field(max_length=50)] = Field(
-        default_factory=list, description="File extensions without the dot: ['png', 'jpg'].")
-    rating_min: int | None = Field(default=None, ge=0, le=5)
-    rating_max: int | None = Field(default=None, ge=0, le=5)
-    added_after: datetime | None = None
-    added_before: datetime | None = None
+        default_factory=list, description="Extensions, e.g. png, jpg.")
+    rating_min: int | None = Field(default=None, ge=0, le=5, description="At least.")
+    rating_max: int | None = Field(default=None, ge=0, le=5, description="At most.")
+    added_after: datetime | None = Field(default=None, description="Added after (ISO).")
+    added_before: datetime | None = Field(default=None, description="Added before (ISO).")
     trashed: bool = Field(default=False, description="Search the trash instead.")
-    sort: SearchSort = Field(default="added-desc", description="collection-order: the "
-                             "order of a hand-picked collection's members (needs its "
-                             "collectionId).")
+    sort: SearchSort = Field(default="added-desc", description="collection-order needs "
+                             "collectionId.")
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor | None = None
-    offset: int | None = Field(default=None, ge=0, description="Jump to a position "
-                               "instead of following a cursor (the window's grid uses this).")
+    offset: int | None = Field(default=None, ge=0, description="Skip this many instead of "
+                               "a cursor.")
 
 
 class AssetSearchOut(Page):
@@ -142,7 +147,8 @@ class AssetSearchOut(Page):
 
 
 class AssetGetIn(Model):
-    asset_ids: Annotated[list[AssetId], Field(min_length=1, max_length=100)]
+    asset_ids: Annotated[list[AssetId], Field(min_length=1, max_length=100)] = Field(
+        description="Up to 100 assets.")
 
 
 class AssetGetOut(Model):
@@ -151,26 +157,59 @@ class AssetGetOut(Model):
 
 
 class AssetUpdateIn(Model):
-    """Change an asset's name, notes, rating or source URL. Omitted fields stay as they are."""
+    """Change one asset (`assetId`) or make the same change to many (`assetIds`). Omitted
+    fields stay as they are."""
 
-    asset_id: AssetId
-    expected_version: int | None = Field(default=None, ge=1, description="Refuse with "
-                                         "VERSION_CONFLICT unless the asset is at this version.")
-    name: EntityName | None = None
-    notes: Annotated[str, Field(max_length=20000)] | None = None
-    rating: int | None = Field(default=None, ge=0, le=5)
+    asset_id: AssetId | None = Field(default=None, description="One asset.")
+    asset_ids: Annotated[list[AssetId], Field(min_length=1, max_length=MAX_BATCH_EDIT)] | \
+        None = Field(default=None, description="Many, each getting the same change.")
+    expected_version: int | None = Field(default=None, ge=1, description="With assetId: "
+                                         "refuse unless at this version.")
+    expected_versions: dict[str, Annotated[int, Field(ge=1)]] | None = Field(
+        default=None, description="With assetIds: {assetId: version}; others are left "
+                                  "alone (version_conflict).")
+    name: EntityName | None = Field(default=None, description="New name (assetId only).")
+    notes: Annotated[str, Field(max_length=20000)] | None = Field(default=None,
+                                                                  description="Notes text.")
+    rating: int | None = Field(default=None, ge=0, le=5, description="Stars, 0-5.")
     source_url: AnyHttpUrl | Literal[""] | None = Field(
-        default=None, description="An http(s) address, or an empty string to clear it.")
+        default=None, description="http(s) URL; \"\" clears it.")
 
     @model_validator(mode="after")
-    def _something_to_change(self) -> AssetUpdateIn:
+    def _one_form(self) -> AssetUpdateIn:
+        if (self.asset_id is None) == (self.asset_ids is None):
+            raise ValueError("assetId: give either assetId (one asset) or assetIds (many)")
+        if self.asset_ids is not None:
+            if self.name is not None:
+                raise ValueError("name: can be changed for one asset (assetId) only")
+            if self.expected_version is not None:
+                raise ValueError("expectedVersion: with assetIds, give expectedVersions "
+                                 "{assetId: version}")
+            unknown = sorted(set(self.expected_versions or {}) - set(self.asset_ids))
+            if unknown:
+                raise ValueError(f"expectedVersions: names assets not in assetIds: "
+                                 f"{', '.join(unknown[:5])}")
+        elif self.expected_versions is not None:
+            raise ValueError("expectedVersions: with assetId, give expectedVersion")
         if all(v is None for v in (self.name, self.notes, self.rating, self.source_url)):
             raise ValueError("give at least one of name, notes, rating, sourceUrl")
         return self
 
 
+class UpdateItem(Model):
+    """What `asset.update` did to one asset."""
+
+    id: str
+    status: Literal["changed", "unchanged", "not_found", "version_conflict"]
+    version: int | None = None
+    current_version: int | None = Field(default=None, description="version_conflict: the "
+                                        "asset's version now.")
+
+
 class AssetUpdateOut(Model):
-    item: Asset
+    item: Asset | None = Field(default=None, description="With assetId: the asset now.")
+    items: list[UpdateItem] = Field(default_factory=list, description="One per asset.")
+    changed: int = 0
 
 
 class AssetBatchOut(BatchOut):
@@ -199,8 +238,35 @@ class AssetRenameBatchIn(Model):
 
 
 class AssetTagIn(Model):
-    asset_ids: AssetIds
-    tags: Annotated[list[TagName], Field(min_length=1, max_length=100)]
+    """The same `tags` for every asset of `assetIds`, or per asset with `tagsByAsset`."""
+
+    asset_ids: AssetIds | None = None
+    tags: Annotated[list[TagName], Field(min_length=1, max_length=100)] | None = Field(
+        default=None, description="With assetIds: the tags.")
+    tags_by_asset: Annotated[dict[str, Annotated[list[TagName], Field(
+        min_length=1, max_length=100)]], Field(min_length=1, max_length=MAX_BATCH_EDIT)] | \
+        None = Field(default=None, description="Or {assetId: [tags]}, per asset.")
+
+    @model_validator(mode="after")
+    def _one_form(self) -> AssetTagIn:
+        if self.tags_by_asset is not None:
+            if self.asset_ids is not None or self.tags is not None:
+                raise ValueError("tagsByAsset: give either it or assetIds with tags")
+            bad = [key for key in self.tags_by_asset if not ASSET_ID.match(key)]
+            if bad:
+                raise ValueError(f"tagsByAsset: its keys are asset ids (ast_...), not "
+                                 f"{bad[0][:40]!r}")
+        elif self.asset_ids is None:
+            raise ValueError("assetIds: required (with tags), unless tagsByAsset is given")
+        elif self.tags is None:
+            raise ValueError("tags: required with assetIds")
+        return self
+
+    def wanted(self) -> dict[str, list[str]]:
+        """Asset id → the tags asked for it, in the order given."""
+        if self.tags_by_asset is not None:
+            return dict(self.tags_by_asset)
+        return {asset_id: list(self.tags or []) for asset_id in (self.asset_ids or [])}
 
 
 class AssetUntagIn(AssetTagIn):
@@ -211,14 +277,14 @@ class AssetMoveIn(Model):
     """Put assets in exactly one folder (or none with `folderId: null`)."""
 
     asset_ids: AssetIds
-    folder_id: FolderId | None
+    folder_id: FolderId | None = Field(description="The folder; null: in no folder.")
 
 
 class AssetCopyIn(Model):
     """Also show assets in another folder (an asset may live in several folders)."""
 
     asset_ids: AssetIds
-    folder_id: FolderId
+    folder_id: FolderId = Field(description="The folder to add them to.")
 
 
 class AssetTrashIn(Model):
@@ -271,22 +337,48 @@ class TrashListIn(Model):
 
 
 class AssetThumbnailIn(Model):
-    asset_id: AssetId
-    size: int = Field(default=512, ge=32, le=1568, description="Longest side in pixels.")
+    """One asset's preview (`assetId`), or one contact sheet of up to 36 (`assetIds`)."""
+
+    asset_id: AssetId | None = Field(default=None, description="One asset.")
+    asset_ids: Annotated[list[AssetId], Field(min_length=1, max_length=MAX_SHEET)] | None = \
+        Field(default=None, description="Up to 36 assets: one contact sheet.")
+    size: int = Field(default=512, ge=32, le=1568, description="assetId: longest side, px.")
+
+    @model_validator(mode="after")
+    def _one_form(self) -> AssetThumbnailIn:
+        if (self.asset_id is None) == (self.asset_ids is None):
+            raise ValueError("assetId: give either assetId (one picture) or assetIds (a contact "
+                             "sheet)")
+        return self
+
+
+class SheetCell(Model):
+    """One cell of a contact sheet: the number drawn on it and what it shows."""
+
+    index: int
+    asset_id: str
+    name: str = ""
+    status: Literal["shown", "not_found", "no_preview", "file_missing"]
+    path: str | None = Field(default=None, description="Thumbnail file inside the library "
+                             "(for the main process, never sent to agents).")
 
 
 class AssetThumbnailOut(Model):
-    path: str = Field(description="Thumbnail file inside the library (not for agents).")
-    mime: str
-    width: int
-    height: int
+    path: str | None = Field(default=None, description="assetId: the thumbnail file inside "
+                             "the library (for the main process, never sent to agents).")
+    mime: str | None = None
+    width: int | None = None
+    height: int | None = None
+    items: list[SheetCell] = Field(default_factory=list, description="assetIds: the cells "
+                                   "by number.")
 
 
 PreviewStatus = Literal["ready", "pending", "failed", "unsupported"]
 
 
 class AssetPreviewStatusIn(Model):
-    asset_ids: Annotated[list[AssetId], Field(min_length=1, max_length=500)]
+    asset_ids: Annotated[list[AssetId], Field(min_length=1, max_length=500)] = Field(
+        description="Up to 500 assets.")
 
 
 class AssetPreviewStatusOut(Model):

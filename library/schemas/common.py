@@ -13,7 +13,7 @@ from pydantic.alias_generators import to_camel
 __all__ = [
     "Model", "AssetId", "FolderId", "CollectionId", "TagName", "EntityName", "Limit", "Cursor",
     "Actor", "ItemResult", "BatchOut", "Empty", "AssetKind", "Page", "DEFAULT_LIMIT",
-    "MAX_LIMIT", "Timestamp",
+    "MAX_LIMIT", "Timestamp", "ASSET_ID",
 ]
 
 DEFAULT_LIMIT = 50
@@ -29,6 +29,7 @@ def _id_pattern(prefix: str) -> str:
     return rf"^{prefix}_[0-9a-z]{{8,40}}$"
 
 
+ASSET_ID = re.compile(_id_pattern("ast"))
 AssetId = Annotated[str, Field(pattern=_id_pattern("ast"), examples=["ast_01j9z3k4m5n6p7q8"])]
 FolderId = Annotated[str, Field(pattern=_id_pattern("fld"), examples=["fld_01j9z3k4m5n6p7q8"])]
 CollectionId = Annotated[str, Field(pattern=_id_pattern("col"),
@@ -49,9 +50,8 @@ def _clean_name(value: str) -> str:
 EntityName = Annotated[str, Field(min_length=1, max_length=255), AfterValidator(_clean_name)]
 TagName = Annotated[str, Field(min_length=1, max_length=100, examples=["reference"]),
                     AfterValidator(_clean_name)]
-Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Page size (default 50, max 500).")]
-Cursor = Annotated[str, Field(max_length=500,
-                              description="Opaque `nextCursor` from the previous page.")]
+Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Page size.")]
+Cursor = Annotated[str, Field(max_length=500, description="nextCursor of the last page.")]
 Timestamp = datetime
 AssetKind = Literal["image", "video", "audio", "document", "font", "model", "archive", "other"]
 

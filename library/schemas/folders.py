@@ -24,8 +24,9 @@ class Folder(Model):
 
 
 class FolderCreateIn(Model):
-    name: EntityName
-    parent_id: FolderId | None = Field(default=None, description="None: a top-level folder.")
+    name: EntityName = Field(description="Its name.")
+    parent_id: FolderId | None = Field(default=None, description="Inside this folder; omit "
+                                       "for the top level.")
 
 
 class FolderListIn(Model):
@@ -38,20 +39,22 @@ class FolderListOut(Page):
 
 
 class FolderRenameIn(Model):
-    folder_id: FolderId
-    name: EntityName
-    expected_version: int | None = Field(default=None, ge=1)
+    folder_id: FolderId = Field(description="The folder.")
+    name: EntityName = Field(description="Its new name.")
+    expected_version: int | None = Field(default=None, ge=1, description="Refuse unless at "
+                                         "this version.")
 
 
 class FolderMoveIn(Model):
-    folder_id: FolderId
-    parent_id: FolderId | None
+    folder_id: FolderId = Field(description="The folder.")
+    parent_id: FolderId | None = Field(description="Its new parent; null: the top level.")
 
 
 class FolderDeleteEmptyIn(Model):
     """Delete folders that hold no assets and no subfolders; any non-empty one refuses all."""
 
-    folder_ids: Annotated[list[FolderId], Field(min_length=1, max_length=500)]
+    folder_ids: Annotated[list[FolderId], Field(min_length=1, max_length=500)] = Field(
+        description="The folders.")
 
 
 class FolderDeleteEmptyOut(Model):

@@ -52,8 +52,8 @@ class LibraryChangeSequenceOut(Model):
 class LibraryCreateIn(Model):
     """Create `<name>.serpent` inside `selectedParentPath` and open it."""
 
-    selected_parent_path: LibraryPath
-    name: EntityName
+    selected_parent_path: LibraryPath = Field(description="The folder to create it in.")
+    name: EntityName = Field(description="The library's name.")
 
 
 class LibraryOpenIn(Model):
@@ -61,7 +61,7 @@ class LibraryOpenIn(Model):
 
 
 class LibraryRenameIn(Model):
-    name: EntityName
+    name: EntityName = Field(description="The new name.")
 
 
 class LibraryExportIn(Model):
@@ -69,12 +69,12 @@ class LibraryExportIn(Model):
 
 
 class LibraryImportExportedIn(Model):
-    archive_path: LibraryPath
-    selected_parent_path: LibraryPath
+    archive_path: LibraryPath = Field(description="The .zip from an export.")
+    selected_parent_path: LibraryPath = Field(description="The folder to unpack it in.")
     idempotency_key: str | None = Field(
         default=None, min_length=1, max_length=200,
-        description="Optional: retrying with the same key opens the library the first call "
-                    "made instead of unpacking the archive again.")
+        description="Optional: a retry with the same key opens the library the first call "
+                    "made instead of unpacking again.")
 
 
 class LibraryRefreshOut(Model):

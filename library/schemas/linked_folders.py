@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from library.schemas.common import AssetKind, FolderId, Model, Page
 
@@ -30,7 +30,7 @@ class LinkedFolderRules(Model):
     exclude: Annotated[list[Pattern], Field(max_length=50)] = Field(
         default_factory=list, description="Glob patterns to skip ('*/.git/*').")
     kinds: list[AssetKind] = Field(default_factory=list, description="Only these kinds.")
-    recursive: bool = True
+    recursive: bool = Field(default=True, description="Subfolders too.")
     auto_import: bool = Field(default=True, description="Watch the folder: new and changed "
                               "files are imported as they appear (else only on refresh).")
 
@@ -62,24 +62,26 @@ class LinkedFolderCreateIn(Model):
 class LinkedFolderReconnectIn(Model):
     """Point a linked folder whose disk folder moved (status `missing`) at its new place."""
 
-    linked_folder_id: LinkedFolderId
-    path: DiskPath
+    linked_folder_id: LinkedFolderId = Field(description="The linked folder.")
+    path: DiskPath = Field(description="Where the disk folder is now.")
 
 
 class LinkedFolderUnlinkIn(Model):
-    linked_folder_id: LinkedFolderId
+    linked_folder_id: LinkedFolderId = Field(description="The linked folder.")
     keep_assets: bool = Field(default=True, description="Keep the assets as ordinary library "
                               "assets (true) or move them to the trash (false).")
 
 
 class LinkedFolderUpdateRulesIn(Model):
-    linked_folder_id: LinkedFolderId
-    rules: LinkedFolderRules
-    expected_version: int | None = Field(default=None, ge=1)
+    linked_folder_id: LinkedFolderId = Field(description="The linked folder.")
+    rules: Annotated[LinkedFolderRules, WithJsonSchema({  # shown in full by .create
+        "type": "object", "description": "The new rules, as linked-folder.create takes them."})]
+    expected_version: int | None = Field(default=None, ge=1, description="Refuse unless at "
+                                         "this version.")
 
 
 class LinkedFolderRefreshIn(Model):
-    linked_folder_id: LinkedFolderId
+    linked_folder_id: LinkedFolderId = Field(description="The linked folder.")
 
 
 class LinkedFolderRefreshOut(Model):

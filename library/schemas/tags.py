@@ -21,8 +21,10 @@ class Tag(Model):
 
 
 class TagListIn(Model):
-    prefix: Annotated[str, Field(max_length=100)] | None = None
-    sort: Literal["name", "count"] = "name"
+    prefix: Annotated[str, Field(max_length=100)] | None = Field(
+        default=None, description="Only tags starting so (any case).")
+    sort: Literal["name", "count"] = Field(default="name", description="count: most used "
+                                           "first.")
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor | None = None
 
@@ -35,23 +37,25 @@ class TagListOut(Page):
 class TagRenameIn(Model):
     """Rename a tag everywhere. Renaming onto an existing tag is refused: use tag.merge."""
 
-    tag: TagName
-    new_name: TagName
+    tag: TagName = Field(description="The tag.")
+    new_name: TagName = Field(description="Its new name.")
 
 
 class TagDeleteIn(Model):
-    tag: TagName
+    tag: TagName = Field(description="The tag.")
 
 
 class TagDeleteBatchIn(Model):
-    tags: Annotated[list[TagName], Field(min_length=1, max_length=500)]
+    tags: Annotated[list[TagName], Field(min_length=1, max_length=500)] = Field(
+        description="The tags.")
 
 
 class TagMergeIn(Model):
     """Move every use of the source tags onto `target` (created if needed), then drop them."""
 
-    sources: Annotated[list[TagName], Field(min_length=1, max_length=100)]
-    target: TagName
+    sources: Annotated[list[TagName], Field(min_length=1, max_length=100)] = Field(
+        description="Tags to merge away.")
+    target: TagName = Field(description="The tag they become (created if needed).")
 
 
 class TagChangeOut(Model):
@@ -66,7 +70,7 @@ class TagChangeOut(Model):
 
 
 class TagCooccurrenceIn(Model):
-    tag: TagName
+    tag: TagName = Field(description="The tag.")
     limit: Limit = 20
 
 

@@ -50,11 +50,11 @@ class TaskListOut(Page):
 
 
 class TaskGetIn(Model):
-    task_id: TaskId
+    task_id: TaskId = Field(description="The task.")
 
 
 class TaskCancelIn(Model):
-    task_id: TaskId
+    task_id: TaskId = Field(description="The task.")
 
 
 class AnalysisRunIn(Model):
@@ -76,11 +76,10 @@ class FindDuplicatesIn(Model):
     and an import of the same file reports it as a duplicate instead.
     """
 
-    method: Literal["exact", "similar"] = "similar"
-    max_distance: int = Field(default=4, ge=0, le=16, description="Largest perceptual hash "
-                              "distance (0-16 of 64 bits) still counted as the same picture: "
-                              "0 = the same image resized or re-encoded, 4 = small edits "
-                              "(default), 8+ = loosely similar.")
+    method: Literal["exact", "similar"] = Field(default="similar", description="exact "
+                                                "never finds any.")
+    max_distance: int = Field(default=4, ge=0, le=16, description="0: the same picture "
+                              "re-encoded, 4: small edits, 8+: loosely similar.")
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor | None = None
 

@@ -9,6 +9,7 @@ nothing else of it reaches the caller (no traceback, no internal path).
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 from typing import Any
 
@@ -38,12 +39,20 @@ def invalid_argument(field: str, message: str) -> LibraryError:
                         field=field or None)
 
 
+# "assetIds: required unless tagsByAsset is given" (a model-level check naming its field)
+FIELD_FIRST = re.compile(r"^([a-z][A-Za-z0-9]*): ")
+
+
 def from_validation(error: ValidationError, prefix: tuple[str | int, ...] = ()) -> LibraryError:
     """Name the first offending field (camelCase, dotted: `assetIds.2`), then say what is wrong."""
     first = error.errors(include_url=False, include_input=False)[0]
     location = [*prefix, *first.get("loc", ())]
     field = ".".join(str(part) for part in location)
     message = first.get("msg", "invalid value").removeprefix("Value error, ")
+    named = FIELD_FIRST.match(message) if not first.get("loc") else None
+    if named:  # a check of several arguments together names the one to fix first
+        field = ".".join(str(part) for part in [*prefix, named.group(1)])
+        message = message[named.end():]
     kind = first.get("type", "")
     if kind == "extra_forbidden":
         message = "not an argument of this command"

@@ -45,8 +45,10 @@ class LibraryListRecentOut(Page):
 class UiNotifyIn(Model):
     """Show a short, non-blocking message (a toast) in the Serpent window."""
 
-    text: Annotated[str, Field(min_length=1, max_length=500), AfterValidator(_toast_text)]
-    level: Literal["info", "warning", "error"] = "info"
+    text: Annotated[str, Field(min_length=1, max_length=500), AfterValidator(_toast_text)] = \
+        Field(description="One or two short sentences.")
+    level: Literal["info", "warning", "error"] = Field(default="info", description="How it "
+                                                       "looks.")
 
 
 class UiNotifyOut(Model):
@@ -56,8 +58,9 @@ class UiNotifyOut(Model):
 class LibraryShowInDesktopIn(Model):
     """Bring the library to the front in the window, optionally selecting assets or a folder."""
 
-    asset_ids: Annotated[list[AssetId], Field(max_length=500)] = Field(default_factory=list)
-    folder_id: FolderId | None = None
+    asset_ids: Annotated[list[AssetId], Field(max_length=500)] = Field(
+        default_factory=list, description="Assets to select.")
+    folder_id: FolderId | None = Field(default=None, description="A folder to show.")
 
 
 class LibraryShowInDesktopOut(Model):

@@ -1,17 +1,28 @@
-"""Modes → capabilities, and the check every call passes. Declared as data.
+"""Modes → capabilities, toolsets → which commands a credential sees, and the checks every
+call passes. Declared as data.
 
 Thread-safe (pure). `read-only` may read; `auto` may also write, move things to the trash,
 undo/redo and manage libraries (dangerous commands still need a challenge); `full-access` may
 also call plugin tools. A mode only ever adds capabilities to the one below it.
+
+Toolsets (CONTRACTS.md §7): `essentials` is the daily loop in at most 25 tools (find, look,
+import, tag, rate, move, trash and restore, undo/redo, folders, collections, notify, show in
+the window, list and open libraries): the commands declared `essential=True`
+(`automation/commands/`); `everything` holds every command. Plugin commands are in
+`everything` only, and only for Full Access. `visibility` is the one place that combines a
+credential's mode and toolset.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
+from typing import TYPE_CHECKING, Final, Literal
 
 from serpent_tk.automation.caller import Caller
-from serpent_tk.credentials import MODES, Mode
+from serpent_tk.credentials import MODES, TOOLSETS, Mode, Toolset
+
+if TYPE_CHECKING:
+    from serpent_tk.automation.registry import CommandSpec
 
 LIBRARY_READ: Final = "library.read"  # look at libraries, assets, tags, folders, history
 LIBRARY_WRITE: Final = "library.write"  # change library content (incl. trash and delete)
@@ -52,3 +63,45 @@ def missing_capabilities(caller: Caller, required: Iterable[str]) -> list[str]:
 
 def mode_allows(mode: str, min_mode: str) -> bool:
     return mode in MODES and MODES.index(mode) >= MODES.index(min_mode)
+
+
+# -- toolsets ----------------------------------------------------------------------------
+
+ESSENTIALS_LIMIT = 25  # client tool choice degrades past ~30 tools; Cursor once sent only 40
+
+# What Settings → MCP, the CLI's help, the server instructions and the README say.
+TOOLSET_SUMMARY: dict[Toolset, str] = {
+    "essentials": "the everyday tools: find, look (contact sheets), import, tag, rate and "
+                  "note, move into folders, trash and restore, undo/redo, folders, tags, "
+                  "collections, duplicates, notify, show in the window, list and open "
+                  "libraries",
+    "everything": "every tool, also renaming and deleting folders, tags and collections, "
+                  "linked folders, library management (create, rename, export, delete), "
+                  "history, analysis and background tasks",
+}
+
+# listed: in tools/list and callable. unlisted: the mode is too low, so not listed, but a
+# call answers PERMISSION_DENIED (a tool result). hidden: answered exactly like an unknown
+# tool (JSON-RPC -32602).
+Visibility = Literal["listed", "unlisted", "hidden"]
+
+
+def holds(toolset: str, spec: CommandSpec) -> bool:
+    """Whether `toolset` holds the command (an unknown toolset holds nothing)."""
+    if toolset == "everything":
+        return True
+    return toolset == "essentials" and spec.essential
+
+
+def visibility(spec: CommandSpec, mode: str, toolset: str, *,
+               exposed: bool = True) -> Visibility:
+    """What a credential in `mode` with `toolset` sees of the command: the only place that
+    combines mode, toolset and the plugin rule (plugin commands: Full Access only, and only
+    while their plugin is `exposed` to MCP)."""
+    if spec.plugin_id is not None and (mode != "full-access" or not exposed):
+        return "hidden"
+    if not holds(toolset, spec) or toolset not in TOOLSETS:
+        return "hidden"
+    if not mode_allows(mode, spec.min_mode):
+        return "unlisted"
+    return "listed"

@@ -137,9 +137,11 @@ class CommandSpec:
     capabilities: frozenset[str]
     risk: Risk
     summary: str  # when to use it (first sentence: what it does)
-    returns: str  # what the result holds
+    returns: str  # what the result holds, when the summary does not make it plain ("")
     example: dict[str, Any]  # arguments of one realistic call (with libraryId if library-level)
     annotations: Annotations
+    title: str = ""  # a short name for people ("Search assets"), not the summary again
+    essential: bool = False  # in the `essentials` toolset (policy.visibility)
     route: Route = "worker"
     lifecycle: str | None = None  # LibraryLifecycle action fired on success
     imports: bool = False  # success queues the new assets for analysis
@@ -179,15 +181,15 @@ class CommandSpec:
 
     @property
     def description(self) -> str:
-        """LLM-facing: when to use it, what it returns, one example."""
-        parts = [self.summary, f"Returns: {self.returns}"]
+        """LLM-facing: when to use it, what it returns, one example (run by a test)."""
+        parts = [self.summary] + ([f"Returns: {self.returns}"] if self.returns else [])
         if self.dangerous:
-            parts.append("Dangerous: the first call changes nothing and answers "
-                         "status confirmation_required with a riskReport and a challenge; "
-                         "show the report to the person, then repeat the exact call with "
-                         "confirmChallenge set to challenge.id.")
-        parts.append("Example arguments: " + json.dumps(self.example, ensure_ascii=False))
-        return "\n\n".join(parts)
+            parts.append("Dangerous: the first call only answers confirmation_required with a "
+                         "riskReport: show it to the person, then repeat the call with "
+                         "confirmChallenge = challenge.id.")
+        parts.append("Example: " + json.dumps(self.example, ensure_ascii=False,
+                                              separators=(",", ":")))
+        return "\n".join(parts)
 
     @property
     def one_line(self) -> str:
@@ -201,8 +203,7 @@ class CommandSpec:
         if self.scope == "library":
             properties[LIBRARY_ID] = {
                 "type": "string", "minLength": 1, "maxLength": 64,
-                "description": "The library to act on (from serpent_library_list_open). "
-                               "Always pass it explicitly."}
+                "description": "From serpent_library_list_open."}
             required.append(LIBRARY_ID)
         own = dict(schema.get("properties", {}))
         own.pop(STATE_TOKEN, None)
@@ -211,13 +212,11 @@ class CommandSpec:
         if self.writes and self.scope == "library":
             properties[IDEMPOTENCY_KEY] = {
                 "type": "string", "maxLength": 200,
-                "description": "Optional: retrying with the same key returns the first "
-                               "result instead of doing the change twice."}
+                "description": "Retry key."}
         if self.dangerous:
             properties[CONFIRM_CHALLENGE] = {
                 "type": "string", "maxLength": 100,
-                "description": "challenge.id from the first call's confirmation_required "
-                               "answer; only then does the command run."}
+                "description": "The first answer's challenge.id: now it runs."}
         result: dict[str, Any] = {"type": "object", "properties": properties,
                                   "additionalProperties": False}
         if required:
@@ -226,82 +225,6 @@ class CommandSpec:
             if key in schema:
                 result[key] = schema[key]
         return result
-
-    def output_schema(self) -> dict[str, Any]:
-        """JSON schema of every envelope the command answers with (CONTRACTS.md §2): `ok`,
-        `error` and, for dangerous commands, `confirmation_required`.
-
-        TypeScript-SDK clients validate `structuredContent` against it even on `isError`
-        results, so errors must be valid too. Compact on purpose (every tool carries one):
-        one `status` enum, the shared properties once, and an `anyOf` whose branches only say
-        what each status requires.
-        """
-        inner = self.output_model.model_json_schema(by_alias=True, mode="serialization")
-        defs = inner.pop("$defs", None)
-        statuses = list(ENVELOPE_REQUIRES) if self.dangerous else ["ok", "error"]
-        properties: dict[str, Any] = {"status": {"enum": statuses}}
-        if self.scope == "library":
-            properties[LIBRARY_ID] = {"type": "string"}
-            properties["libraryChangeSequence"] = {"type": "integer"}
-        properties["result"] = inner
-        properties["error"] = ERROR_SCHEMA
-        if self.dangerous:
-            properties["challenge"] = {
-                "type": "object", "properties": {"id": {"type": "string"},
-                                                 "expiresAt": {"type": "string"},
-                                                 "command": {"type": "string"}},
-                "required": ["id"]}
-            properties["riskReport"] = {"type": "object"}
-        schema: dict[str, Any] = {
-            "type": "object", "properties": properties, "required": ["status"],
-            "anyOf": [{"properties": {"status": {"const": status}},
-                       "required": ENVELOPE_REQUIRES[status]} for status in statuses]}
-        if defs:
-            schema["$defs"] = defs
-        opened: dict[str, Any] = open_for_additions(schema)
-        return opened
-
-
-# What each envelope status carries besides `status` (CONTRACTS.md §2).
-ENVELOPE_REQUIRES: dict[str, list[str]] = {
-    "ok": ["result"], "error": ["error"],
-    "confirmation_required": ["challenge", "riskReport"]}
-
-# The `error` object of an error envelope; open, because some codes add fields (`field`,
-# `incidentId`, ...).
-ERROR_SCHEMA: dict[str, Any] = {
-    "type": "object", "required": ["code", "message"],
-    "properties": {"code": {"type": "string"}, "message": {"type": "string"},
-                   "retryable": {"type": "boolean"}, "currentVersion": {"type": "integer"},
-                   "libraryId": {"type": "string"}}}
-
-
-_LITERAL_KEYWORDS = frozenset({"const", "enum", "default", "examples", "required"})
-_SCHEMA_MAPS = frozenset({"properties", "$defs", "patternProperties", "dependentSchemas"})
-
-
-def open_for_additions(schema: Any) -> Any:
-    """Drop `additionalProperties: false` everywhere: results may gain fields (list results
-    get `nextCursor`/`truncated`, later versions add more) without breaking a client that
-    validates against the schema it was given. Also drops what only annotates an output
-    (pydantic's `title`s, `examples`), which every tools/list answer would carry for nothing.
-    """
-    if isinstance(schema, list):
-        return [open_for_additions(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    opened: dict[str, Any] = {}
-    for key, value in schema.items():
-        if (key == "additionalProperties" and value is False) or key == "examples" or (
-                key == "title" and isinstance(value, str)):
-            continue
-        if key in _SCHEMA_MAPS and isinstance(value, dict):
-            opened[key] = {name: open_for_additions(sub) for name, sub in value.items()}
-        elif key in _LITERAL_KEYWORDS:
-            opened[key] = value
-        else:
-            opened[key] = open_for_additions(value)
-    return opened
 
 
 def hints(risk: Risk, *, idempotent: bool | None = None,
@@ -322,6 +245,7 @@ def capabilities_for(risk: Risk, scope: Scope) -> frozenset[str]:
 
 
 def command(name: str, risk: Risk, summary: str, returns: str, example: dict[str, Any], *,
+            title: str, essential: bool = False,
             words: Words = Words(), capabilities: Iterable[str] | None = None,
             idempotent: bool | None = None, destructive: bool | None = None,
             lifecycle: str | None = None, imports: bool = False,
@@ -336,7 +260,8 @@ def command(name: str, risk: Risk, summary: str, returns: str, example: dict[str
     if journaled is None:
         journaled = risk in ("normal", "recoverable") and not name.startswith("history.")
     return _spec(name, served.input_model, served.output_model, risk, summary, returns,
-                 example, words=words, scope="library", capabilities=capabilities,
+                 example, title=title, essential=essential, words=words, scope="library",
+                 capabilities=capabilities,
                  idempotent=idempotent, destructive=destructive, route="worker",
                  lifecycle=lifecycle, imports=imports, journaled=journaled, recount=recount,
                  returns_image=returns_image, after=after)
@@ -344,14 +269,16 @@ def command(name: str, risk: Risk, summary: str, returns: str, example: dict[str
 
 def gateway_command(name: str, input_model: type[BaseModel], output_model: type[BaseModel],
                     risk: Risk, summary: str, returns: str, example: dict[str, Any], *,
-                    handler: Handler, words: Words = Words(), scope: Scope = "library",
+                    title: str, handler: Handler, essential: bool = False,
+                    words: Words = Words(), scope: Scope = "library",
                     capabilities: Iterable[str] | None = None, idempotent: bool | None = None,
                     destructive: bool | None = None, lifecycle: str | None = None,
                     recount: Recount = "") -> CommandSpec:
     """Declare a command the main process answers itself with `handler` (no worker command
     behind it)."""
     return _spec(name, input_model, output_model, risk, summary, returns, example,
-                 words=words, scope=scope, capabilities=capabilities, idempotent=idempotent,
+                 title=title, essential=essential, words=words, scope=scope,
+                 capabilities=capabilities, idempotent=idempotent,
                  destructive=destructive, route="gateway", lifecycle=lifecycle,
                  recount=recount, handler=handler)
 

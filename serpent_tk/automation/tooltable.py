@@ -16,12 +16,15 @@ END = "<!-- commands:end -->"
 
 
 def markdown_table(registry: Registry) -> str:
-    rows = ["| command | MCP tool | risk | lowest mode | what it does |",
-            "|---|---|---|---|---|"]
+    """One row per command; `essentials` marks the tools of that toolset (the others are in
+    `everything` only)."""
+    rows = ["| command | MCP tool | essentials | risk | lowest mode | what it does |",
+            "|---|---|---|---|---|---|"]
     for name, spec in sorted(registry.commands.items()):
         text = spec.one_line.replace("|", "\\|")
-        rows.append(f"| `{name}` | `{spec.tool_name}` | {spec.risk} | {spec.min_mode} | "
-                    f"{text} |")
+        essential = "✓" if spec.essential else ""
+        rows.append(f"| `{name}` | `{spec.tool_name}` | {essential} | {spec.risk} | "
+                    f"{spec.min_mode} | {text} |")
     return "\n".join(rows)
 
 

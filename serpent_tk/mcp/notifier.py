@@ -11,6 +11,11 @@ the listener loop and delivered in order by one task:
   each library change also publishes `ResourceUpdated` for the library's change resource
   (`serpent://libraries/<id>/changes`), and a tool call that opted in to logs gets the changes
   that happened while it ran as request-scoped `notifications/message`.
+
+What one credential sees (its mode and toolset) is watched too, in the credential file that the
+window and the `credential` CLI write: when it changes, only that credential's sessions and
+listen streams hear `notifications/tools/list_changed` (and `prompts/list_changed`, since
+prompts follow the toolset). A library opening or closing never changes a tool list.
 """
 
 from __future__ import annotations
@@ -25,11 +30,12 @@ from typing import Any, get_args
 import mcp_types as types
 from mcp.server.apps import client_supports_apps
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
-from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ToolsListChanged
+from mcp.server.subscriptions import PromptsListChanged, ResourceUpdated, ToolsListChanged
 
 from serpent_tk.automation.events import LibraryChanged, ToolsChanged
 from serpent_tk.credentials import CredentialStore
 from serpent_tk.mcp.http.guard import current_credential
+from serpent_tk.mcp.listen_bus import CredentialBus
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +43,7 @@ LOGGER_NAME = "serpent.library"
 LEVELS: tuple[str, ...] = get_args(types.LoggingLevel)  # severity ascending
 EVENT_LEVEL: types.LoggingLevel = "info"
 SESSION_HEADER = "mcp-session-id"
+CREDENTIAL_POLL_S = 0.5  # how soon a toolset or mode changed by the CLI is told
 
 
 def change_resource_uri(library_id: str) -> str:
@@ -91,13 +98,15 @@ class Notifier:
     def __init__(self, credentials: CredentialStore,
                  on_sessions_changed: Callable[[int], None] | None = None) -> None:
         self.credentials = credentials
-        self.bus = InMemorySubscriptionBus()
+        self.bus = CredentialBus()
         self._sessions: dict[str, _Session] = {}
         self._watches: set[_RequestWatch] = set()
         self._latest: dict[str, LibraryChanged] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._queue: asyncio.Queue[object] | None = None
         self._task: asyncio.Task[None] | None = None
+        self._watcher: asyncio.Task[None] | None = None
+        self._views: dict[str, tuple[str, str]] = {}  # credential id -> (mode, toolset) told
         self._on_sessions_changed = on_sessions_changed
 
     # -- lifecycle (listener loop) ----------------------------------------------------------
@@ -106,14 +115,16 @@ class Notifier:
         self._loop = asyncio.get_running_loop()
         self._queue = asyncio.Queue()
         self._task = asyncio.ensure_future(self._deliver_forever())
+        self._watcher = asyncio.ensure_future(self._watch_credentials())
 
     async def detach(self) -> None:
         loop, self._loop = self._loop, None
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-        self._task = None
+        for task in (self._task, self._watcher):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._task = self._watcher = None
         self._sessions.clear()
         if loop is not None:
             self._sessions_changed()
@@ -150,10 +161,11 @@ class Notifier:
         """ServerMiddleware: remember the ServerSession of each handshake-era session."""
         request = ctx.request
         session_id = request.headers.get(SESSION_HEADER) if request is not None else None
-        if session_id and session_id not in self._sessions:
-            credential = current_credential()
-            if credential is not None:
-                self._remember(session_id, ctx, credential.id, credential.name)
+        credential = current_credential()
+        if credential is not None:  # what its clients were shown, if nothing was noted yet
+            self._views.setdefault(credential.id, (credential.mode, credential.toolset))
+        if session_id and session_id not in self._sessions and credential is not None:
+            self._remember(session_id, ctx, credential.id, credential.name)
         return await call_next(ctx)
 
     def _remember(self, session_id: str, ctx: ServerRequestContext[Any, Any],
@@ -232,7 +244,43 @@ class Notifier:
                 await entry.session.send_notification(note)
         await self.bus.publish(ResourceUpdated(uri=change_resource_uri(event.library_id)))
 
-    async def _tools_changed(self) -> None:
+    async def _tools_changed(self, credential_ids: set[str] | None = None) -> None:
+        """Tell the sessions and listen streams of `credential_ids` (None: everyone, a plugin
+        came or went) that their tool list changed; a credential's own change (toolset,
+        mode) also changes which prompts it is offered."""
         for entry in list(self._sessions.values()):
-            await entry.session.send_tool_list_changed()
-        await self.bus.publish(ToolsListChanged())
+            if credential_ids is None or entry.credential_id in credential_ids:
+                try:
+                    await entry.session.send_tool_list_changed()
+                    if credential_ids is not None:
+                        await entry.session.send_prompt_list_changed()
+                except Exception as error:  # a session going away meanwhile
+                    log.debug("could not tell a session its tools changed: %s", error)
+        await self.bus.publish(ToolsListChanged(), credential_ids)
+        if credential_ids is not None:
+            await self.bus.publish(PromptsListChanged(), credential_ids)
+
+    def _current_views(self) -> dict[str, tuple[str, str]]:
+        """What each credential sees, as far as a tool list goes: id → (mode, toolset)."""
+        return {c.id: (c.mode, c.toolset) for c in self.credentials.list()}
+
+    async def _watch_credentials(self) -> None:
+        """Notice a credential's mode or toolset changing (in this process or the CLI's)
+        since its clients were last shown one (their first request, or the last notice)."""
+        self._views.update(await asyncio.to_thread(self._current_views))
+        while True:
+            await asyncio.sleep(CREDENTIAL_POLL_S)
+            try:
+                now = await asyncio.to_thread(self._current_views)
+            except Exception:
+                log.exception("reading the credentials for tool-list changes failed")
+                continue
+            changed = {cid for cid, view in now.items()
+                       if cid in self._views and self._views[cid] != view}
+            self._views = {cid: self._views.get(cid, view) if cid not in changed else view
+                           for cid, view in now.items()}
+            if changed:
+                try:
+                    await self._tools_changed(changed)
+                except Exception:
+                    log.exception("telling clients their tool list changed failed")

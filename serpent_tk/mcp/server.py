@@ -45,34 +45,48 @@ INSTRUCTIONS = """\
 Serpent is the person's desktop asset library: reference images, textures, photos, fonts, \
 video and other files kept in libraries with folders, tags, collections, smart collections, \
 ratings, notes, a trash and undo. Use these tools whenever the person asks about their \
-Serpent library or wants assets found, imported, tagged, rated, sorted into folders or \
-collections, renamed, trashed or restored there. They are not for general file work outside \
+Serpent library or wants assets found, looked at, imported, tagged, rated, sorted into folders \
+or collections, renamed, trashed or restored there. They are not for general file work outside \
 Serpent.
 
 Call serpent_library_list_open first. Every library-level tool needs a libraryId and you must \
 pass it explicitly on every call: there is no current or default library, and nothing is \
 remembered between calls. If no library is open, use serpent_library_list_recent and \
-serpent_library_open (or serpent_library_create, only when the person asks for a new library).
+serpent_library_open.
 
-Every change shows up in the person's Serpent window at once and can be undone with \
-serpent_history_undo. Dangerous tools (permanent delete, emptying the trash, deleting a \
-library from disk) first answer status confirmation_required with a riskReport and a \
+Look before you judge: serpent_asset_thumbnail with assetIds (up to 36) returns one contact \
+sheet whose numbered cells its items map to assetIds. Batch your changes: serpent_asset_tag \
+takes tagsByAsset {assetId: [tags]}, serpent_asset_update takes assetIds (the same rating, notes \
+or source URL for up to 500). Every change shows up in the person's Serpent window at once and \
+can be undone with serpent_history_undo. Dangerous tools (permanent delete, emptying the trash, \
+deleting a library from disk) first answer status confirmation_required with a riskReport and a \
 challenge: show the report to the person and repeat the exact call with confirmChallenge only \
 after they agree. Lists are paged: pass nextCursor back as cursor. truncated: true means an \
 answer was cut to fit the response size limit: call the same tool with cursor set to its \
-nextCursor for the rest (any tool; nothing runs again). Errors carry a stable code (e.g. \
-LIBRARY_REQUIRED, VERSION_CONFLICT); retry only when retryable is true."""
+nextCursor for the rest (nothing runs again). Write tools take idempotencyKey: a retry with the \
+same key returns the first answer instead of changing twice. Errors carry a stable code (e.g. \
+LIBRARY_REQUIRED, VERSION_CONFLICT); retry only when retryable is true.
+
+Toolsets: this connection sees either essentials (the everyday tools: find, look, import, tag, \
+rate, move into folders, trash and restore, undo, folders, tags, collections, duplicates) or \
+everything (also renaming and deleting folders, tags and collections, linked folders, library \
+management, history, analysis, background tasks). If a tool you need is missing, ask the \
+person to switch this client's credential to everything in Serpent's Settings → MCP (or \
+`serpent-tk credential toolset NAME everything`). The prompts (tag untagged pictures, file the \
+latest import, review duplicates, curate a collection) walk through whole jobs."""
 
 
 class SerpentServer(Server[Any]):
-    """The lowlevel server, advertising `tools.listChanged` to handshake-era clients too."""
+    """The lowlevel server, advertising `tools.listChanged` and `prompts.listChanged` to
+    handshake-era clients too."""
 
     def create_initialization_options(
             self, notification_options: NotificationOptions | None = None,
             experimental_capabilities: dict[str, dict[str, Any]] | None = None,
             extensions: dict[str, dict[str, Any]] | None = None) -> InitializationOptions:
         return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=True),
+            notification_options or NotificationOptions(tools_changed=True,
+                                                        prompts_changed=True),
             experimental_capabilities, extensions)
 
 
@@ -96,6 +110,9 @@ def build_app(*, gateway: GatewayLike, credentials: CredentialStore, catalogue: 
         description="Serpent desktop asset library", instructions=INSTRUCTIONS,
         on_list_tools=handlers.list_tools, on_call_tool=handlers.call_tool,
         on_list_resources=handlers.list_resources, on_read_resource=handlers.read_resource,
+        on_list_resource_templates=handlers.list_resource_templates,
+        on_list_prompts=handlers.list_prompts, on_get_prompt=handlers.get_prompt,
+        on_completion=handlers.complete,
         on_subscriptions_listen=listen, get_tool_input_schema=handlers.tool_input_schema)
     server.add_request_handler("logging/setLevel", types.SetLevelRequestParams,
                                notifier.set_level)

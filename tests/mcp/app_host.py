@@ -112,7 +112,8 @@ def running_serpent(work: Path) -> Iterator[tuple[str, str, dict[str, str]]]:
     env = dict(os.environ, SERPENT_USER_DATA_PATH=str(work / "user-data"),
                HOME=str(work / "home"), USERPROFILE=str(work / "home"))
     (work / "home").mkdir(parents=True, exist_ok=True)
-    created = subprocess.run(serpent_command("credential", "create", "MCP App host"), env=env,
+    created = subprocess.run(serpent_command("credential", "create", "MCP App host",
+                                             "--toolset", "everything"), env=env,
                              capture_output=True, text=True, timeout=60, check=True)
     token = created.stdout.strip().splitlines()[-1]
     process = subprocess.Popen(serpent_command("serve", "--port", "0"), env=env,

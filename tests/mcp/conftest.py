@@ -31,10 +31,10 @@ ERAS = ("legacy", "auto")  # handshake era (2025-11-25) and modern (2026-07-28)
 TIMEOUT = 60.0
 
 
-def run(coro: Awaitable[T]) -> T:
+def run(coro: Awaitable[T], timeout: float = TIMEOUT) -> T:
     """Run `coro`; an error inside the SDK client's task groups is raised as itself."""
     try:
-        return asyncio.run(asyncio.wait_for(coro, TIMEOUT))  # type: ignore[arg-type]
+        return asyncio.run(asyncio.wait_for(coro, timeout))  # type: ignore[arg-type]
     except BaseExceptionGroup as group:
         leaves = list(_leaves(group))
         if len(leaves) == 1:
@@ -91,9 +91,12 @@ class Server:
         assert port is not None
         return port
 
-    def token(self, name: str = "Claude Desktop", mode: str = "auto") -> str:
+    def token(self, name: str = "Claude Desktop", mode: str = "auto",
+              toolset: str = "everything") -> str:
+        """The token of `name`, created if needed (with every tool unless `toolset` says
+        otherwise: most tests exercise tools outside `essentials`)."""
         if self.credentials.get(name) is None:
-            return self.credentials.create(name, mode)[1]
+            return self.credentials.create(name, mode, toolset)[1]
         return self.credentials.token_for(name)
 
 

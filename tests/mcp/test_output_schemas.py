@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jsonschema import Draft202012Validator
 from pydantic import Field
 
 from library.protocol import CallMeta
 from library.schemas.common import AssetId, Model
 from serpent_tk.automation.plugins.specs import plugin_command
+from serpent_tk.automation.registry import CommandSpec
+from serpent_tk.mcp.tools import schemas
 from tests.mcp.conftest import Server, call, connect, create_library, make_images, ok, run
 from tests.tool_results import ToolResultChecker, validator_for
 
@@ -69,16 +70,16 @@ def test_error_and_confirmation_envelopes_match_the_advertised_schemas(
     conflict = answers[3][1]["error"]
     assert conflict["currentVersion"] == 1 and conflict["libraryId"]
 
-    # what the check would refuse, as Ajv would: a wrong status, a missing error, a bad format
+    # what the check would refuse, as Ajv would: a wrong status, an error without its code or
+    # message, a result that is no object; and what it lets through: fields a newer Serpent adds
     got = answers[-1][1]
     validator = validator_for(schemas["serpent_asset_get"] or {})
     assert not validator.is_valid({**got, "status": "failed"})
     assert not validator.is_valid({"status": "error"})
-    broken = {**got, "result": {**got["result"], "items": [
-        {**got["result"]["items"][0], "addedAt": "yesterday"}]}}
-    assert not validator.is_valid(broken)
-    assert Draft202012Validator(schemas["serpent_asset_get"] or {}).is_valid(broken), \
-        "only the format checker refuses it: the check must run with formats"
+    assert not validator.is_valid({"status": "error", "error": {"code": "NOT_FOUND"}})
+    assert not validator.is_valid({**got, "result": ["not", "an", "object"]})
+    assert validator.is_valid({**got, "result": {**got["result"], "addedLater": 1},
+                               "alsoLater": True})
 
 
 class CountIn(Model):
@@ -98,8 +99,19 @@ def _miscount(library_id: str, args: dict[str, Any], meta: CallMeta
 
 def test_the_suite_wide_check_catches_an_answer_that_breaks_its_schema(
         server: Server, tool_results_match_their_schemas: ToolResultChecker,
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     checker = tool_results_match_their_schemas
+    # a tool whose schema promises more than its answer keeps (as a bug would have it)
+    promised = schemas.output_schema
+
+    def promising(spec: CommandSpec) -> dict[str, Any]:
+        schema = promised(spec)
+        if spec.name.startswith("plugin.miscount."):
+            schema["properties"]["result"] = {
+                "type": "object", "properties": {"counted": {"type": "integer"}}}
+        return schema
+
+    monkeypatch.setattr(schemas, "output_schema", promising)
     server.gateway.registry.add_plugin_commands("miscount", [plugin_command(
         "miscount", "count", input_model=CountIn, output_model=CountOut,
         summary="Count the given assets, wrongly.", returns="counted: how many.",

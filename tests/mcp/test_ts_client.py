@@ -22,6 +22,7 @@ from PIL import Image
 
 from serpent_tk.automation.caller import Caller
 from serpent_tk.mcp.client_configs import server_entry
+from serpent_tk.mcp.tools.resources import ASSET_TEMPLATE
 from tests.mcp.conftest import Server
 from tests.nodejs import node_executable, node_project
 
@@ -108,8 +109,9 @@ def drive(plan: dict[str, Any], tmp_path: Path) -> dict[str, Any]:
     return report
 
 
-def transport_for(server: Server, transport: str) -> dict[str, Any]:
-    token = server.token("Claude Desktop")
+def transport_for(server: Server, transport: str, name: str = "Claude Desktop"
+                  ) -> dict[str, Any]:
+    token = server.token(name)
     if transport == "http":
         return {"kind": "http", "url": server.url, "token": token}
     entry = server_entry("claude-desktop", port=server.port, token=token)
@@ -190,8 +192,8 @@ def notified(note: dict[str, Any], library: str, era: str) -> list[str]:
     return [] if ok else [f"notification: not the library change: {json.dumps(note)[:400]}"]
 
 
-@pytest.mark.parametrize(("sdk", "era", "transport"), CLIENTS[:3],
-                         ids=[f"{s}-{e}-{t}" for s, e, t in CLIENTS[:3]])
+@pytest.mark.parametrize(("sdk", "era", "transport"), CLIENTS[:4],
+                         ids=[f"{s}-{e}-{t}" for s, e, t in CLIENTS[:4]])
 def test_an_unknown_tool_is_a_protocol_error_for_the_typescript_sdk_client(
         server: Server, tmp_path: Path, sdk: str, era: str, transport: str) -> None:
     report = drive({"sdk": sdk, "era": era, "transport": transport_for(server, transport),
@@ -201,3 +203,63 @@ def test_an_unknown_tool_is_a_protocol_error_for_the_typescript_sdk_client(
     unknown = report["calls"]["unknown"]
     assert unknown["threw"] and unknown["code"] == -32602, unknown  # JSON-RPC, not a result
     assert "serpent_no_such_tool" in unknown["message"]
+
+
+PROMPT_CLIENTS = [CLIENTS[0], CLIENTS[2], CLIENTS[3], CLIENTS[4]]  # both SDKs and eras, bridge
+
+
+@pytest.mark.parametrize(("sdk", "era", "transport"), PROMPT_CLIENTS,
+                         ids=[f"{s}-{e}-{t}" for s, e, t in PROMPT_CLIENTS])
+def test_the_typescript_sdk_client_uses_prompts_and_asset_resources(
+        server: Server, tmp_path: Path, sdk: str, era: str, transport: str) -> None:
+    setup = prepared_library(server, tmp_path)
+    library, asset = setup["libraryId"], setup["assetId"]
+    submit(server, "asset.tag", {"libraryId": library, "assetIds": [asset], "tags": ["sky"]})
+    server.token("Cursor", toolset="essentials")  # what a new credential sees
+    uri = f"serpent://libraries/{library}/assets/{asset}"
+    prompt_ref = {"type": "ref/prompt", "name": "tag-untagged"}
+    report = drive({"sdk": sdk, "era": era, "libraryId": library, "notify": False,
+                    "transport": transport_for(server, transport, "Cursor"), "calls": [],
+                    "prompts": [
+                        {"label": "tag", "name": "tag-untagged", "arguments": {"library": "Refs"}},
+                        {"label": "curate", "name": "curate-collection",
+                         "arguments": {"library": "refs", "theme": "skies"}},
+                        {"label": "unknown", "name": "no-such-prompt", "arguments": {}}],
+                    "completions": [
+                        {"label": "library", "ref": prompt_ref,
+                         "argument": {"name": "library", "value": "Re"}},
+                        {"label": "tags", "ref": prompt_ref,
+                         "argument": {"name": "vocabulary", "value": "sk"},
+                         "context": {"library": "Refs"}},
+                        {"label": "template", "ref": {"type": "ref/resource",
+                                                      "uri": ASSET_TEMPLATE},
+                         "argument": {"name": "libraryId", "value": "lib_"}}],
+                    "resources": [
+                        {"label": "asset", "uri": uri}, {"label": "preview",
+                                                         "uri": uri + "/preview"},
+                        {"label": "missing", "uri": uri[:-4] + "zzzz"}]}, tmp_path)
+    prompts = {p["name"]: p for p in report["promptList"]["prompts"]}
+    assert set(prompts) == {"tag-untagged", "file-latest-import", "review-duplicates",
+                            "curate-collection"}
+    assert {"name": "theme", "required": True} in prompts["curate-collection"]["arguments"]
+    for label in ("tag", "curate"):
+        got = report["prompts"][label]
+        assert not got["threw"], got
+        text = got["messages"][0]["text"]
+        assert got["messages"][0]["role"] == "user" and library in text
+        assert "serpent_asset_thumbnail" in text and "serpent_asset_search" in text
+    assert report["prompts"]["unknown"]["threw"]
+    assert report["prompts"]["unknown"]["code"] == -32602
+    completions = report["completions"]
+    assert completions["library"]["values"] == ["Refs"]
+    assert completions["tags"]["values"] == ["sky"]
+    assert completions["template"]["values"] == [library]
+    templates = {t["uriTemplate"] for t in report["templates"]["templates"]}
+    assert {ASSET_TEMPLATE, ASSET_TEMPLATE + "/preview"} <= templates
+    meta = report["resources"]["asset"]["contents"][0]
+    assert meta["mimeType"] == "application/json" and json.loads(meta["text"])["id"] == asset
+    preview = report["resources"]["preview"]["contents"][0]
+    assert preview["mimeType"].startswith("image/") and preview["bytes"] > 100
+    missing = report["resources"]["missing"]
+    assert missing["threw"] and missing["code"] == -32602, missing  # SEP-2164, every era
+    assert "Resource not found" in missing["message"]

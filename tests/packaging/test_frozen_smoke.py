@@ -154,7 +154,8 @@ def wait_for(condition: Any, timeout: float, message: str) -> None:
 @pytest.fixture
 def served(app_folder: Path, isolated_user_data: Path) -> Iterator[dict[str, Any]]:
     """`Serpent serve --port 0` from the build, with a full-access credential."""
-    created = run(app(app_folder), "credential", "create", "smoke", "--mode", "full-access")
+    created = run(app(app_folder), "credential", "create", "smoke", "--mode", "full-access",
+                  "--toolset", "everything")
     assert created.returncode == 0, created.stderr
     from serpent_tk.credentials import CredentialStore
     from serpent_tk.paths import app_dirs

@@ -47,7 +47,10 @@ def old_machine(tmp_path: Path) -> dict[str, object]:
         settings.remember_library(refs, "Refs")
 
     SettingsStore(dirs.settings_file).update(change)
-    _credential, token = CredentialStore(dirs.credentials_file).create("claude", "full-access")
+    store = CredentialStore(dirs.credentials_file)
+    _credential, token = store.create("claude", "full-access")
+    store.set_toolset("claude", "everything")
+    store.create("cursor", "auto")  # the essentials, as every new credential
     return {"refs": refs, "token": token}
 
 
@@ -96,18 +99,20 @@ def test_credentials_travel_only_when_asked_and_the_file_is_owner_only(
         old_machine: dict[str, object], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     exported = tmp_path / "with-secrets.json"
     report = export_settings(exported, include_credentials=True)
-    assert report.credentials == 1
+    assert report.credentials == 2
     if os.name == "posix":
         assert stat.S_IMODE(exported.stat().st_mode) == 0o600
     assert str(old_machine["token"]) in exported.read_text(encoding="utf-8")
 
     move_to_new_machine(tmp_path, monkeypatch, "new")
     imported = import_settings(exported)
-    assert imported.credentials_added == ["claude"]
+    assert imported.credentials_added == ["claude", "cursor"]
     store = CredentialStore(app_dirs().credentials_file)
     credential = store.verify(str(old_machine["token"]))
     assert credential is not None, "a pasted client config keeps working on the new machine"
     assert credential.name == "claude" and credential.mode == "full-access"
+    assert credential.toolset == "everything"  # the toolset travels with the credential
+    assert store.get("cursor").toolset == "essentials"  # type: ignore[union-attr]
     if os.name == "posix":
         assert stat.S_IMODE(app_dirs().credentials_file.stat().st_mode) == 0o600
 
@@ -273,7 +278,7 @@ def test_the_command_line_exports_and_imports(old_machine: dict[str, object],
     env = dict(os.environ)
     done = run_cli("settings", "export", str(exported), "--include-credentials", env=env)
     assert done.returncode == 0, done.stderr
-    assert "1 credential" in done.stdout and "keep it private" in done.stdout
+    assert "2 credentials" in done.stdout and "keep it private" in done.stdout
     assert str(old_machine["token"]) not in done.stdout + done.stderr
 
     new_home = tmp_path / "home-cli"

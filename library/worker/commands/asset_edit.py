@@ -3,12 +3,15 @@ assets, undoably.
 
 Runs in the worker process, writer thread, each inside one `WriteTx` (one undo step). Batch
 commands answer per asset (changed / unchanged / not_found) and bump the version only of
-assets that really changed; `asset.update` refuses a stale `expectedVersion` with
-VERSION_CONFLICT, and `asset.rename-batch` refuses the whole batch when any asset is
-missing or stale (a batch of names is planned as a whole: half of it would make no sense).
+assets that really changed; `asset.update` of one asset refuses a stale `expectedVersion`
+with VERSION_CONFLICT, of many it answers version_conflict for each asset `expectedVersions`
+finds stale and leaves it alone; `asset.rename-batch` refuses the whole batch when any asset
+is missing or stale (a batch of names is planned as a whole: half of it would make no sense).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from library.errors import NOT_FOUND, VERSION_CONFLICT, LibraryError
 from library.schemas import (
@@ -20,6 +23,7 @@ from library.schemas import (
     AssetUpdateIn,
     AssetUpdateOut,
     ItemResult,
+    UpdateItem,
 )
 from library.worker.commands import handles
 from library.worker.rows import assetrows
@@ -28,36 +32,69 @@ from library.worker.store.transaction import WriteTx
 
 @handles("asset.update")
 def update(tx: WriteTx, args: AssetUpdateIn) -> AssetUpdateOut:
+    """One asset (`assetId`: a missing one or a stale expectedVersion is an error) or the same
+    change to many (`assetIds`: answered per asset), in one undo step either way."""
     conn = tx.conn
-    row = conn.execute("SELECT version, name, notes, rating, source_url FROM assets "
-                       "WHERE id = ?", (args.asset_id,)).fetchone()
-    if row is None:
-        raise LibraryError(NOT_FOUND, "That asset does not exist.", field="assetId",
-                           assetId=args.asset_id)
-    if args.expected_version is not None and args.expected_version != row["version"]:
-        raise LibraryError(VERSION_CONFLICT, f"The asset changed meanwhile (it is at version "
-                           f"{row['version']}, not {args.expected_version}).",
-                           currentVersion=row["version"], assetId=args.asset_id)
-    values = {"name": row["name"], "notes": row["notes"], "rating": row["rating"],
-              "source_url": row["source_url"]}
-    if args.name is not None:
-        values["name"] = args.name
-    if args.notes is not None:
-        values["notes"] = args.notes
-    if args.rating is not None:
-        values["rating"] = args.rating
-    if args.source_url is not None:
-        values["source_url"] = str(args.source_url) or None
-    changed = [k for k, v in values.items() if v != row[k]]
-    if changed:
-        tx.track("asset", [args.asset_id])
+    ids = [args.asset_id] if args.asset_id is not None else \
+        list(dict.fromkeys(args.asset_ids or []))
+    rows = {row["id"]: row for part in assetrows.chunks(ids) for row in conn.execute(
+        f"SELECT id, version, name, notes, rating, source_url FROM assets WHERE id IN "
+        f"({assetrows.marks(len(part))})", list(part))}
+    expected = dict(args.expected_versions or {})
+    if args.asset_id is not None:
+        row = rows.get(args.asset_id)
+        if row is None:
+            raise LibraryError(NOT_FOUND, "That asset does not exist.", field="assetId",
+                               assetId=args.asset_id)
+        if args.expected_version is not None and args.expected_version != row["version"]:
+            raise LibraryError(VERSION_CONFLICT, f"The asset changed meanwhile (it is at "
+                               f"version {row['version']}, not {args.expected_version}).",
+                               currentVersion=row["version"], assetId=args.asset_id)
+    wanted = {"name": args.name, "notes": args.notes, "rating": args.rating,
+              "source_url": None if args.source_url is None else str(args.source_url)}
+    changes: dict[str, dict[str, Any]] = {}
+    outcome: dict[str, UpdateItem] = {}
+    fields_changed: set[str] = set()
+    for asset_id in ids:
+        row = rows.get(asset_id)
+        if row is None:
+            outcome[asset_id] = UpdateItem(id=asset_id, status="not_found")
+            continue
+        if asset_id in expected and expected[asset_id] != row["version"]:
+            outcome[asset_id] = UpdateItem(id=asset_id, status="version_conflict",
+                                           current_version=row["version"])
+            continue
+        values = {column: row[column] for column in wanted}
+        for column, value in wanted.items():
+            if value is not None:
+                values[column] = (value or None) if column == "source_url" else value
+        differ = [column for column in wanted if values[column] != row[column]]
+        if differ:
+            changes[asset_id] = values
+            fields_changed.update(differ)
+    tx.track("asset", list(changes))
+    for asset_id, values in changes.items():
         conn.execute("UPDATE assets SET name = ?, notes = ?, rating = ?, source_url = ? "
                      "WHERE id = ?", (values["name"], values["notes"], values["rating"],
-                                      values["source_url"], args.asset_id))
-        assetrows.mark_modified(conn, [args.asset_id], tx.now, tx.actor_json)
-        tx.summary = f"Changed the {', '.join(_label(k) for k in changed)} of {values['name']}"
-    items, _ = assetrows.full_assets(conn, [args.asset_id], tx.layout)
-    return AssetUpdateOut.model_validate({"item": items[0]})
+                                      values["source_url"], asset_id))
+    assetrows.mark_modified(conn, list(changes), tx.now, tx.actor_json)
+    if changes:
+        what = ", ".join(_label(k) for k in wanted if k in fields_changed)
+        first = next(iter(changes.values()))
+        tx.summary = (f"Changed the {what} of {first['name']}" if len(changes) == 1 else
+                      f"Changed the {what} of {len(changes)} assets")
+    versions = dict(conn.execute(
+        f"SELECT id, version FROM assets WHERE id IN ({assetrows.marks(len(rows))})",
+        list(rows)).fetchall()) if rows else {}
+    items = [outcome.get(asset_id) or UpdateItem(
+        id=asset_id, version=versions[asset_id],
+        status="changed" if asset_id in changes else "unchanged") for asset_id in ids]
+    single = None
+    if args.asset_id is not None:
+        single = assetrows.full_assets(conn, [args.asset_id], tx.layout)[0][0]
+    return AssetUpdateOut.model_validate({"item": single, "items": [
+        i.model_dump(by_alias=True, exclude_none=True) for i in items],
+        "changed": len(changes)})
 
 
 @handles("asset.rename-batch")
@@ -92,21 +129,24 @@ def _label(column: str) -> str:
 
 @handles("asset.tag")
 def tag(tx: WriteTx, args: AssetTagIn) -> AssetBatchOut:
-    return _retag(tx, args.asset_ids, args.tags, add=True)
+    return _retag(tx, args.wanted(), add=True)
 
 
 @handles("asset.untag")
 def untag(tx: WriteTx, args: AssetUntagIn) -> AssetBatchOut:
-    return _retag(tx, args.asset_ids, args.tags, add=False)
+    return _retag(tx, args.wanted(), add=False)
 
 
-def _retag(tx: WriteTx, asset_ids: list[str], tags: list[str], *, add: bool) -> AssetBatchOut:
+def _retag(tx: WriteTx, wanted_by_asset: dict[str, list[str]], *, add: bool
+           ) -> AssetBatchOut:
+    """Add (or remove) each asset's own tags: the same ones for all, or per asset."""
     conn = tx.conn
+    asset_ids = list(wanted_by_asset)
     found = assetrows.existing(conn, asset_ids)
     current = assetrows.tags_of(conn, list(found))
-    wanted = {t.casefold(): t for t in tags}
     changes: dict[str, list[str]] = {}
     for asset_id, names in current.items():
+        wanted = {t.casefold(): t for t in wanted_by_asset[asset_id]}
         have = {n.casefold(): n for n in names}
         if add:
             missing = [name for key, name in wanted.items() if key not in have]
@@ -124,7 +164,8 @@ def _retag(tx: WriteTx, asset_ids: list[str], tags: list[str], *, add: bool) -> 
         tx.touch("tag")
         if not add:
             assetrows.drop_unused_tags(conn)
-    tag_text = ", ".join(tags)
+    every = list(dict.fromkeys(t for tags in wanted_by_asset.values() for t in tags))
+    tag_text = ", ".join(every[:5]) + (f" and {len(every) - 5} more" if len(every) > 5 else "")
     count = len(changes)
     tx.summary = (f"Tagged {count} asset{'s' if count != 1 else ''} with {tag_text}" if add
                   else f"Removed {tag_text} from {count} asset{'s' if count != 1 else ''}")

@@ -11,6 +11,11 @@ see. A record whose file is gone from the library answers NOT_FOUND with reason
 file-missing. Trashed assets still have thumbnails (the trash view shows them). `thumbs/`
 stays under a size cap, least recently used first (`thumbcap`, in the background).
 
+With `assetIds` (up to 36) it answers the cells of a contact sheet instead: per asset its
+number, name and thumbnail file (256 px), or why there is none (not_found, no_preview,
+file_missing); the main process draws the sheet (`serpent_tk/mcp/tools/contact_sheet.py`).
+The thumbnail files' paths are for the main process only, never for agents.
+
 `asset.preview-status` (a plain read) answers per asset: `ready` (a thumbnail exists),
 `pending` (not made yet: asset.thumbnail makes it on request), `failed` (the file is
 missing, or decoding it failed), `unsupported` (no decoder for this kind of file).
@@ -28,6 +33,7 @@ from library.schemas import (
     AssetPreviewStatusOut,
     AssetThumbnailIn,
     AssetThumbnailOut,
+    SheetCell,
 )
 from library.worker.commands import background, handles
 from library.worker.context import ReadContext
@@ -45,18 +51,20 @@ def keep_thumbnails_capped(services: Any, stopping: threading.Event) -> Callable
     return cap.stop
 
 
+SHEET_CELL_SIZE = 256  # a contact sheet's cells are drawn from thumbnails this big
+
+
 @handles("asset.thumbnail")
 def thumbnail(ctx: ReadContext, args: AssetThumbnailIn) -> AssetThumbnailOut:
-    row = ctx.conn.execute("SELECT sha256, ext, kind, width, height, missing FROM assets "
-                           "WHERE id = ?", (args.asset_id,)).fetchone()
+    if args.asset_ids is not None:
+        return _sheet_cells(ctx, list(dict.fromkeys(args.asset_ids)))
+    assert args.asset_id is not None
+    row = _asset_row(ctx, args.asset_id)
     if row is None:
         raise LibraryError(NOT_FOUND, "That asset does not exist.", field="assetId",
                            assetId=args.asset_id)
-    store = store_for(ctx.layout)
-    source = ctx.layout.file_for(row["sha256"], row["ext"])
     try:
-        thumb = store.get(source, row["sha256"], row["ext"], args.size, row["width"],
-                          row["height"])
+        thumb = _thumb(ctx, row, args.size)
     except FileNotFoundError:
         raise LibraryError(NOT_FOUND, "The asset's file is missing from the library folder.",
                            reason="file-missing", assetId=args.asset_id) from None
@@ -65,6 +73,39 @@ def thumbnail(ctx: ReadContext, args: AssetThumbnailIn) -> AssetThumbnailOut:
                            assetId=args.asset_id, kind=row["kind"], ext=row["ext"]) from None
     return AssetThumbnailOut(path=str(thumb.path), mime=thumb.mime, width=thumb.width,
                              height=thumb.height)
+
+
+def _asset_row(ctx: ReadContext, asset_id: str) -> Any:
+    return ctx.conn.execute("SELECT id, name, sha256, ext, kind, width, height, missing "
+                            "FROM assets WHERE id = ?", (asset_id,)).fetchone()
+
+
+def _thumb(ctx: ReadContext, row: Any, size: int) -> Any:
+    source = ctx.layout.file_for(row["sha256"], row["ext"])
+    return store_for(ctx.layout).get(source, row["sha256"], row["ext"], size, row["width"],
+                                     row["height"])
+
+
+def _sheet_cells(ctx: ReadContext, asset_ids: list[str]) -> AssetThumbnailOut:
+    """The cells of a contact sheet, numbered from 1 in the order asked: each with its
+    thumbnail file, or why there is nothing to show. The main process draws the sheet."""
+    cells = []
+    for index, asset_id in enumerate(asset_ids, start=1):
+        row = _asset_row(ctx, asset_id)
+        if row is None:
+            cells.append(SheetCell(index=index, asset_id=asset_id, status="not_found"))
+            continue
+        try:
+            thumb = _thumb(ctx, row, SHEET_CELL_SIZE)
+        except FileNotFoundError:
+            status, path = "file_missing", None
+        except NoThumbnail:
+            status, path = "no_preview", None
+        else:
+            status, path = "shown", str(thumb.path)
+        cells.append(SheetCell(index=index, asset_id=asset_id, name=row["name"],
+                               status=status, path=path))
+    return AssetThumbnailOut(items=cells)
 
 
 @handles("asset.preview-status")

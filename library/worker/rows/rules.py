@@ -57,6 +57,18 @@ _KINDS = frozenset(get_args(AssetKind))
 MAX_TEXT = 500
 MAX_CHOICES = 50
 MAX_DAYS = 36_500
+# How a rule error names a field and an operator to a person (the window's rule rows show it)
+FIELD_WORDS = {"ext": "extension", "source-url": "source URL", "added-at": "date added"}
+OP_WORDS = {"is-not": "is not", "not-contains": "does not contain", "gte": "at least",
+            "lte": "at most", "in-last-days": "in the last … days"}
+
+
+def op_words(op: str) -> str:
+    return OP_WORDS.get(op, op)
+
+
+def field_words(field: str) -> str:
+    return FIELD_WORDS.get(field, field)
 
 
 @dataclass(frozen=True)
@@ -117,7 +129,9 @@ def compile_stored(rules_json: str, now: datetime | None = None) -> Condition:
 # -- checking values -------------------------------------------------------------------
 def _canonical(rule: Rule) -> Any:
     if rule.op not in OPS[rule.field]:
-        raise _Bad("op", f"{rule.field} takes {', '.join(OPS[rule.field])}, not {rule.op}")
+        allowed = ", ".join(op_words(op) for op in OPS[rule.field])
+        raise _Bad("op", f"{field_words(rule.field)} takes: {allowed} "
+                         f"(not “{op_words(rule.op)}”)")
     value = rule.value
     if rule.field in _TEXT_COLUMNS or rule.field == "tag":
         return _text(value, contains=rule.op in ("contains", "not-contains"),

@@ -22,6 +22,7 @@ from library.schemas import (
     LibraryRef,
 )
 from serpent_tk.automation import envelope, policy
+from serpent_tk.automation.commands.examples import A1, HOME, LIB
 from serpent_tk.automation.events import ShowInDesktop, Toast
 from serpent_tk.automation.models import (
     LibraryCloseOut,
@@ -40,7 +41,6 @@ from serpent_tk.automation.registry import (
     gateway_command,
 )
 
-LIB = "lib_01j9z3k4m5n6p7q8"
 MANAGE = (policy.LIBRARY_READ, policy.LIBRARY_MANAGE)
 
 
@@ -140,106 +140,96 @@ def remove_from_disk(call: CommandCall, result: dict[str, Any]) -> Steps:
 COMMANDS: list[CommandSpec] = [
     gateway_command(
         "library.list-recent", Empty, LibraryListRecentOut, "read",
-        "List the libraries opened recently on this computer, newest first, including closed "
-        "ones. Use it to find a library's path before library.open.",
-        "items with name, path, lastOpened, open, libraryId (when open) and exists.",
-        {}, scope="global", handler=list_recent),
+        "List libraries opened recently, closed ones too (paths for library.open).",
+        "",
+        {}, title="Recent libraries", essential=True, scope="global", handler=list_recent),
     gateway_command(
         "library.list-open", Empty, LibraryListOut, "read",
-        "List the libraries open right now. Call this first: every library-level tool needs "
-        "one of these libraryId values passed explicitly.",
-        "items with libraryId, name and path.",
-        {}, scope="global", handler=list_open),
+        "List the open libraries; call it first for the libraryId every library tool needs.",
+        "",
+        {}, title="Open libraries", essential=True, scope="global", handler=list_open),
     gateway_command(
         "library.open", LibraryOpenIn, LibraryRef, "read",
-        "Open an existing library folder (`<Name>.serpent`) so its tools can be used. Opening "
-        "an already open library just returns it.",
-        "the library's libraryId, name and path.",
-        {"path": "/home/ana/Pictures/Moodboards.serpent"}, scope="global",
-        idempotent=True, lifecycle="opened", handler=open_library,
-        words=Words("opened “{library}”", "opened a library")),
+        "Open a library folder (`<Name>.serpent`) to work in it.",
+        "",
+        {"path": f"{HOME}/Pictures/Moodboards.serpent"}, title="Open library",
+        essential=True, scope="global", idempotent=True, lifecycle="opened",
+        handler=open_library, words=Words("opened “{library}”", "opened a library")),
     gateway_command(
         "library.create", LibraryCreateIn, LibraryRef, "normal",
-        "Create a new, empty library `<name>.serpent` inside the folder selectedParentPath and "
-        "open it. Only when the person asked for a new library.",
-        "the new library's libraryId, name and path.",
-        {"selectedParentPath": "/home/ana/Pictures", "name": "Moodboards"}, scope="global",
-        capabilities=MANAGE, lifecycle="opened", handler=create_library,
+        "Create and open a new, empty library `<name>.serpent`, only when the person asked.",
+        "",
+        {"selectedParentPath": f"{HOME}/Pictures", "name": "Sketchbook"}, title="New library",
+        scope="global", capabilities=MANAGE, lifecycle="opened", handler=create_library,
         words=Words("opened “{library}”", "opened a library")),
     gateway_command(
         "library.import-exported", LibraryImportExportedIn, LibraryRef, "normal",
-        "Unpack a library archive made by library.export into a new library inside "
-        "selectedParentPath and open it. The copy gets its own libraryId, so it can be open "
-        "beside the original (its folder is named `<name> (copy)` if the name is taken).",
-        "the new library's libraryId, name and path.",
-        {"archivePath": "/home/ana/Downloads/Moodboards.zip",
-         "selectedParentPath": "/home/ana/Pictures"}, scope="global",
-        capabilities=MANAGE, lifecycle="imported", handler=import_exported,
+        "Unpack a library.export archive into a new library and open it (`<name> (copy)` if "
+        "the name is taken).",
+        "",
+        {"archivePath": f"{HOME}/Downloads/Moodboards.zip",
+         "selectedParentPath": f"{HOME}/Pictures"}, title="Unpack library archive",
+        scope="global", capabilities=MANAGE, lifecycle="imported", handler=import_exported,
         words=Words("imported “{library}”", "imported a library"), recount="everywhere"),
     gateway_command(
         "ui.notify", UiNotifyIn, UiNotifyOut, "read",
-        "Show a short message to the person as a toast in the Serpent window, e.g. when a long "
-        "job is done. It never waits for an answer.",
-        "shown: whether a window received it.",
-        {"text": "Tagged 48 photos with 'sky'.", "level": "info"}, scope="global",
-        capabilities=(policy.UI_NOTIFY,), idempotent=False, handler=notify),
+        "Show the person a short toast in the Serpent window, e.g. when a long job is done.",
+        "",
+        {"text": "Tagged 48 photos with 'sky'.", "level": "info"}, title="Tell the person",
+        essential=True, scope="global", capabilities=(policy.UI_NOTIFY,), idempotent=False,
+        handler=notify),
     command(
         "library.info", "read",
-        "Describe a library: name, path, counts of assets, trash, folders, tags, collections, "
-        "total size and change sequence.",
-        "the library's details.",
-        {"libraryId": LIB}),
+        "Describe a library: path, counts of assets, trash, folders, tags, collections, size.",
+        "",
+        {"libraryId": LIB}, title="Library details"),
     command(
         "library.change-sequence", "read",
-        "Get the library's current change sequence, a number that grows with every change. "
-        "Compare it with an earlier value to know whether anything changed.",
-        "changeSequence.",
-        {"libraryId": LIB}),
+        "Get the library's change sequence (it grows with every change), to tell whether "
+        "anything changed.",
+        "",
+        {"libraryId": LIB}, title="Change sequence"),
     gateway_command(
         "library.show-in-desktop", LibraryShowInDesktopIn, LibraryShowInDesktopOut, "read",
-        "Bring a library to the front in the Serpent window, optionally selecting some assets "
-        "or a folder, so the person sees what you mean.",
-        "shown: whether a window received it.",
-        {"libraryId": LIB, "assetIds": ["ast_01j9z3k4m5n6p7q8"]},
+        "Show the person a library in the Serpent window, with assets selected or a folder, "
+        "so they see what you mean.",
+        "",
+        {"libraryId": LIB, "assetIds": [A1]}, title="Show in Serpent", essential=True,
         idempotent=True, handler=show_in_desktop),
     gateway_command(
         "library.close", Empty, LibraryCloseOut, "normal",
-        "Close an open library (its window view closes too). Only when the person asked.",
-        "closed: true.",
-        {"libraryId": LIB}, capabilities=MANAGE, lifecycle="closed", handler=close_library,
-        words=Words("closed “{library}”", "closed a library")),
+        "Close an open library, only when the person asked.",
+        "",
+        {"libraryId": LIB}, title="Close library", capabilities=MANAGE, lifecycle="closed",
+        handler=close_library, words=Words("closed “{library}”", "closed a library")),
     command(
         "library.rename", "normal",
         "Rename a library (its display name).",
-        "the library's libraryId, new name and path.",
-        {"libraryId": LIB, "name": "Moodboards 2026"}, capabilities=MANAGE, idempotent=True,
-        lifecycle="renamed", after=keep_recent_name,
+        "",
+        {"libraryId": LIB, "name": "Moodboards 2026"}, title="Rename library",
+        capabilities=MANAGE, idempotent=True, lifecycle="renamed", after=keep_recent_name,
         words=Words("renamed “{old_library}” to “{library}”", "renamed “{library}”")),
     command(
         "library.export", "normal",
-        "Write the whole library (files and metadata) into one .zip archive at targetPath, "
-        "e.g. to move it to another computer. A folder as targetPath gets `<name>.zip` in it; "
-        "an existing file is never overwritten (ALREADY_EXISTS). Runs as an export task.",
-        "path of the archive, assetCount, bytes (archive size) and taskId.",
-        {"libraryId": LIB, "targetPath": "/home/ana/Desktop/Moodboards.zip"},
-        capabilities=MANAGE, journaled=False,
+        "Write the whole library into one .zip at targetPath, e.g. to move it to another "
+        "computer (never overwrites).",
+        "",
+        {"libraryId": LIB, "targetPath": f"{HOME}/Downloads/Moodboards.zip"},
+        title="Export library", capabilities=MANAGE, journaled=False,
         words=Words("exported “{library}”", "exported the library", doing="Exporting")),
     command(
         "library.refresh", "normal",
-        "Re-check every file of the library on disk and rebuild missing thumbnails. Use it "
-        "when files seem missing or previews are broken. Records whose file is gone are "
-        "flagged missing (kept); stray files are moved to .orphans (kept). Runs as a "
-        "refresh task (task.cancel stops it).",
-        "checked, missingFiles, thumbnailsRebuilt and orphansMoved counts, with the ids.",
-        {"libraryId": LIB}, idempotent=True, journaled=False,
+        "Re-check the library's files on disk and rebuild previews, when files seem missing "
+        "or previews broken (nothing is dropped).",
+        "",
+        {"libraryId": LIB}, title="Check library files", idempotent=True, journaled=False,
         words=Words("refreshed “{library}”", "refreshed the library", doing="Refreshing"),
         recount="everywhere"),
     command(
         "library.delete-from-disk", "dangerous",
-        "Delete the whole library folder from disk, with every file in it; the library is "
-        "closed first. Only when the person explicitly asked for it.",
-        "deleted, assetCount and freedBytes.",
-        {"libraryId": LIB},
+        "Delete the whole library folder from disk, only when the person explicitly asked.",
+        "",
+        {"libraryId": LIB}, title="Delete library",
         capabilities=(*MANAGE, policy.LIBRARY_WRITE), lifecycle="deleted",
         after=remove_from_disk,
         words=Words("deleted “{library}”", "deleted a library")),

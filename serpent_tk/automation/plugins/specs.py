@@ -46,13 +46,16 @@ def plugin_command(plugin_id: str, verb: str, *, input_model: type[BaseModel],
                    output_model: type[BaseModel], summary: str, returns: str,
                    example: dict[str, Any], handler: PluginHandler,
                    risk: Risk = "normal", idempotent: bool = False,
-                   words: Words = NO_WORDS, plan: PluginHandler | None = None) -> CommandSpec:
+                   words: Words = NO_WORDS, plan: PluginHandler | None = None,
+                   title: str = "") -> CommandSpec:
     """Declare one plugin command; `Registry.add_plugin_commands` adds it. A dangerous one
-    needs `plan` (the risk report of the first, unconfirmed call)."""
+    needs `plan` (the risk report of the first, unconfirmed call). `title`: a short name
+    for people (default "<plugin id>: <verb>")."""
     caps = capabilities_for(risk, "library") | {policy.PLUGIN_INVOKE}
     return CommandSpec(name=f"plugin.{plugin_id}.{verb}", scope="library",
                        input_model=input_model, output_model=output_model, capabilities=caps,
                        risk=risk, summary=summary, returns=returns, example=example,
                        annotations=hints(risk, idempotent=idempotent), route="plugin",
                        words=words, handler=_as_steps(handler),
-                       plan=_as_steps(plan) if plan is not None else None)
+                       plan=_as_steps(plan) if plan is not None else None,
+                       title=title or f"{plugin_id}: {verb}")

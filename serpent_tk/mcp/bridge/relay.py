@@ -293,6 +293,8 @@ class Bridge:
                                      content=json.dumps(message).encode("utf-8"))
         response = await http.send(request, stream=True)
         try:
+            if await self._protocol_error(response, forward):
+                return
             self._check(response, message)
             if is_initialize:
                 self._state.session_id = response.headers.get("mcp-session-id")
@@ -317,6 +319,24 @@ class Bridge:
                 self._state.protocol_version = version
         if forward:
             self._write(answer)
+
+    async def _protocol_error(self, response: httpx2.Response, forward: bool) -> bool:
+        """A JSON-RPC error Serpent answered with an HTTP error status (2026-07-28 does so
+        for an unknown tool, prompt or resource: 400 with the error in the body) is relayed
+        as it is, so the client sees -32602 and its message, not a transport failure."""
+        if response.status_code < 400 or response.status_code in (401, 404):
+            return False
+        if not response.headers.get("content-type", "").startswith("application/json"):
+            return False
+        body = await response.aread()
+        try:
+            answer = json.loads(body)
+        except ValueError:
+            return False
+        if not (isinstance(answer, dict) and isinstance(answer.get("error"), dict)):
+            return False
+        self._relay(answer, False, forward)
+        return True
 
     def _check(self, response: httpx2.Response, message: dict[str, Any]) -> None:
         status = response.status_code

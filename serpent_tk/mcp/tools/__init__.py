@@ -1,4 +1,4 @@
-"""What MCP clients call: the tool catalogue, the handlers, the output budget and its cuts.
+"""What MCP clients call: the tool catalogue, prompts, resources, handlers and output budget.
 
 Runs in the main process, on the MCP thread's asyncio loop (the catalogue is thread-safe).
 """

@@ -1,15 +1,14 @@
-"""The MCP tool list, generated from the automation registry for one credential mode.
+"""The MCP tool list, generated from the automation registry for one credential (its mode
+and its toolset: `automation/policy.py` decides what each sees).
 
-Thread-safe. Schemas come straight from the registry's pydantic models (`$ref`s inlined so
-every client can read them; the registry leaves output schemas open to added keys). Tools whose
-answers hold lists also take `cursor` here, to continue an answer the output budget cut
-(`continuations.py`), and their results declare `nextCursor` and `truncated`. Tools are cached
-per command spec and rebuilt only when the registry's contents change (a plugin came or went).
+Thread-safe. Schemas come from the registry's pydantic models, made lean (`schemas.py`).
+Tools whose answers hold lists also take `cursor` here, to continue an answer the output budget
+cut (`continuations.py`). Tools are cached per command spec and rebuilt only when the
+registry's contents change (a plugin came or went).
 """
 
 from __future__ import annotations
 
-import copy
 import re
 import threading
 from collections.abc import Collection
@@ -17,40 +16,11 @@ from typing import Any
 
 import mcp_types as types
 
+from serpent_tk.automation import policy
 from serpent_tk.automation.plugins.exposure import PluginExposure
 from serpent_tk.automation.registry import CommandSpec, Registry, tool_name_for
+from serpent_tk.mcp.tools import schemas
 from serpent_tk.mcp.tools.budget import cuttable_fields
-
-
-def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
-    """`schema` with local `#/$defs/X` references replaced by their definitions.
-
-    A recursive definition keeps its `$ref` (and the `$defs` it needs), so the result is always
-    a valid schema.
-    """
-    defs: dict[str, Any] = schema.get("$defs", {})
-    kept: set[str] = set()
-
-    def resolve(node: Any, trail: tuple[str, ...]) -> Any:
-        if isinstance(node, list):
-            return [resolve(item, trail) for item in node]
-        if not isinstance(node, dict):
-            return node
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            name = ref.removeprefix("#/$defs/")
-            if name in trail or name not in defs:
-                kept.add(name)
-                return node
-            resolved = resolve(copy.deepcopy(defs[name]), (*trail, name))
-            siblings = {k: resolve(v, trail) for k, v in node.items() if k != "$ref"}
-            return {**resolved, **siblings}
-        return {k: resolve(v, trail) for k, v in node.items() if k != "$defs"}
-
-    result: dict[str, Any] = resolve(schema, ())
-    if kept:
-        result["$defs"] = {name: defs[name] for name in kept}
-    return result
 
 
 def continued_here(spec: CommandSpec) -> bool:
@@ -61,62 +31,61 @@ def continued_here(spec: CommandSpec) -> bool:
 
 
 CONTINUATION_ARGUMENT = {
-    "type": "string", "maxLength": 100,
-    "description": "Only to continue: the nextCursor of this tool's previous answer when it "
-                   "was cut to fit (truncated: true). Returns the next part of that same answer; "
-                   "nothing runs again."}
+    "type": "string",
+    "description": "nextCursor of a cut answer."}
 
 
 def input_schema(spec: CommandSpec) -> dict[str, Any]:
-    schema: dict[str, Any] = inline_refs(spec.input_schema())
-    if continued_here(spec):
-        schema["properties"]["cursor"] = CONTINUATION_ARGUMENT
-    return schema
+    extra = {"cursor": CONTINUATION_ARGUMENT} if continued_here(spec) else None
+    return schemas.input_schema(spec, extra)
 
 
-def output_schema(spec: CommandSpec) -> dict[str, Any]:
-    schema: dict[str, Any] = inline_refs(spec.output_schema())
-    if cuttable_fields(spec.output_model):  # what a cut answer adds (CONTRACTS.md §5)
-        declared = schema["properties"]["result"].setdefault("properties", {})
-        declared.setdefault("nextCursor", {"type": ["string", "null"]})
-        declared.setdefault("truncated", {"type": "boolean"})
-    if spec.returns_image:
-        # The MCP layer sends the picture itself as image content, never the file path.
-        result = schema["properties"]["result"]
-        result.get("properties", {}).pop("path", None)
-        if "required" in result:
-            result["required"] = [r for r in result["required"] if r != "path"]
-    return schema
+def hints_for(spec: CommandSpec) -> types.ToolAnnotations:
+    """The hints, leaving out what equals the MCP default or means nothing for a read-only
+    tool (destructive, idempotent)."""
+    hints = spec.annotations
+    if hints.read_only:
+        return types.ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    return types.ToolAnnotations(destructive_hint=hints.destructive,
+                                 idempotent_hint=hints.idempotent or None,
+                                 open_world_hint=False)
 
 
-_COMMAND_MENTION = re.compile(r"\b[a-z]+(?:-[a-z]+)*\.[a-z]+(?:-[a-z]+)*\b")
+COMMAND_MENTION = re.compile(r"\b[a-z]+(?:-[a-z]+)*\.[a-z]+(?:-[a-z]+)*\b")
 
 
 def agent_text(text: str, known: Collection[str]) -> str:
     """`text` with other commands named as an MCP client calls them (`asset.trash` →
     `serpent_asset_trash`); words that are not commands stay as they are."""
-    return _COMMAND_MENTION.sub(
+    return COMMAND_MENTION.sub(
         lambda m: tool_name_for(m.group(0)) if m.group(0) in known else m.group(0), text)
+
+
+def _described(schema: Any, known: Collection[str]) -> Any:
+    """`schema` with the commands its descriptions name as MCP tool names."""
+    if isinstance(schema, list):
+        return [_described(item, known) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {key: agent_text(value, known) if key == "description" and isinstance(value, str)
+            else _described(value, known) for key, value in schema.items()}
 
 
 def tool_for(spec: CommandSpec, meta: dict[str, Any] | None = None,
              known: Collection[str] = ()) -> types.Tool:
-    hints = spec.annotations
     return types.Tool(
         name=spec.tool_name,
-        title=agent_text(spec.one_line, known),
+        title=spec.title or None,
         description=agent_text(spec.description, known),
-        input_schema=input_schema(spec),
-        output_schema=output_schema(spec),
-        annotations=types.ToolAnnotations(
-            read_only_hint=hints.read_only, destructive_hint=hints.destructive,
-            idempotent_hint=hints.idempotent, open_world_hint=False),
+        input_schema=_described(input_schema(spec), known),
+        output_schema=schemas.output_schema(spec),
+        annotations=hints_for(spec),
         _meta=meta,
     )
 
 
 class Catalogue:
-    """Tools per mode, built from `registry`. Thread-safe."""
+    """Tools per credential (mode and toolset), built from `registry`. Thread-safe."""
 
     def __init__(self, registry: Registry, tool_meta: dict[str, dict[str, Any]] | None = None,
                  exposure: PluginExposure | None = None) -> None:
@@ -136,16 +105,28 @@ class Catalogue:
             self._tools[spec.tool_name] = (spec, tool)
         return tool
 
-    def tools(self, mode: str) -> list[types.Tool]:
-        """What a credential in `mode` sees: the commands its mode allows."""
-        return [self._tool(spec) for spec in self.registry.tools(mode) if self._shown(spec, mode)]
+    def specs(self, mode: str, toolset: str) -> list[CommandSpec]:
+        """The commands a credential in `mode` with `toolset` finds in tools/list."""
+        return [spec for _, spec in sorted(self.registry.commands.items())
+                if self._visibility(spec, mode, toolset) == "listed"]
 
-    def visible(self, tool_name: str, mode: str) -> CommandSpec | None:
-        """The command behind `tool_name` if a credential in `mode` may call it, else None."""
+    def tools(self, mode: str, toolset: str) -> list[types.Tool]:
+        """What a credential in `mode` with `toolset` sees."""
+        return [self._tool(spec) for spec in self.specs(mode, toolset)]
+
+    def visible(self, tool_name: str, mode: str, toolset: str) -> CommandSpec | None:
+        """The command behind `tool_name` if such a credential may call it (a call its mode
+        does not allow answers PERMISSION_DENIED), else None: hidden like an unknown tool."""
         spec = self.registry.get(tool_name)
-        if spec is None or spec.tool_name != tool_name or not self._shown(spec, mode):
+        if spec is None or spec.tool_name != tool_name:
             return None
-        return spec
+        return None if self._visibility(spec, mode, toolset) == "hidden" else spec
+
+    def _visibility(self, spec: CommandSpec, mode: str, toolset: str) -> policy.Visibility:
+        """The one decision behind tools/list and tools/call: the credential's mode and
+        toolset (`policy.visibility`), and whether a plugin's commands are exposed."""
+        exposed = spec.plugin_id is None or self.exposure is None or self.exposure.exposed(spec)
+        return policy.visibility(spec, mode, toolset, exposed=exposed)
 
     def _shown(self, spec: CommandSpec, mode: str) -> bool:
         """The one visibility decision behind both tools/list and tools/call."""

@@ -1,12 +1,13 @@
-"""The MCP request handlers: tools/list, tools/call, resources/list and resources/read.
+"""The MCP request handlers: tools/list and tools/call; resources, prompts and completions
+(answered by `resources.py` and `prompts.py`) as the request's credential.
 
 Runs on the listener loop. Every call goes through `gateway.submit(...)` with the caller built
 from the request's credential, awaited with `asyncio.wrap_future`; the gateway's envelope
 (CONTRACTS.md §2) becomes `structuredContent` plus the same JSON as text, `isError` for an
-error. An unknown tool and a tool hidden from the caller (a plugin tool without Full Access)
-get the very same JSON-RPC error -32602, a protocol error rather than a tool result
-(CONTRACTS.md §3). Nothing here remembers a library between calls: `libraryId` travels in
-every call.
+error. An unknown tool and a tool hidden from the caller (outside its toolset, or a plugin
+tool without Full Access) get the very same JSON-RPC error -32602, a protocol error rather
+than a tool result (CONTRACTS.md §3). Nothing here remembers a library between calls:
+`libraryId` travels in every call.
 """
 
 from __future__ import annotations
@@ -30,15 +31,8 @@ from serpent_tk.automation import errors
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.registry import CommandSpec
 from serpent_tk.credentials import Credential
-from serpent_tk.mcp.apps import search_app
 from serpent_tk.mcp.http.guard import current_credential
-from serpent_tk.mcp.notifier import (
-    LEVELS,
-    Notifier,
-    change_notification,
-    change_resource_uri,
-    level_allows,
-)
+from serpent_tk.mcp.notifier import LEVELS, Notifier, change_notification, level_allows
 from serpent_tk.mcp.tools.budget import (
     FRAMING_BYTES,
     Budget,
@@ -49,15 +43,15 @@ from serpent_tk.mcp.tools.budget import (
     too_large,
 )
 from serpent_tk.mcp.tools.catalogue import Catalogue, continued_here
+from serpent_tk.mcp.tools.contact_sheet import Cell, contact_sheet
 from serpent_tk.mcp.tools.continuations import Continuations, Owner, expired, is_continuation
 from serpent_tk.mcp.tools.images import fit_image
+from serpent_tk.mcp.tools.prompts import Prompts, Submit
+from serpent_tk.mcp.tools.resources import Resources
 
 log = logging.getLogger(__name__)
 
-RESOURCE_NOT_FOUND = -32002
 REASK_TRIES = 3  # paged lists: how often to ask again for a page that fits
-CHANGE_URI_PREFIX = "serpent://libraries/"
-CHANGE_URI_SUFFIX = "/changes"
 
 
 class GatewayLike(Protocol):
@@ -101,6 +95,8 @@ class Handlers:
         self.notifier = notifier
         self.budget = budget
         self.continuations = continuations
+        self.resources = Resources(notifier, budget)
+        self.prompts = Prompts(catalogue.registry)
 
     async def _submit(self, name: str, args: dict[str, Any], caller: Caller) -> dict[str, Any]:
         return await asyncio.wrap_future(self.gateway.submit(name, args, caller))
@@ -111,20 +107,22 @@ class Handlers:
         """For the SDK's `Mcp-Param-*` header check (2026-07-28): only tools the caller sees,
         so a hidden tool takes exactly the path of an unknown one."""
         credential = current_credential()
-        if credential is None or self.catalogue.visible(tool_name, credential.mode) is None:
+        if credential is None or self.catalogue.visible(
+                tool_name, credential.mode, credential.toolset) is None:
             return None
         return self.catalogue.input_schema(tool_name)
 
     async def list_tools(self, ctx: ServerRequestContext[Any, Any],
                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         credential = current_credential()
-        tools = self.catalogue.tools(credential.mode) if credential else []
+        tools = self.catalogue.tools(credential.mode, credential.toolset) if credential else []
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(self, ctx: ServerRequestContext[Any, Any],
                         params: types.CallToolRequestParams) -> types.CallToolResult:
         credential = current_credential()
-        spec = self.catalogue.visible(params.name, credential.mode) if credential else None
+        spec = self.catalogue.visible(params.name, credential.mode, credential.toolset) \
+            if credential else None
         if credential is None or spec is None:
             raise unknown_tool(params.name)
         args = dict(params.arguments or {})
@@ -183,13 +181,21 @@ class Handlers:
         return parted if parted is not None else too_large(envelope, budget)
 
     async def _thumbnail(self, envelope: dict[str, Any]) -> types.CallToolResult:
+        """The picture itself as image content: one asset's preview, or a contact sheet whose
+        numbered cells the text maps to assets. No thumbnail path ever leaves this method."""
         shown = copy.deepcopy(envelope)
         result = shown["result"]
-        path = Path(str(result.pop("path", "")))
+        path = Path(str(result.pop("path", None) or ""))
+        cells = [Cell(index=int(item["index"]), status=str(item["status"]),
+                      path=Path(item["path"]) if item.get("path") else None)
+                 for item in result.get("items", [])]
+        for item in result.get("items", []):
+            item.pop("path", None)
         budget = self.budget()
         room = budget.total_bytes - FRAMING_BYTES - 2 * encoded_size(shown) - 512
         try:
-            image = await asyncio.to_thread(fit_image, path, room)
+            image = await asyncio.to_thread(contact_sheet, cells, room) if cells else \
+                await asyncio.to_thread(fit_image, path, room)
         except (OSError, ValueError) as error:  # Pillow's UnidentifiedImageError is an OSError
             failure = errors.internal(error, "reading a thumbnail for MCP")
             return call_result(envelopes.error(failure, shown.get("libraryId")))
@@ -215,48 +221,66 @@ class Handlers:
             await ctx.session.send_notification(change_notification(watch.queue.get_nowait()),
                                                 related_request_id=ctx.request_id)
 
-    # -- resources --------------------------------------------------------------------------
+    # -- resources and prompts -------------------------------------------------------------
+
+    def _as_caller(self) -> Submit | None:
+        """Submit commands as the request's credential (None outside a request)."""
+        credential = current_credential()
+        if credential is None:
+            return None
+        caller = mcp_caller(credential)
+
+        async def submit(name: str, args: dict[str, Any]) -> dict[str, Any]:
+            return await self._submit(name, args, caller)
+        return submit
 
     async def list_resources(self, ctx: ServerRequestContext[Any, Any],
                              params: types.PaginatedRequestParams | None
                              ) -> types.ListResourcesResult:
-        resources = [types.Resource(
-            uri=search_app.SEARCH_APP_URI, name="asset-search-grid",
-            title="Asset search grid", mime_type=search_app.APP_MIME_TYPE,
-            description="MCP App: shows a serpent_asset_search result as a thumbnail grid.",
-            _meta=search_app.resource_meta())]
-        credential = current_credential()
-        if credential is not None:
-            listing = await self._submit("library.list-open", {}, mcp_caller(credential))
-            for library in (listing.get("result") or {}).get("items", []):
-                resources.append(types.Resource(
-                    uri=change_resource_uri(library["libraryId"]),
-                    name=f"library-changes-{library['libraryId']}",
-                    title=f"Changes of {library['name']}", mime_type="application/json",
-                    description="The library's newest changeSequence. Subscribe to it "
-                                "(subscriptions/listen) to hear about every change."))
-        return types.ListResourcesResult(resources=resources)
+        return await self.resources.listing(self._as_caller())
+
+    async def list_resource_templates(self, ctx: ServerRequestContext[Any, Any],
+                                      params: types.PaginatedRequestParams | None
+                                      ) -> types.ListResourceTemplatesResult:
+        return self.resources.templates()
 
     async def read_resource(self, ctx: ServerRequestContext[Any, Any],
                             params: types.ReadResourceRequestParams
                             ) -> types.ReadResourceResult:
-        uri = str(params.uri)
-        if uri == search_app.SEARCH_APP_URI:
-            return types.ReadResourceResult(contents=[types.TextResourceContents(
-                uri=uri, mime_type=search_app.APP_MIME_TYPE, text=search_app.search_app_html(),
-                _meta=search_app.resource_meta())])
+        return await self.resources.read(str(params.uri), self._as_caller())
+
+    def _listed(self) -> set[str]:
+        """The tool names the request's credential sees (its prompts need theirs)."""
         credential = current_credential()
-        if credential is not None and uri.startswith(CHANGE_URI_PREFIX) and uri.endswith(
-                CHANGE_URI_SUFFIX):
-            library_id = uri[len(CHANGE_URI_PREFIX):-len(CHANGE_URI_SUFFIX)]
-            answer = await self._submit("library.change-sequence", {"libraryId": library_id},
-                                        mcp_caller(credential))
-            if answer.get("status") == "ok":
-                sequence = answer["result"]["changeSequence"]
-                data: dict[str, Any] = {"libraryId": library_id, "changeSequence": sequence}
-                latest = self.notifier.latest_change(library_id)
-                if latest is not None and latest.change_sequence == sequence:
-                    data["kinds"] = list(latest.kinds)
-                return types.ReadResourceResult(contents=[types.TextResourceContents(
-                    uri=uri, mime_type="application/json", text=dumps(data))])
-        raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri[:200]}")
+        if credential is None:
+            return set()
+        return {spec.tool_name for spec in self.catalogue.specs(credential.mode,
+                                                                credential.toolset)}
+
+    async def list_prompts(self, ctx: ServerRequestContext[Any, Any],
+                           params: types.PaginatedRequestParams | None
+                           ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[
+            self.prompts.as_mcp(p) for p in self.prompts.offered(self._listed())])
+
+    async def get_prompt(self, ctx: ServerRequestContext[Any, Any],
+                         params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        submit = self._as_caller()
+        prompt = self.prompts.find(params.name, self._listed())
+        assert submit is not None  # a prompt was found: there is a credential
+        return await self.prompts.get(prompt, dict(params.arguments or {}), submit)
+
+    async def complete(self, ctx: ServerRequestContext[Any, Any],
+                       params: types.CompleteRequestParams) -> types.CompleteResult:
+        submit = self._as_caller()
+        context = dict((params.context.arguments if params.context else None) or {})
+        values: list[str] = []
+        if submit is not None and isinstance(params.ref, types.PromptReference):
+            prompt = self.prompts.find(params.ref.name, self._listed())
+            values = await self.prompts.complete(prompt, params.argument.name,
+                                                 params.argument.value, context, submit)
+        elif submit is not None and isinstance(params.ref, types.ResourceTemplateReference):
+            values = await self.resources.complete(params.ref.uri, params.argument.name,
+                                                   params.argument.value, context, submit)
+        return types.CompleteResult(completion=types.Completion(
+            values=values, total=len(values), has_more=False))

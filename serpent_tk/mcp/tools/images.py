@@ -1,4 +1,5 @@
-"""Thumbnails as MCP image content, downscaled until they fit the output budget.
+"""Thumbnails (and contact sheets) as MCP image content, downscaled until they fit the output
+budget.
 
 Thread-safe (pure functions; call from a worker thread, decoding is CPU work). Only reads the
 thumbnail file the library worker wrote; never writes anything.
@@ -41,6 +42,13 @@ def fit_image(path: Path, max_b64_bytes: int) -> FittedImage:
         image.load()
         has_alpha = image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info
         frame = image.convert("RGBA" if has_alpha else "RGB")
+    return fit_frame(frame, has_alpha, max_b64_bytes)
+
+
+def fit_frame(frame: Image.Image, has_alpha: bool, max_b64_bytes: int) -> FittedImage:
+    """`frame` encoded (WebP with alpha, else JPEG), lowering quality, then size, until its
+    base64 fits `max_b64_bytes`; ValueError when not even a tiny one fits."""
+    width, height = frame.size
     scale = 1.0
     quality = 85
     while True:

@@ -1,5 +1,6 @@
-"""Settings → MCP, "Credentials": one token per AI client with its mode — create, switch
-mode (Full Access only after the red confirmation), reveal on request, revoke.
+"""Settings → MCP, "Credentials": one token per AI client with its mode and toolset — create,
+switch mode (Full Access only after the red confirmation) or toolset (essentials: the
+everyday tools; everything), reveal on request, revoke.
 
 Tk thread only; the credential file is read and written in the background. A token is
 shown only after an explicit "Reveal token" and hidden again when another row is chosen.
@@ -19,6 +20,10 @@ from serpent_tk.ui.shell.dialogs import AskTextDialog, ConfirmDialog, Dialog, fu
 from serpent_tk.ui.shell.theme import Theme
 
 MODE_LABELS = {"read-only": "Read only", "auto": "Auto", "full-access": "Full Access"}
+TOOLSET_LABELS = {"essentials": "Essentials", "everything": "Everything"}
+TOOLSET_HELP = ("Essentials: the everyday tools (find, look, import, tag, rate, move, trash, "
+                "undo, folders, collections), fewest for the AI client to read. Everything: "
+                "every tool, also library management, linked folders, history and tasks.")
 
 
 class CredentialsPanel(ttk.Frame):
@@ -39,14 +44,16 @@ class CredentialsPanel(ttk.Frame):
     def _build(self) -> None:
         px = self.theme.px
         card = self
-        columns = ("mode", "created", "used")
+        columns = ("mode", "toolset", "created", "used")
         self.tree = ttk.Treeview(card, columns=columns, height=4, selectmode="browse")
         self.tree.heading("#0", text="Name", anchor="w")
         self.tree.heading("mode", text="Mode", anchor="w")
+        self.tree.heading("toolset", text="Tools", anchor="w")
         self.tree.heading("created", text="Created", anchor="w")
         self.tree.heading("used", text="Last used", anchor="w")
         self.tree.column("#0", width=px(150), stretch=True)
         self.tree.column("mode", width=px(90), stretch=False)
+        self.tree.column("toolset", width=px(90), stretch=False)
         self.tree.column("created", width=px(110), stretch=False)
         self.tree.column("used", width=px(110), stretch=False)
         self.tree.pack(fill="x")
@@ -65,6 +72,15 @@ class CredentialsPanel(ttk.Frame):
                                  command=lambda m=mode: self.set_mode(self.selected(), m))
         self.mode_button["menu"] = menu
         self.mode_button.pack(side="left", padx=(px(6), 0))
+        self.toolset_var = tk.StringVar()
+        self.toolset_button = ttk.Menubutton(buttons, text="Tools", width=9)
+        toolsets = tk.Menu(self.toolset_button, tearoff=False)
+        for toolset, label in TOOLSET_LABELS.items():
+            toolsets.add_radiobutton(label=label, value=toolset, variable=self.toolset_var,
+                                     command=lambda t=toolset: self.set_toolset(self.selected(),
+                                                                                t))
+        self.toolset_button["menu"] = toolsets
+        self.toolset_button.pack(side="left", padx=(px(6), 0))
         self.reveal_button = ttk.Button(buttons, text="Reveal token", command=self.reveal)
         self.reveal_button.pack(side="left", padx=(px(6), 0))
         self.revoke_button = ttk.Button(buttons, text="Revoke…", command=self.ask_revoke)
@@ -99,6 +115,7 @@ class CredentialsPanel(ttk.Frame):
         for credential in items:
             self.tree.insert("", "end", iid=credential.name, text=credential.name, values=(
                 MODE_LABELS.get(credential.mode, credential.mode),
+                TOOLSET_LABELS.get(credential.toolset, credential.toolset),
                 humanize.ago(credential.created_at),
                 humanize.ago(credential.last_used_at) if credential.last_used_at else "never"))
         names = [c.name for c in items]
@@ -119,21 +136,28 @@ class CredentialsPanel(ttk.Frame):
     def _credential_selected(self) -> None:
         name = self.selected()
         state = ["!disabled"] if name else ["disabled"]
-        for button in (self.mode_button, self.reveal_button, self.revoke_button):
+        for button in (self.mode_button, self.toolset_button, self.reveal_button,
+                       self.revoke_button):
             button.state(state)
         if name and self.tree.exists(name):
             mode_label = self.tree.set(name, "mode")
             mode = next((m for m, label in MODE_LABELS.items() if label == mode_label), "")
             self.mode_var.set(mode)
             self.mode_button.configure(text=f"Mode: {mode_label}")
+            toolset_label = self.tree.set(name, "toolset")
+            self.toolset_var.set(next((t for t, label in TOOLSET_LABELS.items()
+                                       if label == toolset_label), ""))
+            self.toolset_button.configure(text=f"Tools: {toolset_label}")
         else:
             self.mode_button.configure(text="Mode")
+            self.toolset_button.configure(text="Tools")
         if self._revealed != name:
             self.hide_token()
 
     def new_credential(self) -> None:
         names = {n.casefold() for n in self.tree.get_children()}
         mode = tk.StringVar(value="auto")
+        toolset = tk.StringVar(value="essentials")
 
         def modes(frame: ttk.Frame) -> None:
             ttk.Label(frame, text="Mode").pack(anchor="w")
@@ -142,6 +166,12 @@ class CredentialsPanel(ttk.Frame):
                                 variable=mode).pack(anchor="w")
             ttk.Label(frame, text="Full Access can be turned on afterwards.",
                       style="Caption.TLabel").pack(anchor="w")
+            ttk.Label(frame, text="Tools").pack(anchor="w", pady=(self.theme.px(6), 0))
+            for value, label in TOOLSET_LABELS.items():
+                ttk.Radiobutton(frame, text=label, value=value,
+                                variable=toolset).pack(anchor="w")
+            ttk.Label(frame, text=TOOLSET_HELP, style="Caption.TLabel",
+                      wraplength=self.theme.px(360)).pack(anchor="w")
 
         def validate(text: str) -> str | None:
             if not text:
@@ -160,7 +190,8 @@ class CredentialsPanel(ttk.Frame):
                 self.reload(select=name)
 
             chosen = mode.get()      # read on the Tk thread: a Tk variable never leaves it
-            self.commands.background(lambda: self.credentials.create(name, chosen), done)
+            tools = toolset.get()
+            self.commands.background(lambda: self.credentials.create(name, chosen, tools), done)
 
         self.dialog = AskTextDialog(self, self.theme, title="New credential",
                                     prompt="Name (usually the AI client's name):",
@@ -191,6 +222,23 @@ class CredentialsPanel(ttk.Frame):
             self.reload(select=name)
 
         self.commands.background(lambda: self.credentials.set_mode(name, mode), done)
+
+    def set_toolset(self, name: str | None, toolset: str) -> None:
+        """Which tools the credential's client sees; a connected client is told at once."""
+        if not name or (self.tree.exists(name) and
+                        self.tree.set(name, "toolset") == TOOLSET_LABELS.get(toolset)):
+            return
+
+        def done(_result: object, error: BaseException | None) -> None:
+            if error is not None:
+                self.credential_message.configure(text=str(error))
+                return
+            self.credential_message.configure(
+                text=f"“{name}” now sees {TOOLSET_LABELS[toolset].lower()} tools; a connected "
+                     "client is told at once.")
+            self.reload(select=name)
+
+        self.commands.background(lambda: self.credentials.set_toolset(name, toolset), done)
 
     def ask_revoke(self) -> None:
         name = self.selected()

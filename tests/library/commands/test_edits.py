@@ -51,6 +51,62 @@ def test_update_with_expected_version_and_conflict(host, library_id, assets, eve
     assert changed[0].entity_ids == [asset_id] and changed[0].kinds == ["asset"]
 
 
+def test_one_update_changes_many_assets_in_one_undo_step(host, library_id, assets, events):
+    a, b, c = assets
+    missing = "ast_00000000000000"
+    first = call(host, library_id, "asset.update", {"assetId": c, "rating": 3})  # c: version 2
+    assert first["item"]["version"] == 2 and first["changed"] == 1
+    history_before = call(host, library_id, "history.list")["items"]
+    out = AssetUpdateOut.model_validate(call(
+        host, library_id, "asset.update",
+        {"assetIds": [a, b, c, missing, a], "rating": 4, "notes": "shortlist",
+         "expectedVersions": {b: 1, c: 1}}, CLAUDE))
+    assert out.item is None and out.changed == 2
+    assert [(i.id, i.status, i.version, i.current_version) for i in out.items] == [
+        (a, "changed", 2, None), (b, "changed", 2, None), (c, "version_conflict", None, 2),
+        (missing, "not_found", None, None)]
+    got = {i["id"]: i for i in call(host, library_id, "asset.get", {"assetIds": assets})["items"]}
+    assert (got[a]["rating"], got[a]["notes"], got[b]["rating"]) == (4, "shortlist", 4)
+    assert (got[c]["rating"], got[c]["notes"]) == (3, "")  # left alone: it had moved on
+    again = call(host, library_id, "asset.update", {"assetIds": [a, b], "rating": 4})
+    assert [i["status"] for i in again["items"]] == ["unchanged", "unchanged"]
+    entries = call(host, library_id, "history.list")["items"]
+    assert len(entries) == len(history_before) + 1  # one step; the no-op made none
+    assert entries[0]["summary"] == "Changed the notes, rating of 2 assets"
+    call(host, library_id, "history.undo")  # one undo takes back the whole batch
+    got = {i["id"]: i for i in call(host, library_id, "asset.get", {"assetIds": assets})["items"]}
+    assert (got[a]["rating"], got[a]["notes"], got[b]["rating"], got[c]["rating"]) == (
+        0, "", 0, 3)
+    for bad in ({"assetIds": [a], "name": "x"}, {"assetIds": [a], "expectedVersion": 1,
+                                                  "rating": 1},
+                {"assetId": a, "assetIds": [b], "rating": 1},
+                {"assetIds": [a], "expectedVersions": {b: 1}, "rating": 1},
+                {"assetIds": [a] * 501, "rating": 1}):
+        assert call_error(host, library_id, "asset.update", bad).code == "INVALID_ARGUMENT"
+    changed = [set(e.entity_ids) for e in events.of(LibraryChanged)
+               if e.command == "asset.update"]
+    assert {a, b} in changed  # the batch's one event names what it changed
+
+
+def test_tags_per_asset_in_one_call_and_one_undo_step(host, library_id, assets):
+    a, b, c = assets
+    out = AssetBatchOut.model_validate(call(host, library_id, "asset.tag", {"tagsByAsset": {
+        a: ["sky", "sunset"], b: ["forest"], c: ["SKY"], "ast_00000000000000": ["x"]}}))
+    assert [(i.status) for i in out.items] == ["changed", "changed", "changed", "not_found"]
+    tags = {i["id"]: i["tags"] for i in call(host, library_id, "asset.get",
+                                             {"assetIds": assets})["items"]}
+    assert tags == {a: ["sky", "sunset"], b: ["forest"], c: ["sky"]}
+    assert call(host, library_id, "history.list")["items"][0]["summary"].startswith(
+        "Tagged 3 assets with sky, sunset, forest")
+    call(host, library_id, "history.undo")
+    tags = {i["id"]: i["tags"] for i in call(host, library_id, "asset.get",
+                                             {"assetIds": assets})["items"]}
+    assert tags == {a: [], b: [], c: []}
+    for bad in ({"tagsByAsset": {a: ["x"]}, "assetIds": [a]}, {"tagsByAsset": {"not-an-id": ["x"]}},
+                {"tagsByAsset": {a: []}}, {"assetIds": [a]}, {"tags": ["x"]}):
+        assert call_error(host, library_id, "asset.tag", bad).code == "INVALID_ARGUMENT"
+
+
 def test_tag_and_untag_answer_per_asset_and_bump_only_changed(host, library_id, assets):
     tagged = AssetBatchOut.model_validate(call(
         host, library_id, "asset.tag", {"assetIds": assets[:2] + ["ast_00000000000000"],

@@ -4,6 +4,7 @@ can be wrong. One library, read-only here, shared by the module's tests."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -201,6 +202,34 @@ def test_bad_rules_name_the_rule(shelf: Shelf, rule: dict[str, Any], part: str) 
     error = shelf.error("collection.run-rules", {"rules": ruleset})
     assert error.code == "INVALID_ARGUMENT"
     assert error.details["field"] == f"rules.rules.1.{part}", error.message
+
+
+WIRE_ONLY = re.compile(r"\b(gte|lte|is-not|not-contains|in-last-days|added-at|source-url)\b")
+
+
+def test_rule_errors_read_as_words_for_people(shelf: Shelf) -> None:
+    """The window shows these on the rule's own row: words, not the wire's operator names."""
+    from library.worker.rows.rules import OPS, field_words, op_words
+
+    every_op = sorted({op for ops in OPS.values() for op in ops})
+    for field, allowed in OPS.items():
+        for op in (o for o in every_op if o not in allowed):
+            error = shelf.error("collection.run-rules", {"rules": {"rules": [
+                {"field": field, "op": op, "value": 1}]}})
+            text = error.message.removeprefix("rules.rules.0.op: ")
+            assert text == (f"{field_words(field)} takes: "
+                            f"{', '.join(op_words(o) for o in allowed)} (not “{op_words(op)}”)")
+            assert not WIRE_ONLY.search(text), text
+    error = shelf.error("collection.run-rules", {"rules": {"rules": [
+        {"field": "rating", "op": "contains", "value": 3}]}})
+    assert error.message == ("rules.rules.0.op: rating takes: is, is not, at least, at most "
+                             "(not “contains”)")
+    for rule, words in (({"field": "added-at", "op": "before", "value": "soon"}, "ISO date"),
+                        ({"field": "rating", "op": "is", "value": 9}, "between 0 and 5"),
+                        ({"field": "untagged", "op": "is", "value": "yes"}, "true or false")):
+        error = shelf.error("collection.run-rules", {"rules": {"rules": [rule]}})
+        assert words in error.message and not WIRE_ONLY.search(
+            error.message.split(": ", 1)[1]), error.message
 
 
 def test_malformed_rule_sets(shelf: Shelf) -> None:

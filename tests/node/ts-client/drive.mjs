@@ -4,6 +4,8 @@
 // PLAN: {sdk: "v1" (@modelcontextprotocol/sdk) | "v2" (@modelcontextprotocol/client),
 //        era: "legacy" | "auto", transport: {kind: "http", url, token} |
 //        {kind: "stdio", command, args, env}, libraryId, calls: [{label, name, arguments}],
+//        prompts: [{label, name, arguments}], completions: [{label, ref, argument, context}],
+//        resources: [{label, uri}] (each optional: the prompts, templates and reads to try),
 //        notify (default true: wait for a library change), notifyTimeoutMs}
 import { readFileSync } from "node:fs";
 
@@ -79,6 +81,59 @@ async function callTool(client, name, args) {
   } catch (error) {
     return thrown(error);
   }
+}
+
+async function guarded(work) {
+  try {
+    return { threw: false, ...(await work()) };
+  } catch (error) {
+    return thrown(error);
+  }
+}
+
+/** Prompts, completions and resources, as a client's slash commands and @-mentions use them. */
+async function promptsAndResources(client) {
+  const report = {};
+  report.promptList = await guarded(async () => ({
+    prompts: (await client.listPrompts()).prompts.map((p) => ({
+      name: p.name, title: p.title ?? null,
+      arguments: (p.arguments ?? []).map((a) => ({ name: a.name, required: Boolean(a.required) })),
+    })),
+  }));
+  report.prompts = {};
+  for (const step of plan.prompts ?? []) {
+    report.prompts[step.label] = await guarded(async () => {
+      const result = await client.getPrompt({ name: step.name, arguments: step.arguments });
+      return {
+        messages: result.messages.map((m) => ({
+          role: m.role, type: m.content.type, text: m.content.text ?? null,
+        })),
+      };
+    });
+  }
+  report.completions = {};
+  for (const step of plan.completions ?? []) {
+    report.completions[step.label] = await guarded(async () => {
+      const params = { ref: step.ref, argument: step.argument };
+      if (step.context) params.context = { arguments: step.context };
+      return { values: (await client.complete(params)).completion.values };
+    });
+  }
+  report.templates = await guarded(async () => ({
+    templates: (await client.listResourceTemplates()).resourceTemplates.map((t) => ({
+      uriTemplate: t.uriTemplate, mimeType: t.mimeType ?? null,
+    })),
+  }));
+  report.resources = {};
+  for (const step of plan.resources ?? []) {
+    report.resources[step.label] = await guarded(async () => ({
+      contents: (await client.readResource({ uri: step.uri })).contents.map((c) => ({
+        uri: c.uri, mimeType: c.mimeType ?? null, text: c.text ?? null,
+        bytes: typeof c.blob === "string" ? Buffer.from(c.blob, "base64").length : null,
+      })),
+    }));
+  }
+  return report;
 }
 
 async function listAllTools(client) {
@@ -166,6 +221,9 @@ async function main() {
     report.tools = await listAllTools(client);  // also what the SDK validates results with
     for (const step of plan.calls) {
       report.calls[step.label] = await callTool(client, step.name, step.arguments);
+    }
+    if (plan.prompts || plan.resources || plan.completions) {
+      Object.assign(report, await promptsAndResources(client));
     }
     if (plan.notify !== false) {
       const modern = report.protocolVersion === MODERN;

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.gui
 def start_mcp(app: App, name: str = "Claude") -> tuple[str, str]:
     status = app.window.services.mcp.start(app.window.services.settings.mcp.port)  # type: ignore[union-attr]
     assert status.running
-    token = app.credentials.create(name, "auto")[1]
+    token = app.credentials.create(name, "auto", "everything")[1]
     return str(status.url), token
 
 

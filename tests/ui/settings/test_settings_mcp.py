@@ -125,6 +125,23 @@ def test_full_access_needs_the_red_confirmation_and_revoke_removes(app: App) -> 
     app.pump(lambda: not page.keys.tree.exists("Claude Desktop"), "the row gone")
 
 
+def test_the_toolset_is_chosen_beside_the_mode(app: App) -> None:
+    app.credentials.create("Cursor", "auto")  # a new credential: the essentials
+    page = open_page(app)
+    app.pump(lambda: page.keys.tree.exists("Cursor"), "the credential row")
+    assert page.keys.tree.set("Cursor", "toolset") == "Essentials"
+    page.keys.tree.selection_set("Cursor")
+    app.settle(0.05)
+    assert page.keys.toolset_button.cget("text") == "Tools: Essentials"
+
+    page.keys.set_toolset("Cursor", "everything")
+    app.pump(lambda: app.credentials.get("Cursor").toolset == "everything",  # type: ignore[union-attr]
+             "everything stored")
+    app.pump(lambda: page.keys.tree.set("Cursor", "toolset") == "Everything", "the column")
+    app.pump(lambda: "told at once" in page.keys.credential_message.cget("text"), "the note")
+    assert app.credentials.get("Cursor").mode == "auto"  # type: ignore[union-attr]
+
+
 def test_tokens_stay_hidden_until_revealed(app: App) -> None:
     _, token = app.credentials.create("Cursor", "auto")
     page = open_page(app)
