@@ -22,6 +22,7 @@ from library.schemas.common import (
     Page,
     TagName,
 )
+from library.schemas.collections import RuleSet
 
 __all__ = [
     "AssetSummary", "Asset", "FileImportIn", "ImportItem", "FileImportOut", "AssetSearchIn",
@@ -30,13 +31,30 @@ __all__ = [
     "AssetDeletePermanentlyIn", "DeleteOut", "TrashListIn", "TrashEmptyIn",
     "AssetThumbnailIn", "AssetThumbnailOut", "AssetPreviewStatusIn", "PreviewStatus",
     "AssetPreviewStatusOut", "SearchSort", "AssetBatchOut", "AssetIds", "RiskReport",
-    "RiskTarget", "AssetUpdateOut",
+    "RiskTarget", "AssetUpdateOut", "PaletteColor", "AssetProblem", "Orientation", "HexColor",
+    "PreviewCounts", "PreviewProgress",
 ]
 
 AssetIds = Annotated[list[AssetId], Field(min_length=1, max_length=1000)]
 SourcePath = Annotated[str, Field(min_length=1, max_length=4096)]
 SearchSort = Literal["added-desc", "added-asc", "name-asc", "name-desc", "rating-desc",
-                     "size-desc", "modified-desc", "collection-order"]
+                     "size-desc", "modified-desc", "collection-order", "taken-desc",
+                     "taken-asc", "color-similarity", "hue"]
+Orientation = Literal["portrait", "landscape", "square", "panoramic"]
+HexColor = Annotated[str, Field(pattern=r"^#?[0-9a-fA-F]{6}$", examples=["#ff8800"],
+                                description="An sRGB colour as #rrggbb.")]
+
+
+class PaletteColor(Model):
+    color: str = Field(description="#rrggbb")
+    ratio: float = Field(ge=0, le=1, description="Share of the picture this colour covers.")
+
+
+class AssetProblem(Model):
+    """Why a file shows no (or only part of its) picture."""
+
+    code: Literal["damaged", "truncated", "too-large"]
+    message: str = Field(description="For people, e.g. 'Damaged file: ...'.")
 
 
 class AssetSummary(Model):
@@ -57,6 +75,8 @@ class AssetSummary(Model):
     trashed: bool = False
     missing: bool = Field(default=False, description="The file is gone from the library "
                           "folder (found by recovery); the record is kept.")
+    problem: AssetProblem | None = Field(default=None, description="The file is damaged, "
+                                         "cut off or too large to show (it stays an asset).")
 
 
 class Asset(AssetSummary):
@@ -75,6 +95,12 @@ class Asset(AssetSummary):
     file_path: str | None = Field(default=None, description="Absolute path of the stored "
                                   "file on this computer, to open or show it. Read it, never "
                                   "change it: the library owns the file.")
+    taken_at: str | None = Field(default=None, description="When the photo was taken (EXIF), "
+                                 "as the camera's local time: 2024-07-01T18:30:05.")
+    camera: str | None = Field(default=None, description="Camera make and model (EXIF).")
+    lens: str | None = Field(default=None, description="Lens model (EXIF).")
+    palette: list[PaletteColor] = Field(default_factory=list, description="Dominant colours, "
+                                        "largest share first (empty until analysed).")
 
 
 class FileImportIn(Model):
@@ -85,8 +111,15 @@ class FileImportIn(Model):
     folder_id: FolderId | None = Field(default=None,
                                        description="Put the new assets in this folder.")
     tags: Annotated[list[TagName], Field(max_length=100)] = Field(
-        default_factory=list, description="Tags to add to every imported asset.")
+        default_factory=list, description="Tags to add to every imported asset (also to "
+        "content the library had already).")
     recursive: bool = True
+    keep_folder_tree: bool = Field(default=True, description="A folder given in sourcePaths "
+                                   "becomes a library folder of the same name (inside folderId "
+                                   "if given), its subfolders become subfolders, and each file "
+                                   "goes into the folder it was in (existing folders of the "
+                                   "same name are reused). false: every file goes straight "
+                                   "into folderId (or no folder).")
 
 
 class ImportItem(Model):
@@ -94,8 +127,18 @@ class ImportItem(Model):
     status: Literal["imported", "duplicate", "failed", "skipped"]
     asset_id: AssetId | None = Field(default=None, description="The new asset, or for a "
                                      "duplicate the asset that already holds this content.")
+    folder_id: FolderId | None = Field(default=None, description="The library folder the "
+                                       "import put it in (for a duplicate: added to).")
+    tags_added: list[str] = Field(default_factory=list, description="Tags this import gave "
+                                  "it (for a duplicate: those it did not carry yet).")
+    warning: str | None = Field(default=None, description="Imported, but with a problem to "
+                                "know about, e.g. a damaged image that shows no preview.")
     error_code: str | None = None
-    error: str | None = None
+    error: str | None = Field(default=None, description="Why it failed or was skipped.")
+    reason: Literal["hidden", "system-file", "link", "library", "cancelled"] | None = Field(
+        default=None, description="Why it was skipped: a hidden file or folder, an operating "
+        "system file (Thumbs.db, desktop.ini), a symbolic link, a Serpent library inside the "
+        "folder, or the import was cancelled.")
 
 
 class FileImportOut(Model):
@@ -103,6 +146,10 @@ class FileImportOut(Model):
     imported: int
     duplicates: int
     failed: int
+    skipped: int = Field(default=0, description="Files of the given folders not imported "
+                         "(hidden, system files; see each item's reason).")
+    folders_created: int = Field(default=0, description="Library folders the import made "
+                                 "to mirror the given folders.")
     cancelled: bool = False
     truncated: bool = False
 
@@ -126,10 +173,38 @@ class AssetSearchIn(Model):
     rating_max: int | None = Field(default=None, ge=0, le=5)
     added_after: datetime | None = None
     added_before: datetime | None = None
+    taken_after: datetime | None = Field(default=None, description="Photos taken at or "
+                                         "after this (the camera's local time).")
+    taken_before: datetime | None = Field(default=None, description="Photos taken before "
+                                          "this (the camera's local time).")
+    camera: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
+        default=None, description="Part of the camera's make and model, any case.")
+    lens: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
+        default=None, description="Part of the lens model, any case.")
+    orientation: list[Orientation] = Field(default_factory=list, description="Any of these "
+                                           "shapes (as displayed): square (sides within 5 %), "
+                                           "panoramic (one side 2x the other or more), "
+                                           "portrait, landscape.")
+    aspect_ratio_min: float | None = Field(default=None, gt=0, le=100, description="Width / "
+                                           "height at least this (1.5 for 3:2).")
+    aspect_ratio_max: float | None = Field(default=None, gt=0, le=100)
+    color: HexColor | None = Field(default=None, description="Only assets with this colour: "
+                                   "some palette colour covering at least colorMinRatio of "
+                                   "the picture within colorTolerance of it (needs analysis).")
+    color_tolerance: float = Field(default=20, ge=1, le=100, description="CIELAB delta E "
+                                   "(CIE76): about 2 is barely visible, 10 a clearly different "
+                                   "shade, 30+ another colour.")
+    color_min_ratio: float = Field(default=0.05, ge=0, le=1, description="How much of the "
+                                   "picture the colour must cover (0-1).")
+    rules: RuleSet | None = Field(default=None, description="Also match these rules (the "
+                                  "same rules and any/all groups smart collections use).")
     trashed: bool = Field(default=False, description="Search the trash instead.")
     sort: SearchSort = Field(default="added-desc", description="collection-order: the "
                              "order of a hand-picked collection's members (needs its "
-                             "collectionId).")
+                             "collectionId); taken-desc/-asc: by date taken (photos without "
+                             "one last); color-similarity: closest to `color` first (needs "
+                             "color); hue: by the hue of the dominant colour, red to violet, "
+                             "then greys dark to light, then assets without a palette.")
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor | None = None
     offset: int | None = Field(default=None, ge=0, description="Jump to a position "
@@ -261,16 +336,42 @@ class AssetThumbnailOut(Model):
     height: int
 
 
-PreviewStatus = Literal["ready", "pending", "failed", "unsupported"]
+PreviewStatus = Literal["ready", "queued", "pending", "failed", "unsupported"]
 
 
 class AssetPreviewStatusIn(Model):
-    asset_ids: Annotated[list[AssetId], Field(min_length=1, max_length=500)]
+    asset_ids: Annotated[list[AssetId], Field(min_length=1, max_length=500)] | None = Field(
+        default=None, description="These assets; omit for counts over the whole library "
+        "(outside the trash) without per-asset items.")
+
+
+class PreviewCounts(Model):
+    ready: int = 0
+    queued: int = 0
+    pending: int = 0
+    failed: int = 0
+    unsupported: int = 0
+
+
+class PreviewProgress(Model):
+    """Previews being made in the background right now (after an import)."""
+
+    task_id: str | None = Field(default=None, description="The previews task (task.get).")
+    done: int
+    total: int
+    workers: int = Field(description="Previews made at the same time (one per core).")
 
 
 class AssetPreviewStatusOut(Model):
-    items: dict[str, PreviewStatus] = Field(description="ready: a thumbnail exists; pending: "
-                                            "asset.thumbnail makes it on request; failed: the "
-                                            "file is missing or damaged; unsupported: not an "
-                                            "image Serpent can show.")
+    items: dict[str, PreviewStatus] = Field(default_factory=dict, description="ready: a "
+                                            "thumbnail exists; queued: being made in the "
+                                            "background now; pending: asset.thumbnail makes "
+                                            "it on request; failed: the file is missing or "
+                                            "damaged; unsupported: not an image Serpent can "
+                                            "show.")
+    counts: PreviewCounts = Field(default_factory=PreviewCounts, description="How many of "
+                                  "the assets asked about (or of the library) are in each "
+                                  "state.")
+    making: PreviewProgress | None = Field(default=None, description="Background preview "
+                                           "work under way, if any.")
     not_found: list[str] = Field(default_factory=list, description="Ids of no asset.")

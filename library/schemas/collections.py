@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Discriminator, Field, Tag
 
 from library.schemas.common import (
     DEFAULT_LIMIT,
@@ -18,33 +18,66 @@ from library.schemas.common import (
 )
 
 __all__ = [
-    "Rule", "RuleSet", "Collection", "CollectionListOut", "CollectionCreateIn",
+    "Rule", "RuleGroup", "RuleSet", "Collection", "CollectionListOut", "CollectionCreateIn",
     "CollectionUpdateIn", "CollectionReorderIn", "CollectionDeleteIn", "CollectionMembersIn",
     "CollectionRunRulesIn", "RuleField", "RuleOp", "CollectionDeleteOut",
 ]
 
 RuleField = Literal["tag", "name", "notes", "ext", "kind", "rating", "width", "height", "size",
-                    "added-at", "folder", "source-url", "untagged"]
+                    "added-at", "folder", "source-url", "untagged", "taken-at", "camera",
+                    "lens", "orientation", "aspect-ratio", "color"]
 RuleOp = Literal["is", "is-not", "contains", "not-contains", "gte", "lte", "before", "after",
-                 "in-last-days"]
+                 "in-last-days", "within"]
+MAX_DEPTH = 4  # a rule set, and groups in it, nested at most this deep
 
 
 class Rule(Model):
-    """One condition of a smart collection. Fields and the operators they take:
-    tag, name, notes, source-url: is, is-not, contains, not-contains (text, any case);
+    """One condition. Fields and the operators they take:
+    tag, name, notes, source-url, camera, lens: is, is-not, contains, not-contains (text,
+    any case; camera is make and model, e.g. "Canon EOS R5");
     ext, kind: is, is-not (one value or a list: any of them);
-    rating, width, height, size: is, is-not, gte, lte (a whole number; size in bytes);
-    added-at: before, after (ISO date, a whole UTC day, or date and time), in-last-days
-    (a number); folder: is, is-not (a folder id); untagged: is, is-not (true or false)."""
+    rating, width, height, size: is, is-not, gte, lte (a whole number; size in bytes; width
+    and height as the picture is displayed, EXIF orientation applied);
+    aspect-ratio: is (within 1 %), is-not, gte, lte (width / height as displayed: a number
+    like 1.5 or "16:9");
+    orientation: is, is-not (portrait, landscape, square, panoramic, or a list: any of
+    them; square: sides within 5 % of each other; panoramic: one side at least twice the
+    other; portrait and landscape: the rest);
+    added-at, taken-at: before, after (ISO date, a whole day: UTC for added-at, the
+    camera's local time for taken-at; or a date and time), in-last-days (a number);
+    folder: is, is-not (a folder id: assets directly in it), within (in it or any of its
+    subfolders); untagged: is, is-not (true or false);
+    color: is, is-not. Value "#rrggbb", or {"color": "#rrggbb", "tolerance": 20,
+    "minRatio": 0.05}: an asset has the colour when some colour of its palette covers at
+    least minRatio of the picture (0-1, default 0.05) and lies within tolerance of it in
+    CIELAB (CIE76 delta E, 1-100, default 20: about 2 is a just-noticeable difference,
+    10 a clearly different shade, 30+ another colour)."""
 
     field: RuleField
     op: RuleOp
-    value: Any = Field(description="A string, number, ISO date or boolean, per field.")
+    value: Any = Field(description="A string, number, ISO date, boolean or colour, per field.")
 
 
-class RuleSet(Model):
+def _rule_or_group(value: Any) -> str:
+    if isinstance(value, dict):
+        return "group" if "rules" in value else "rule"
+    return "group" if isinstance(value, RuleGroup) else "rule"
+
+
+RuleNode = Annotated[Annotated[Rule, Tag("rule")] | Annotated["RuleGroup", Tag("group")],
+                     Discriminator(_rule_or_group)]
+
+
+class RuleGroup(Model):
+    """Rules combined: all of them must match, or any one of them. A group may hold groups
+    (nested at most 4 deep), e.g. tag is sky AND (rating gte 4 OR color is #ff8800)."""
+
     match: Literal["all", "any"] = "all"
-    rules: Annotated[list[Rule], Field(min_length=1, max_length=50)]
+    rules: Annotated[list[RuleNode], Field(min_length=1, max_length=50)]
+
+
+class RuleSet(RuleGroup):
+    """The rules of a smart collection (or of a search): a group of rules and groups."""
 
 
 class Collection(Model):

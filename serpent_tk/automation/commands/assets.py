@@ -29,6 +29,8 @@ from library.schemas import (
     FileImportOut,
     FindDuplicatesIn,
     FindDuplicatesOut,
+    FindSimilarIn,
+    FindSimilarOut,
     TrashEmptyIn,
     TrashListIn,
 )
@@ -41,23 +43,41 @@ COMMANDS: list[CommandSpec] = [
     command(
         "file.import", FileImportIn, FileImportOut, "normal",
         "Copy files or whole folders from this computer into the library (originals stay where "
-        "they are). Identical content already in the library is reported as a duplicate, not "
-        "copied again. Can be undone (undo moves the new assets to the trash).",
-        "one item per source file with status imported/duplicate/failed/skipped and assetId, "
-        "plus imported, duplicates and failed counts.",
+        "they are). A folder keeps its tree: it becomes a library folder of its name (inside "
+        "folderId if given) with its subfolders under it, each file in the folder it was in; "
+        "keepFolderTree false puts every file straight into folderId. Identical content "
+        "already in the library is reported as a duplicate, not copied again, and still gets "
+        "the import's folder and tags (said per item). Hidden and system files of a folder are "
+        "skipped with a reason; a damaged image is imported with a warning. Previews are made "
+        "right away on every core (asset.preview-status shows how far). Can be undone (undo "
+        "moves the new assets to the trash and removes the folders it made).",
+        "one item per source file with status imported/duplicate/failed/skipped, assetId, "
+        "folderId, tagsAdded, warning, reason; imported, duplicates, failed, skipped and "
+        "foldersCreated counts.",
         {"libraryId": LIB, "sourcePaths": ["/home/ana/Downloads/refs"], "tags": ["refs"]},
         lifecycle="imported", imports=True),
     command(
         "asset.search", AssetSearchIn, AssetSearchOut, "read",
-        "Find assets by words, tags, folder, collection, kind, extension, rating or date; every "
-        "given filter must match. Page with cursor/nextCursor.",
-        "items (id, name, kind, size, tags, rating, version...), total, nextCursor, truncated.",
-        {"libraryId": LIB, "text": "sunset", "tags": ["sky"], "ratingMin": 4, "limit": 20}),
+        "Find assets by words, tags, folder, collection, kind, extension, rating, date added, "
+        "date taken, camera, lens, orientation, aspect ratio or colour; every given filter "
+        "must match, and rules adds a tree of any/all groups (the rules smart collections "
+        "use). Colour: color '#rrggbb' finds assets whose palette has a colour covering at "
+        "least colorMinRatio (0-1, default 0.05) of the picture within colorTolerance of it "
+        "(CIELAB delta E, default 20: 2 is barely visible, 10 another shade, 30+ another "
+        "colour); sort color-similarity puts the closest first, sort hue orders by the "
+        "dominant colour. Orientation and sizes are as displayed (EXIF rotation applied). "
+        "Page with cursor/nextCursor.",
+        "items (id, name, kind, size, width, height, tags, rating, version, problem...), "
+        "total, nextCursor, truncated.",
+        {"libraryId": LIB, "text": "sunset", "tags": ["sky"], "ratingMin": 4,
+         "color": "#ff8800", "orientation": ["landscape"], "limit": 20}),
     command(
         "asset.get", AssetGetIn, AssetGetOut, "read",
-        "Get everything about some assets: notes, source URL, format, who added or changed "
-        "them, and their current version (for expectedVersion).",
-        "items (full assets) and notFound ids.",
+        "Get everything about some assets: notes, source URL, format, width and height as "
+        "displayed, date taken, camera, lens, colour palette (colours with the share of the "
+        "picture each covers), a problem (damaged file) if any, who added or changed them, "
+        "and their current version (for expectedVersion).",
+        "items (full assets, palette as [{color, ratio}]) and notFound ids.",
         {"libraryId": LIB, "assetIds": [A1]}),
     command(
         "asset.update", AssetUpdateIn, AssetUpdateOut, "normal",
@@ -95,8 +115,11 @@ COMMANDS: list[CommandSpec] = [
         {"libraryId": LIB, "assetId": A1, "size": 512}),
     command(
         "asset.preview-status", AssetPreviewStatusIn, AssetPreviewStatusOut, "read",
-        "Check whether previews (thumbnails) of assets are ready.",
-        "items: a map of asset id to ready/pending/failed/unsupported.",
+        "Check whether previews (thumbnails) of assets are ready; without assetIds, counts "
+        "over the whole library. After an import previews are made in the background on "
+        "every core: making says how far (taskId for task.get).",
+        "items: a map of asset id to ready/queued/pending/failed/unsupported; counts of "
+        "each; making (done, total) while previews are being made.",
         {"libraryId": LIB, "assetIds": [A1, A2]}),
     command(
         "asset.trash", AssetTrashIn, AssetBatchOut, "recoverable",
@@ -128,11 +151,23 @@ COMMANDS: list[CommandSpec] = [
         {"libraryId": LIB}),
     command(
         "asset.find-duplicates", FindDuplicatesIn, FindDuplicatesOut, "read",
-        "Find groups of visually near-identical images (the same picture resized, re-encoded "
-        "or slightly edited) by perceptual hash distance (maxDistance, default 4). Needs "
-        "analysis: assets not analysed yet are counted in notAnalysed (run analysis.run "
-        "first). Byte-identical files cannot exist in a library (method exact finds none).",
-        "items: groups of assetIds (oldest first) with reason and distance; total, analysed, "
+        "Find groups of visually near-identical images: the same picture resized, re-encoded, "
+        "brightened or cropped by a few percent. Compares perceptual hashes (maxDistance, "
+        "default 10 of 64 bits), mean colour (a red and a blue version are not duplicates) and "
+        "shape. Each group names the one that looks best to keep (largest picture, then "
+        "largest file, then oldest) and lists every member with size and dimensions: trash "
+        "the others with one asset.trash (one undoable step). Needs analysis: assets not "
+        "analysed yet are counted in notAnalysed (run analysis.run first). Byte-identical "
+        "files cannot exist in a library (method exact finds none).",
+        "items: groups with assetIds (oldest first), keep, keepReason, members (assetId, name, "
+        "width, height, size, addedAt, distance, colorDistance), distance; total, analysed, "
         "notAnalysed, note; nextCursor, truncated.",
-        {"libraryId": LIB, "method": "similar", "maxDistance": 4}),
+        {"libraryId": LIB, "method": "similar", "maxDistance": 10}),
+    command(
+        "asset.find-similar", FindSimilarIn, FindSimilarOut, "read",
+        "Find the images that look like one asset (the same test as asset.find-duplicates: "
+        "resized, re-encoded, brightened or slightly cropped copies), closest first.",
+        "items (assetId, name, width, height, size, addedAt, distance, colorDistance), total, "
+        "and a note when the asset cannot be compared yet.",
+        {"libraryId": LIB, "assetId": A1}),
 ]

@@ -45,14 +45,17 @@ COMMANDS: list[CommandSpec] = [
         {"libraryId": LIB}, capabilities=HISTORY),
     command(
         "analysis.run", AnalysisRunIn, AnalysisRunOut, "normal",
-        "Queue analysis of assets in the background: colour palette, perceptual hash (for "
-        "asset.find-duplicates) and a ready preview. Omit assetIds for every asset not "
-        "analysed yet. New imports are analysed automatically.",
+        "Queue analysis of assets in the background: colour palette (for colour search), "
+        "similarity signature (for asset.find-duplicates and asset.find-similar), the facts "
+        "the file holds (size as displayed, date taken, camera, lens, damage) and a ready "
+        "preview. Omit assetIds for every asset not analysed yet. New imports are analysed "
+        "automatically, and so are a library's older assets when a newer Serpent opens it.",
         "task: the queued task; follow it with task.get.",
         {"libraryId": LIB, "assetIds": ["ast_01j9z3k4m5n6p7q8"]}, journaled=False),
     command(
         "task.list", TaskListIn, TaskListOut, "read",
-        "List background tasks (analysis, refreshes) and their progress.",
+        "List background tasks (previews after an import, analysis, refreshes) and their "
+        "progress.",
         "items with id, kind, status, done, total, message; nextCursor, truncated.",
         {"libraryId": LIB, "status": ["running"]}),
     command(
