@@ -173,8 +173,8 @@ def _depths(items: list[sqlite3.Row], *, undoing: bool) -> dict[str, int]:
     depth: dict[str, int] = {}
     for folder_id in parents:
         level, seen, current = 0, {folder_id}, parents[folder_id]
-        while current in parents and current not in seen:
+        while current is not None and current in parents and current not in seen:
+            seen.add(current)
             level, current = level + 1, parents[current]
-            seen.add(current or "")
         depth[folder_id] = level
     return depth
