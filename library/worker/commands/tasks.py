@@ -56,14 +56,10 @@ def get_task(ctx: ReadContext, args: TaskGetIn) -> Task:
 
 @command("task.cancel", TaskCancelIn, mode="read")
 def cancel_task(ctx: ReadContext, args: TaskCancelIn) -> Task:
-    board = board_for(ctx.layout.root)
-    making = previews.task(ctx.layout.root, args.task_id)
+    making = previews.cancel(ctx.layout.root, args.task_id, CANCEL_WAIT_SECONDS)
     if making is not None:
-        if making.status == "running":
-            stopped = board.cancel(args.task_id)
-            if stopped is not None:
-                stopped.wait(CANCEL_WAIT_SECONDS)
-        return previews.task(ctx.layout.root, args.task_id) or making
+        return making
+    board = board_for(ctx.layout.root)
     row = taskrows.load(ctx.conn, args.task_id)
     if row["status"] in taskrows.FINISHED:
         return taskrows.to_task(row)  # nothing left to stop

@@ -36,7 +36,6 @@ from library.schemas import Task
 from library.worker.context import Services
 from library.worker.files.thumbstore import NoThumbnail, store_for
 from library.worker.store.identity import new_id, to_datetime, utc_now
-from library.worker.tasks.taskboard import board_for
 
 log = logging.getLogger("library.worker.previews")
 
@@ -71,12 +70,14 @@ class Run:
     status: str = "running"  # running, done, cancelled
     finished_at: str | None = None
     last_event: float = 0.0
+    cancel_requested: bool = False
+    stopped: threading.Event = field(default_factory=threading.Event)
 
     @property
     def finished(self) -> bool:
         return self.status != "running"
 
-    def task(self, cancel_requested: bool = False) -> Task:
+    def task(self) -> Task:
         made = self.done - self.failed
         message = ("Making previews" if not self.finished else
                    "Cancelled; the previews made stay." if self.status == "cancelled" else
@@ -87,7 +88,7 @@ class Run:
                     started_at=to_datetime(self.created_at),
                     finished_at=to_datetime(self.finished_at) if self.finished_at else None,
                     result={"made": made, "failed": self.failed} if self.finished else None,
-                    cancel_requested=cancel_requested and not self.finished)
+                    cancel_requested=self.cancel_requested and not self.finished)
 
 
 @dataclass(order=True)
@@ -103,7 +104,6 @@ class PreviewPool:
     def __init__(self, services: Services) -> None:
         self.services = services
         self.store = store_for(services.layout)
-        self.board = board_for(services.layout.root)
         self._cond = threading.Condition()
         self._heap: list[_Work] = []
         self._seq = itertools.count()
@@ -161,7 +161,18 @@ class PreviewPool:
         with self._cond:
             run = self.run if self.run is not None and self.run.task_id == task_id \
                 else self._ended.get(task_id)
-            return None if run is None else run.task(self.board.cancel_requested(task_id))
+            return None if run is None else run.task()
+
+    def cancel(self, task_id: str, wait: float) -> Task | None:
+        """Stop making the previews of this task (those made stay); waits up to `wait`
+        seconds for it to stop. None: not a task of this pool."""
+        with self._cond:
+            run = self.run if self.run is not None and self.run.task_id == task_id else None
+            if run is not None and not run.finished:
+                run.cancel_requested = True
+        if run is not None:
+            run.stopped.wait(wait)
+        return self.task(task_id)
 
     def previews(self, jobs: list[Job]) -> None:
         """Make these previews in the background, as the current run's (or a new) task."""
@@ -171,7 +182,6 @@ class PreviewPool:
             run = self.run if self.run is not None and not self.run.finished else None
             if run is None:
                 run = self.run = Run(new_id("tsk"), utc_now())
-                self.board.started(run.task_id, 0, len(jobs), "Making previews")
             run.total += len(jobs)
         for job in jobs:
             self.submit(lambda job=job, run=run: self._make(job, run), IMPORTED, job.asset_id)
@@ -215,7 +225,7 @@ class PreviewPool:
     def _make(self, job: Job, run: Run) -> None:
         layout = self.services.layout
         ok = True
-        if not self.board.cancel_requested(run.task_id):
+        if not run.cancel_requested:
             try:
                 self.store.get(layout.file_for(job.sha256, job.ext), job.sha256, job.ext,
                                PREVIEW_SIZE, job.width, job.height)
@@ -229,15 +239,14 @@ class PreviewPool:
             run.failed += 0 if ok else 1
             ended = run.done >= run.total and not run.finished
             if ended:
-                run.status = "cancelled" if self.board.cancel_requested(run.task_id) \
-                    else "done"
+                run.status = "cancelled" if run.cancel_requested else "done"
                 run.finished_at = utc_now()
                 self._ended[run.task_id] = run
                 while len(self._ended) > KEEP_ENDED:
                     del self._ended[next(iter(self._ended))]
             self._cond.notify_all()
         if ended:
-            self.board.finished(run.task_id, run.status)
+            run.stopped.set()
         self._report(run, force=ended)
 
     def _report(self, run: Run, *, force: bool = False) -> None:
@@ -247,7 +256,6 @@ class PreviewPool:
             if not force and now - run.last_event < EVENT_EVERY and done < total:
                 return
             run.last_event = now
-        self.board.progress(run.task_id, done, total, "Making previews")
         self.services.emit("task.progress", {"command": COMMAND, "taskId": run.task_id,
                                              "done": done, "total": total,
                                              "message": "Making previews"}, None)
@@ -286,9 +294,15 @@ def after_import(services: Services, jobs: list[Job]) -> None:
 
 
 def task(root: Path, task_id: str) -> Task | None:
-    """A previews task `task.get` and `task.cancel` may ask about (None: not one of ours)."""
+    """A previews task `task.get` may ask about (None: not one of ours)."""
     pool = running_pool(root)
     return None if pool is None else pool.task(task_id)
+
+
+def cancel(root: Path, task_id: str, wait: float) -> Task | None:
+    """`task.cancel` of a previews task (None: not one of ours)."""
+    pool = running_pool(root)
+    return None if pool is None else pool.cancel(task_id, wait)
 
 
 def stop(services: Services) -> None:

@@ -99,8 +99,8 @@ class Mirror:
         folder_id = moved.get(source)
         if folder_id is None:
             return  # never mirrored: the scan makes it
-        if target in self.folders:  # the target is mirrored already: keep that one
-            return
+        for old in [d for d in self.folders if d == target or d.startswith(target + "/")]:
+            self._fold_into(self.folders.pop(old), moved.get(source + old[len(target):]))
         parent = self.folder_for(dir_of(target))
         name = _free_name(conn, parent, folderrows.disk_name(posixpath.basename(target)),
                           folder_id)
@@ -112,6 +112,21 @@ class Mirror:
             conn.execute("INSERT OR REPLACE INTO linked_dirs (linked_folder_id, relative_dir, "
                          "folder_id) VALUES (?, ?, ?)", (self.linked_id, new, moved_id))
             self.folders[new] = moved_id
+
+    def _fold_into(self, newer: str, kept: str | None) -> None:
+        """A sync that ran while the disk folder moved mirrored its new place already: the
+        folder that was there before (`kept`) stays, what went into the newer one joins it."""
+        conn = self.conn
+        conn.execute("DELETE FROM linked_dirs WHERE linked_folder_id = ? AND folder_id = ?",
+                     (self.linked_id, newer))
+        if kept is None or kept == newer:
+            return
+        conn.execute("INSERT OR IGNORE INTO asset_folders (asset_id, folder_id) SELECT "
+                     "asset_id, ? FROM asset_folders WHERE folder_id = ?", (kept, newer))
+        conn.execute("DELETE FROM asset_folders WHERE folder_id = ?", (newer,))
+        if not conn.execute("SELECT 1 FROM folders WHERE parent_id = ?", (newer,)).fetchone():
+            conn.execute("DELETE FROM folders WHERE id = ?", (newer,))
+        self.touched.update((newer, kept))
 
     def _move_file(self, source: str, target: str) -> list[str]:
         row = self.conn.execute("SELECT asset_id FROM linked_files WHERE linked_folder_id = ? "
