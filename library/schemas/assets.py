@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import AnyHttpUrl, Field, model_validator
 
+from library.schemas.collections import RuleSet
 from library.schemas.common import (
     DEFAULT_LIMIT,
     Actor,
@@ -22,7 +23,6 @@ from library.schemas.common import (
     Page,
     TagName,
 )
-from library.schemas.collections import RuleSet
 
 __all__ = [
     "AssetSummary", "Asset", "FileImportIn", "ImportItem", "FileImportOut", "AssetSearchIn",

@@ -233,10 +233,8 @@ def _facts_changed(tx: WriteTx, row: sqlite3.Row, result: Analysis) -> bool:
     if facts is not None and facts.width is not None:
         values.update(width=facts.width, height=facts.height, taken_at=facts.taken_at,
                       camera=facts.camera, lens=facts.lens)
-    if result.status == "done":
-        values["problem"] = result.problem
-    elif result.problem is not None:
-        values["problem"] = result.problem
+    if result.status == "done" or result.problem is not None:
+        values["problem"] = result.problem  # done: what it is now; failed: why, when known
     columns = ("width", "height", "taken_at", "camera", "lens", "problem")
     if all(values[c] == row[c] for c in columns):
         return False

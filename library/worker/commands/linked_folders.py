@@ -7,9 +7,10 @@ kept in step: the watcher (`linkwatch`) queues a sync when files appear or chang
 `refresh` syncs at once (see `linksync` for what a sync does; a disk folder that is gone
 answers PATH_NOT_FOUND with the linked folder's id, and the folder shows as `missing`).
 Disk subfolders are mirrored as library folders under the linked folder's, renamed and moved
-along with the disk (`linkmirror`, `linkwatch`). `list` runs on a reader thread; the commands that sync run on the writer thread as `task`s (cancellable, with
-progress); none of them is an undo step (the assets they import are ordinary assets: trash
-them to undo). Files on disk are never changed or deleted by Serpent.
+along with the disk (`linkmirror`, `linkwatch`). `list` runs on a reader thread; the
+commands that sync run on the writer thread as `task`s (cancellable, with progress); none
+of them is an undo step (the assets they import are ordinary assets: trash them to undo).
+Files on disk are never changed or deleted by Serpent.
 """
 
 from __future__ import annotations

@@ -272,10 +272,7 @@ def _date_sql(field: str, op: str, value: Any, now: datetime) -> tuple[str, list
         return f"{column} >= ?", [from_datetime(now - timedelta(days=value))]
     if len(value) == 10:  # a whole day
         start = datetime.fromisoformat(value)
-        if op == "before":
-            bound = start
-        else:
-            bound = start + timedelta(days=1)
+        bound = start if op == "before" else start + timedelta(days=1)
         text = bound.date().isoformat() if local else from_datetime(bound.replace(tzinfo=UTC))
         return f"{column} {'<' if op == 'before' else '>='} ?", [text]
     moment = value if local else from_datetime(datetime.fromisoformat(value))

@@ -54,8 +54,8 @@ COMMANDS: list[CommandSpec] = [
         {"libraryId": LIB, "assetIds": ["ast_01j9z3k4m5n6p7q8"]}, journaled=False),
     command(
         "task.list", TaskListIn, TaskListOut, "read",
-        "List background tasks (previews after an import, analysis, refreshes) and their "
-        "progress.",
+        "List background tasks (analysis, refreshes, exports) and their progress. The "
+        "previews an import makes show in asset.preview-status (making) instead.",
         "items with id, kind, status, done, total, message; nextCursor, truncated.",
         {"libraryId": LIB, "status": ["running"]}),
     command(
