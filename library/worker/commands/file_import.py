@@ -8,8 +8,9 @@ batches: each batch is one transaction, committed only after its files are durab
 crash or a cancel leaves committed assets whole and nothing half-written (an uncommitted
 file is an orphan that recovery reports). Making a batch durable (one `syncfs` on Linux)
 runs on a helper thread while the next batch is copied, so the disk flush overlaps the
-copying; each committed batch goes to the preview pool at once (`files.previews`), so
-previews are made on every core while the import goes on.
+copying. Each image goes to the preview pool (`files.previews`) as soon as it is stored, so
+previews are made on every core while the import goes on (a preview is a derived file of
+the content: one made for a file whose batch never commits is only an unused thumbnail).
 
 A given folder becomes a library folder of its name with its subfolders under it (inside
 `folderId`; folders of the same name are reused), unless `keepFolderTree` is false. Content
@@ -145,6 +146,9 @@ class _ImportRun:
         if facts.problem is not None:
             item.warning = assetrows.PROBLEMS[facts.problem]
         self.in_run[staged.sha256] = item.asset_id or ""
+        if media.kind_of(ext) == "image":  # its preview is made now, from the stored file
+            previews.after_import(self.ctx.services, [previews.Job(
+                item.asset_id or "", staged.sha256, ext, facts.width, facts.height)])
         self._add(Pending(item, candidate, new=True, staged=staged, ext=ext, facts=facts))
 
     def _add(self, pending: Pending) -> None:
@@ -203,10 +207,6 @@ class _ImportRun:
             tx.summary = f"Imported {imported} file{'s' if imported != 1 else ''}"
         self.history_entry = tx.history_entry
         self.items.extend(p.item for p in batch)
-        previews.after_import(self.ctx.services, [
-            previews.Job(p.item.asset_id or "", p.staged.sha256, p.ext, p.facts.width,
-                         p.facts.height) for p in new if p.staged is not None
-            and media.kind_of(p.ext) == "image"])
 
     def _file_and_tag(self, tx: WriteTx, batch: list[Pending], new_ids: set[str | None]
                       ) -> list[str]:
