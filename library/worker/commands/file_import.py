@@ -69,6 +69,15 @@ def import_files(ctx: TaskContext, args: FileImportIn) -> FileImportOut:
     items: list[ImportItem] = []
     candidates = expand(args, ctx.layout.root, items)
     run = _ImportRun(ctx, args, items)
+    with previews.importing(ctx.services):  # its previews are one task until it ends
+        _copy_all(ctx, run, candidates, items)
+    ctx.progress(run.done, len(candidates), "cancelled" if run.cancelled else "done",
+                 force=True)
+    return run.result()
+
+
+def _copy_all(ctx: TaskContext, run: _ImportRun, candidates: list[Candidate],
+              items: list[ImportItem]) -> None:
     try:
         for index, candidate in enumerate(candidates):
             if ctx.cancelled():
@@ -82,9 +91,6 @@ def import_files(ctx: TaskContext, args: FileImportIn) -> FileImportOut:
             ctx.progress(index + 1, len(candidates), candidate.path.name)
     finally:
         run.finish()  # whatever was copied completely is recorded, also after an error
-    ctx.progress(run.done, len(candidates), "cancelled" if run.cancelled else "done",
-                 force=True)
-    return run.result()
 
 
 class _ImportRun:

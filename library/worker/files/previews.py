@@ -110,7 +110,7 @@ class PreviewPool:
         self._interactive = 0
         self._paused_since: float | None = None
         self._queued: dict[str, int] = {}  # asset id -> previews queued or being made
-        self._busy = 0
+        self._importing = 0  # imports under way: their run stays open until they end
         self._stopping = False
         self.run: Run | None = None
         self._ended: dict[str, Run] = {}  # the last runs that ended, for task.get
@@ -174,18 +174,53 @@ class PreviewPool:
             run.stopped.wait(wait)
         return self.task(task_id)
 
+    @contextlib.contextmanager
+    def importing(self) -> Iterator[None]:
+        """An import is under way: its previews are one task, which does not end when the
+        pool catches up with the copying, only once the import is over and all are made."""
+        with self._cond:
+            self._importing += 1
+            if self.run is not None and self.run.finished:
+                self.run = None  # a new import: a task cancelled before is over
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._importing -= 1
+                run = self.run
+                ended = run is not None and self._end_if_done(run)
+            if ended and run is not None:
+                run.stopped.set()
+                self._report(run, force=True)
+
+    def _end_if_done(self, run: Run) -> bool:
+        """(Under the lock.) End the run when everything asked is made and no import may
+        add more; True if it ended now."""
+        if run.finished or run.done < run.total or (self._importing and
+                                                    not run.cancel_requested):
+            return False
+        run.status = "cancelled" if run.cancel_requested else "done"
+        run.finished_at = utc_now()
+        self._ended[run.task_id] = run
+        while len(self._ended) > KEEP_ENDED:
+            del self._ended[next(iter(self._ended))]
+        return True
+
     def previews(self, jobs: list[Job]) -> None:
         """Make these previews in the background, as the current run's (or a new) task."""
         if not jobs:
             return
         with self._cond:
+            if self.run is not None and self.run.status == "cancelled" and self._importing:
+                return  # cancelled during this import: the rest are made when asked for
             run = self.run if self.run is not None and not self.run.finished else None
+            started = run is None
             if run is None:
                 run = self.run = Run(new_id("tsk"), utc_now())
             run.total += len(jobs)
         for job in jobs:
             self.submit(lambda job=job, run=run: self._make(job, run), IMPORTED, job.asset_id)
-        self._report(run, force=True)
+        self._report(run, force=started)  # a new task shows at once; later ones throttled
 
     # -- working ---------------------------------------------------------------------------
     def _work(self) -> None:
@@ -198,7 +233,6 @@ class PreviewPool:
                 if not self._heap or self._held():
                     continue
                 item = heapq.heappop(self._heap)
-                self._busy += 1
             try:
                 if item.future.set_running_or_notify_cancel():
                     try:
@@ -207,7 +241,6 @@ class PreviewPool:
                         item.future.set_exception(error)
             finally:
                 with self._cond:
-                    self._busy -= 1
                     if item.asset_id is not None:
                         left = self._queued.get(item.asset_id, 1) - 1
                         if left:
@@ -237,13 +270,7 @@ class PreviewPool:
         with self._cond:
             run.done += 1
             run.failed += 0 if ok else 1
-            ended = run.done >= run.total and not run.finished
-            if ended:
-                run.status = "cancelled" if run.cancel_requested else "done"
-                run.finished_at = utc_now()
-                self._ended[run.task_id] = run
-                while len(self._ended) > KEEP_ENDED:
-                    del self._ended[next(iter(self._ended))]
+            ended = self._end_if_done(run)
             self._cond.notify_all()
         if ended:
             run.stopped.set()
@@ -291,6 +318,11 @@ def running_pool(root: Path) -> PreviewPool | None:
 
 def after_import(services: Services, jobs: list[Job]) -> None:
     pool_for(services).previews(jobs)
+
+
+def importing(services: Services) -> contextlib.AbstractContextManager[None]:
+    """Hold the previews task open while an import runs (see `PreviewPool.importing`)."""
+    return pool_for(services).importing()
 
 
 def task(root: Path, task_id: str) -> Task | None:

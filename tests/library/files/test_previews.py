@@ -35,6 +35,7 @@ def test_an_imports_previews_are_made_in_the_background(host, library_id, source
                                 "unsupported": 1}
     made = [e for e in events.of(TaskProgress) if e.command == "previews"]
     assert made and made[-1].done == made[-1].total == 20 and made[-1].task_id
+    assert {e.task_id for e in made} == {made[-1].task_id}  # one task for the whole import
     task = call(host, library_id, "task.get", {"taskId": made[-1].task_id})
     assert (task["kind"], task["status"], task["result"]) == ("previews", "done",
                                                              {"made": 20, "failed": 0})
@@ -45,31 +46,39 @@ def test_an_imports_previews_are_made_in_the_background(host, library_id, source
     assert len(paths) == 20
 
 
-def test_what_the_window_shows_is_made_before_the_queue(host, library_id, sources):
+def test_what_the_window_shows_is_made_before_the_queue(host, library, sources):
+    library_id, root = library["libraryId"], Path(library["path"])
     paths = slow_pictures(sources, 40)
     result = call(host, library_id, "file.import", {"sourcePaths": [str(p) for p in paths]})
-    last = result["items"][-1]["assetId"]  # queued last
-    shown = call(host, library_id, "asset.thumbnail", {"assetId": last, "size": 256})
-    assert (shown["width"], shown["height"]) == (256, 192)
-    after = call(host, library_id, "asset.preview-status", {})
-    assert after["making"] is not None and after["counts"]["queued"] > 0, after
     previews_made(host, library_id)
+    for made in (root / "thumbs").rglob("*.jpg"):
+        made.unlink()  # as if the size cap had evicted them: analysis makes them again
+    task = call(host, library_id, "analysis.run", {"force": True})["task"]  # a long queue
+    wait_until(lambda: call(host, library_id, "task.get", {"taskId": task["id"]})["done"],
+               "the analysis to be under way")
+    last = max(i["assetId"] for i in result["items"])  # analysed last (id order)
+    shown = call(host, library_id, "asset.thumbnail", {"assetId": last, "size": 512})
+    assert (shown["width"], shown["height"]) == (512, 384)
+    now = call(host, library_id, "task.get", {"taskId": task["id"]})
+    assert now["status"] == "running" and now["done"] < now["total"], now  # it jumped ahead
+    wait_until(lambda: call(host, library_id, "task.get", {"taskId": task["id"]})[
+        "status"] == "done", "the analysis")
 
 
-def test_the_previews_task_can_be_cancelled(host, library_id, sources):
-    paths = slow_pictures(sources, 40)
-    call(host, library_id, "file.import", {"sourcePaths": [str(p) for p in paths]})
-    making = call(host, library_id, "asset.preview-status", {})["making"]
-    assert making is not None and making["workers"] >= 2
-    cancelled = call(host, library_id, "task.cancel", {"taskId": making["taskId"]})
+def test_the_previews_task_can_be_cancelled(host, library_id, sources, events):
+    paths = slow_pictures(sources, 80)
+    importing = host.call(library_id, "file.import", {"sourcePaths": [str(p) for p in paths]})
+    first = events.wait_for(lambda e: isinstance(e, TaskProgress) and e.command == "previews")
+    cancelled = call(host, library_id, "task.cancel", {"taskId": first.task_id})
     assert cancelled["status"] == "cancelled" and cancelled["kind"] == "previews"
+    assert importing.result(60)["imported"] == 80  # the import itself goes on
     status = previews_made(host, library_id)
-    assert status["counts"]["ready"] < 40 and status["counts"]["pending"] > 0
-    ended = call(host, library_id, "task.get", {"taskId": making["taskId"]})
-    assert ended["status"] == "cancelled" and ended["result"]["made"] < 40
+    assert status["counts"]["ready"] < 80 and status["counts"]["pending"] > 0
+    ended = call(host, library_id, "task.get", {"taskId": first.task_id})
+    assert ended["status"] == "cancelled" and ended["result"]["made"] < 80
     pending = [a for a, s in call(host, library_id, "asset.preview-status", {"assetIds": [
-        i["id"] for i in call(host, library_id, "asset.search", {"limit": 40})["items"]]})[
+        i["id"] for i in call(host, library_id, "asset.search", {"limit": 80})["items"]]})[
         "items"].items() if s == "pending"]
     call(host, library_id, "asset.thumbnail", {"assetId": pending[0]})  # still on request
-    assert wait_until(lambda: call(host, library_id, "asset.preview-status", {
-        "assetIds": [pending[0]]})["items"][pending[0]] == "ready", "the preview")
+    assert call(host, library_id, "asset.preview-status", {"assetIds": [pending[0]]})[
+        "items"][pending[0]] == "ready"
