@@ -28,11 +28,61 @@ RuleField = Literal["tag", "name", "notes", "ext", "kind", "rating", "width", "h
                     "lens", "orientation", "aspect-ratio", "color"]
 RuleOp = Literal["is", "is-not", "contains", "not-contains", "gte", "lte", "before", "after",
                  "in-last-days", "within"]
-MAX_DEPTH = 4  # a rule set, and groups in it, nested at most this deep
+MAX_DEPTH = 4  # a rule set, and groups in it, nested at most this deep (RuleGroup2..4)
 
 
 class Rule(Model):
-    """One condition. Fields and the operators they take:
+    """One condition: field, op and value (the fields and their operators: see the rule
+    set)."""
+
+    field: RuleField
+    op: RuleOp
+    value: Any = Field(description="A string, number, ISO date, boolean or colour, per field.")
+
+
+def _rule_or_group(value: Any) -> str:
+    if isinstance(value, dict):
+        return "group" if "rules" in value else "rule"
+    return "group" if isinstance(value, RuleGroup) else "rule"
+
+
+class RuleGroup(Model):
+    """Rules combined: all of them must match, or any one of them. A group may hold groups,
+    nested at most 4 deep (the rule set itself is the first level), e.g. tag is sky AND
+    (rating gte 4 OR color is #ff8800). Each level is its own model, so the JSON schema has
+    no recursive reference (every MCP client can read it)."""
+
+    match: Literal["all", "any"] = "all"
+    rules: list[Any]
+
+
+class RuleGroup4(RuleGroup):
+    """A group at the fourth level: it holds rules only."""
+
+    rules: Annotated[list[Rule], Field(min_length=1, max_length=50)]
+
+
+class RuleGroup3(RuleGroup):
+    """A group at the third level: rules, and groups of rules."""
+
+    rules: Annotated[list[Annotated[Annotated[Rule, Tag("rule")]
+                                    | Annotated[RuleGroup4, Tag("group")],
+                                    Discriminator(_rule_or_group)]],
+                     Field(min_length=1, max_length=50)]
+
+
+class RuleGroup2(RuleGroup):
+    """A group at the second level: rules, and groups of them (two more levels)."""
+
+    rules: Annotated[list[Annotated[Annotated[Rule, Tag("rule")]
+                                    | Annotated[RuleGroup3, Tag("group")],
+                                    Discriminator(_rule_or_group)]],
+                     Field(min_length=1, max_length=50)]
+
+
+class RuleSet(RuleGroup):
+    """The rules of a smart collection (or of a search): rules and any/all groups (nested
+    at most 4 deep). Fields and the operators they take:
     tag, name, notes, source-url, camera, lens: is, is-not, contains, not-contains (text,
     any case; camera is make and model, e.g. "Canon EOS R5");
     ext, kind: is, is-not (one value or a list: any of them);
@@ -53,31 +103,10 @@ class Rule(Model):
     CIELAB (CIE76 delta E, 1-100, default 20: about 2 is a just-noticeable difference,
     10 a clearly different shade, 30+ another colour)."""
 
-    field: RuleField
-    op: RuleOp
-    value: Any = Field(description="A string, number, ISO date, boolean or colour, per field.")
-
-
-def _rule_or_group(value: Any) -> str:
-    if isinstance(value, dict):
-        return "group" if "rules" in value else "rule"
-    return "group" if isinstance(value, RuleGroup) else "rule"
-
-
-RuleNode = Annotated[Annotated[Rule, Tag("rule")] | Annotated["RuleGroup", Tag("group")],
-                     Discriminator(_rule_or_group)]
-
-
-class RuleGroup(Model):
-    """Rules combined: all of them must match, or any one of them. A group may hold groups
-    (nested at most 4 deep), e.g. tag is sky AND (rating gte 4 OR color is #ff8800)."""
-
-    match: Literal["all", "any"] = "all"
-    rules: Annotated[list[RuleNode], Field(min_length=1, max_length=50)]
-
-
-class RuleSet(RuleGroup):
-    """The rules of a smart collection (or of a search): a group of rules and groups."""
+    rules: Annotated[list[Annotated[Annotated[Rule, Tag("rule")]
+                                    | Annotated[RuleGroup2, Tag("group")],
+                                    Discriminator(_rule_or_group)]],
+                     Field(min_length=1, max_length=50)]
 
 
 class Collection(Model):

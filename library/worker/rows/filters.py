@@ -81,7 +81,7 @@ def _check_group(group: RuleGroup, conn: sqlite3.Connection | None, where: str, 
             raise LibraryError(INVALID_ARGUMENT, f"{path}: at most {MAX_RULES} rules in all",
                                field=path)
         canonical.append(check_rule(node, conn, path))
-    return RuleGroup(match=group.match, rules=canonical)
+    return type(group)(match=group.match, rules=canonical)  # the same level of the tree
 
 
 def check_rule(rule: Rule, conn: sqlite3.Connection | None, path: str) -> Rule:
