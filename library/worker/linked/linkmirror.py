@@ -156,6 +156,8 @@ class Mirror:
         `disk_dirs`: the subfolders on disk (None: unknown, nothing made or removed).
         Returns the assets whose folders changed."""
         conn = self.conn
+        if disk_dirs is not None:
+            self._follow_vanished(disk_dirs)
         for relative_dir in sorted(disk_dirs or ()):
             self.folder_for(relative_dir)
         expected: set[tuple[str, str]] = set()
@@ -183,6 +185,34 @@ class Mirror:
         changed = sorted({a for a, _f in adding | dropping})
         assetrows.mark_modified(conn, changed, self.tx.now, self.tx.actor_json)
         return changed
+
+    def _follow_vanished(self, disk_dirs: set[str]) -> None:
+        """A mirrored subfolder gone from disk whose files all turned up in one other
+        subfolder was moved or renamed (the watcher did not say so, or a sync saw it first):
+        its library folder follows, instead of a new one being made and the old one
+        removed."""
+        conn = self.conn
+        for gone in sorted((d for d in self.folders if d not in disk_dirs), key=len):
+            folder_id = self.folders.get(gone)
+            if folder_id is None:
+                continue  # it moved along with a parent already
+            members = {r[0] for r in conn.execute(
+                "SELECT asset_id FROM asset_folders WHERE folder_id = ?", (folder_id,))}
+            if not members:
+                continue
+            homes = {dir_of(r[0]) for part in chunks(sorted(members)) for r in conn.execute(
+                f"SELECT relative_path FROM linked_files WHERE linked_folder_id = ? AND "
+                f"asset_id IN ({marks(len(part))})", (self.linked_id, *part))}
+            homes = {h for h in homes if h and h in disk_dirs and h != gone}
+            if len(homes) != 1:
+                continue
+            [target] = homes
+            there = self.folders.get(target)
+            if there is not None and not {r[0] for r in conn.execute(
+                    "SELECT asset_id FROM asset_folders WHERE folder_id = ?",
+                    (there,))} <= members:
+                continue  # the target holds other things: not simply this folder, moved
+            self._move_dir(gone, target)
 
     def _prune(self, disk_dirs: set[str]) -> None:
         conn = self.conn

@@ -76,6 +76,21 @@ def test_subfolders_are_mirrored_and_follow_the_disk(host, library_id, tmp_path)
     assert call(host, library_id, "trash.list")["total"] == 0
 
 
+def test_a_refresh_without_the_watcher_sees_a_subfolder_moved(host, library_id, tmp_path):
+    root = shoot(tmp_path)
+    linked = call(host, library_id, "linked-folder.create", {
+        "path": str(root), "rules": {"autoImport": False}})  # nobody watches: refresh only
+    made = folders(host, library_id)
+    os.rename(root / "skies", root / "faces" / "clouds")  # renamed and moved at once
+    out = call(host, library_id, "linked-folder.refresh", {"linkedFolderId": linked["id"]})
+    assert (out["added"], out["updated"]) == (2, 0)  # found again by content: no new assets
+    now = folders(host, library_id)
+    assert now["Shoot/faces/clouds"]["id"] == made["Shoot/skies"]["id"]  # the same folder
+    assert "Shoot/skies" not in now
+    assert names_in(host, library_id, made["Shoot/skies"]["id"]) == {"sky-004", "sky-005"}
+    assert call(host, library_id, "asset.search")["total"] == 5
+
+
 def test_a_vanished_folder_is_missing_at_once_and_comes_back(host, library_id, tmp_path):
     root = shoot(tmp_path)
     linked = call(host, library_id, "linked-folder.create", {"path": str(root)})
