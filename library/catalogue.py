@@ -65,6 +65,8 @@ from library.schemas import (
     FileImportOut,
     FindDuplicatesIn,
     FindDuplicatesOut,
+    FindSimilarIn,
+    FindSimilarOut,
     Folder,
     FolderCreateIn,
     FolderDeleteEmptyIn,
@@ -158,6 +160,7 @@ CATALOGUE: Mapping[str, WorkerCommand] = _index([
     _C("asset.thumbnail", AssetThumbnailIn, AssetThumbnailOut, "derive"),
     _C("asset.preview-status", AssetPreviewStatusIn, AssetPreviewStatusOut, "read"),
     _C("asset.find-duplicates", FindDuplicatesIn, FindDuplicatesOut, "read"),
+    _C("asset.find-similar", FindSimilarIn, FindSimilarOut, "read"),
     # trash
     _C("asset.trash", AssetTrashIn, AssetBatchOut, "write"),
     _C("asset.restore", AssetRestoreIn, AssetBatchOut, "write"),

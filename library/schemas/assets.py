@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import AnyHttpUrl, Field, model_validator
 
+from library.schemas.collections import RulesLikeCreate
 from library.schemas.common import (
     ASSET_ID,
     DEFAULT_LIMIT,
@@ -32,7 +33,8 @@ __all__ = [
     "AssetThumbnailIn", "AssetThumbnailOut", "AssetPreviewStatusIn", "PreviewStatus",
     "AssetPreviewStatusOut", "SearchSort", "AssetBatchOut", "AssetIds", "RiskReport",
     "RiskTarget", "AssetUpdateOut", "UpdateItem", "SheetCell", "MAX_SHEET", "MAX_BATCH_EDIT",
-    "RenameItem", "AssetRenameBatchIn",
+    "RenameItem", "AssetRenameBatchIn", "PaletteColor", "AssetProblem", "Orientation",
+    "HexColor", "PreviewCounts", "PreviewProgress",
 ]
 
 MAX_BATCH_EDIT = 500  # assets one asset.update or tagsByAsset changes at once
@@ -41,7 +43,23 @@ AssetIds = Annotated[list[AssetId], Field(min_length=1, max_length=1000,
                                           description="The assets (ast_ ids).")]
 SourcePath = Annotated[str, Field(min_length=1, max_length=4096)]
 SearchSort = Literal["added-desc", "added-asc", "name-asc", "name-desc", "rating-desc",
-                     "size-desc", "modified-desc", "collection-order"]
+                     "size-desc", "modified-desc", "collection-order", "taken-desc",
+                     "taken-asc", "color-similarity", "hue"]
+Orientation = Literal["portrait", "landscape", "square", "panoramic"]
+HexColor = Annotated[str, Field(pattern=r"^#?[0-9a-fA-F]{6}$", examples=["#ff8800"],
+                                description="An sRGB colour as #rrggbb.")]
+
+
+class PaletteColor(Model):
+    color: str = Field(description="#rrggbb")
+    ratio: float = Field(ge=0, le=1, description="Share of the picture this colour covers.")
+
+
+class AssetProblem(Model):
+    """Why a file shows no (or only part of its) picture."""
+
+    code: Literal["damaged", "truncated", "too-large"]
+    message: str = Field(description="For people, e.g. 'Damaged file: ...'.")
 
 
 class AssetSummary(Model):
@@ -62,6 +80,8 @@ class AssetSummary(Model):
     trashed: bool = False
     missing: bool = Field(default=False, description="The file is gone from the library "
                           "folder (found by recovery); the record is kept.")
+    problem: AssetProblem | None = Field(default=None, description="The file is damaged, "
+                                         "cut off or too large to show (it stays an asset).")
 
 
 class Asset(AssetSummary):
@@ -80,6 +100,12 @@ class Asset(AssetSummary):
     file_path: str | None = Field(default=None, description="Absolute path of the stored "
                                   "file on this computer, to open or show it. Read it, never "
                                   "change it: the library owns the file.")
+    taken_at: str | None = Field(default=None, description="When the photo was taken (EXIF), "
+                                 "as the camera's local time: 2024-07-01T18:30:05.")
+    camera: str | None = Field(default=None, description="Camera make and model (EXIF).")
+    lens: str | None = Field(default=None, description="Lens model (EXIF).")
+    palette: list[PaletteColor] = Field(default_factory=list, description="Dominant colours, "
+                                        "largest share first (empty until analysed).")
 
 
 class FileImportIn(Model):
@@ -90,8 +116,12 @@ class FileImportIn(Model):
     folder_id: FolderId | None = Field(default=None,
                                        description="Put the new assets in this folder.")
     tags: Annotated[list[TagName], Field(max_length=100)] = Field(
-        default_factory=list, description="Tags to add to every imported asset.")
+        default_factory=list, description="Tags to add to every imported asset (also to "
+        "content already there).")
     recursive: bool = Field(default=True, description="Folders: also their subfolders.")
+    keep_folder_tree: bool = Field(default=True, description="A folder becomes a library "
+                                   "folder (inside folderId), its subfolders subfolders; "
+                                   "false: every file straight into folderId.")
 
 
 class ImportItem(Model):
@@ -99,8 +129,19 @@ class ImportItem(Model):
     status: Literal["imported", "duplicate", "failed", "skipped"]
     asset_id: AssetId | None = Field(default=None, description="The new asset, or for a "
                                      "duplicate the asset that already holds this content.")
+    folder_id: FolderId | None = Field(default=None, description="The library folder the "
+                                       "import put it in (for a duplicate: added to).")
+    tags_added: list[str] = Field(default_factory=list, description="Tags this import gave "
+                                  "it (for a duplicate: those it did not carry yet).")
+    warning: str | None = Field(default=None, description="Imported, but with a problem to "
+                                "know about, e.g. a damaged image that shows no preview.")
     error_code: str | None = None
-    error: str | None = None
+    error: str | None = Field(default=None, description="Why it failed or was skipped.")
+    reason: Literal["hidden", "system-file", "link", "library", "private", "cancelled"] | None \
+        = Field(default=None, description="Why it was skipped: a hidden file or folder, an "
+                "operating system file (Thumbs.db, desktop.ini), a symbolic link, a Serpent "
+                "library inside the folder, Serpent's own settings folder, or the import was "
+                "cancelled.")
 
 
 class FileImportOut(Model):
@@ -108,6 +149,10 @@ class FileImportOut(Model):
     imported: int
     duplicates: int
     failed: int
+    skipped: int = Field(default=0, description="Files of the given folders not imported "
+                         "(hidden, system files; see each item's reason).")
+    folders_created: int = Field(default=0, description="Library folders the import made "
+                                 "to mirror the given folders.")
     cancelled: bool = False
     truncated: bool = False
 
@@ -132,9 +177,32 @@ class AssetSearchIn(Model):
     rating_max: int | None = Field(default=None, ge=0, le=5, description="At most.")
     added_after: datetime | None = Field(default=None, description="Added after (ISO).")
     added_before: datetime | None = Field(default=None, description="Added before (ISO).")
+    taken_after: datetime | None = Field(default=None, description="Photos taken at or "
+                                         "after (camera's local time).")
+    taken_before: datetime | None = Field(default=None, description="Photos taken before.")
+    camera: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
+        default=None, description="Part of the camera make/model.")
+    lens: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
+        default=None, description="Part of the lens model.")
+    orientation: list[Orientation] = Field(default_factory=list, description="Any of these "
+                                           "shapes as displayed (square: within 5 %; "
+                                           "panoramic: 2:1 or more).")
+    aspect_ratio_min: float | None = Field(default=None, gt=0, le=100, description="Width / "
+                                           "height at least (1.5 for 3:2).")
+    aspect_ratio_max: float | None = Field(default=None, gt=0, le=100,
+                                           description="Width / height at most.")
+    color: HexColor | None = Field(default=None, description="A palette colour covering "
+                                   "colorMinRatio within colorTolerance of this.")
+    color_tolerance: float = Field(default=20, ge=1, le=100, description="CIELAB delta E: "
+                                   "2 barely visible, 10 another shade, 30+ another colour.")
+    color_min_ratio: float = Field(default=0.05, ge=0, le=1, description="Share of the "
+                                   "picture (0-1).")
+    rules: RulesLikeCreate = Field(default=None, description="Also match these smart-"
+                                  "collection rules.")
     trashed: bool = Field(default=False, description="Search the trash instead.")
     sort: SearchSort = Field(default="added-desc", description="collection-order needs "
-                             "collectionId.")
+                             "collectionId; color-similarity needs color; hue: red to violet, "
+                             "then greys.")
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor | None = None
     offset: int | None = Field(default=None, ge=0, description="Skip this many instead of "
@@ -373,17 +441,41 @@ class AssetThumbnailOut(Model):
                                    "by number.")
 
 
-PreviewStatus = Literal["ready", "pending", "failed", "unsupported"]
+PreviewStatus = Literal["ready", "queued", "pending", "failed", "unsupported"]
 
 
 class AssetPreviewStatusIn(Model):
-    asset_ids: Annotated[list[AssetId], Field(min_length=1, max_length=500)] = Field(
-        description="Up to 500 assets.")
+    asset_ids: Annotated[list[AssetId], Field(min_length=1, max_length=500)] | None = Field(
+        default=None, description="Omit for counts over the whole library.")
+
+
+class PreviewCounts(Model):
+    ready: int = 0
+    queued: int = 0
+    pending: int = 0
+    failed: int = 0
+    unsupported: int = 0
+
+
+class PreviewProgress(Model):
+    """Previews being made in the background right now (after an import)."""
+
+    task_id: str | None = Field(default=None, description="The previews task (task.get).")
+    done: int
+    total: int
+    workers: int = Field(description="Previews made at the same time (one per core).")
 
 
 class AssetPreviewStatusOut(Model):
-    items: dict[str, PreviewStatus] = Field(description="ready: a thumbnail exists; pending: "
-                                            "asset.thumbnail makes it on request; failed: the "
-                                            "file is missing or damaged; unsupported: not an "
-                                            "image Serpent can show.")
+    items: dict[str, PreviewStatus] = Field(default_factory=dict, description="ready: a "
+                                            "thumbnail exists; queued: being made in the "
+                                            "background now; pending: asset.thumbnail makes "
+                                            "it on request; failed: the file is missing or "
+                                            "damaged; unsupported: not an image Serpent can "
+                                            "show.")
+    counts: PreviewCounts = Field(default_factory=PreviewCounts, description="How many of "
+                                  "the assets asked about (or of the library) are in each "
+                                  "state.")
+    making: PreviewProgress | None = Field(default=None, description="Background preview "
+                                           "work under way, if any.")
     not_found: list[str] = Field(default_factory=list, description="Ids of no asset.")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import Field, WithJsonSchema
+from pydantic import Discriminator, Field, Tag, WithJsonSchema
 
 from library.schemas.common import (
     DEFAULT_LIMIT,
@@ -18,36 +18,118 @@ from library.schemas.common import (
 )
 
 __all__ = [
-    "Rule", "RuleSet", "Collection", "CollectionListOut", "CollectionCreateIn",
+    "Rule", "RuleGroup", "RuleSet", "Collection", "CollectionListOut", "CollectionCreateIn",
     "CollectionUpdateIn", "CollectionReorderIn", "CollectionDeleteIn", "CollectionMembersIn",
-    "CollectionRunRulesIn", "RuleField", "RuleOp", "CollectionDeleteOut",
+    "CollectionRunRulesIn", "RuleField", "RuleOp", "CollectionDeleteOut", "Rules",
+    "RulesLikeCreate", "RULES_SCHEMA",
 ]
 
 RuleField = Literal["tag", "name", "notes", "ext", "kind", "rating", "width", "height", "size",
-                    "added-at", "folder", "source-url", "untagged"]
+                    "added-at", "folder", "source-url", "untagged", "taken-at", "camera",
+                    "lens", "orientation", "aspect-ratio", "color"]
 RuleOp = Literal["is", "is-not", "contains", "not-contains", "gte", "lte", "before", "after",
-                 "in-last-days"]
+                 "in-last-days", "within"]
+MAX_DEPTH = 4  # a rule set, and groups in it, nested at most this deep (RuleGroup2..4)
 
 
 class Rule(Model):
-    """One condition. Ops by field: tag, name, notes, source-url: is, is-not, contains,
-    not-contains; ext, kind: is, is-not (a value or a list); rating, width, height, size
-    (bytes): is, is-not, gte, lte; added-at: before, after (ISO date), in-last-days; folder:
-    is, is-not (folder id); untagged: is, is-not (true/false)."""
+    """One condition: field, op and value (the fields and their operators: see the rule
+    set)."""
 
     field: RuleField = Field(description="What to test.")
-    op: RuleOp = Field(description="How; which ops a field takes: see the rule.")
-    value: Any = Field(description="A string, number, ISO date or boolean, per field.")
+    op: RuleOp = Field(description="How; which ops a field takes: see the rule set.")
+    value: Any = Field(description="A string, number, ISO date, boolean or colour, per field.")
 
 
-class RuleSet(Model):
-    """Smart rules: which assets belong."""
-
-    match: Literal["all", "any"] = Field(default="all", description="all rules, or any.")
-    rules: Annotated[list[Rule], Field(min_length=1, max_length=50)] = Field(
-        description="The conditions.")
+def _rule_or_group(value: Any) -> str:
+    if isinstance(value, dict):
+        return "group" if "rules" in value else "rule"
+    return "group" if isinstance(value, RuleGroup) else "rule"
 
 
+class RuleGroup(Model):
+    """Rules combined: all of them must match, or any one of them. A group may hold groups,
+    nested at most 4 deep (the rule set itself is the first level), e.g. tag is sky AND
+    (rating gte 4 OR color is #ff8800). Each level is its own model, so the JSON schema has
+    no recursive reference (every MCP client can read it)."""
+
+    match: Literal["all", "any"] = "all"
+    rules: list[Any]
+
+
+class RuleGroup4(RuleGroup):
+    """A group at the fourth level: it holds rules only."""
+
+    rules: Annotated[list[Rule], Field(min_length=1, max_length=50)]
+
+
+class RuleGroup3(RuleGroup):
+    """A group at the third level: rules, and groups of rules."""
+
+    rules: Annotated[list[Annotated[Annotated[Rule, Tag("rule")]
+                                    | Annotated[RuleGroup4, Tag("group")],
+                                    Discriminator(_rule_or_group)]],
+                     Field(min_length=1, max_length=50)]
+
+
+class RuleGroup2(RuleGroup):
+    """A group at the second level: rules, and groups of them (two more levels)."""
+
+    rules: Annotated[list[Annotated[Annotated[Rule, Tag("rule")]
+                                    | Annotated[RuleGroup3, Tag("group")],
+                                    Discriminator(_rule_or_group)]],
+                     Field(min_length=1, max_length=50)]
+
+
+class RuleSet(RuleGroup):
+    """The rules of a smart collection (or of a search): rules and any/all groups (nested
+    at most 4 deep). Fields and the operators they take:
+    tag, name, notes, source-url, camera, lens: is, is-not, contains, not-contains (text,
+    any case; camera is make and model, e.g. "Canon EOS R5");
+    ext, kind: is, is-not (one value or a list: any of them);
+    rating, width, height, size: is, is-not, gte, lte (a whole number; size in bytes; width
+    and height as the picture is displayed, EXIF orientation applied);
+    aspect-ratio: is (within 1 %), is-not, gte, lte (width / height as displayed: a number
+    like 1.5 or "16:9");
+    orientation: is, is-not (portrait, landscape, square, panoramic, or a list: any of
+    them; square: sides within 5 % of each other; panoramic: one side at least twice the
+    other; portrait and landscape: the rest);
+    added-at, taken-at: before, after (ISO date, a whole day: UTC for added-at, the
+    camera's local time for taken-at; or a date and time), in-last-days (a number);
+    folder: is, is-not (a folder id: assets directly in it), within (in it or any of its
+    subfolders); untagged: is, is-not (true or false);
+    color: is, is-not. Value "#rrggbb", or {"color": "#rrggbb", "tolerance": 20,
+    "minRatio": 0.05}: an asset has the colour when some colour of its palette covers at
+    least minRatio of the picture (0-1, default 0.05) and lies within tolerance of it in
+    CIELAB (CIE76 delta E, 1-100, default 20: about 2 is a just-noticeable difference,
+    10 a clearly different shade, 30+ another colour)."""
+
+    rules: Annotated[list[Annotated[Annotated[Rule, Tag("rule")]
+                                    | Annotated[RuleGroup2, Tag("group")],
+                                    Discriminator(_rule_or_group)]],
+                     Field(min_length=1, max_length=50)]
+
+
+# What a tool advertises for rules: pydantic's schema of the four levels inlines `Rule` at
+# each of them (about 6 KB per tool), while a model reads the fields and operators once in the
+# description. Validation still uses RuleSet, and this schema accepts everything it does.
+_MATCH = {"enum": ["all", "any"], "default": "all", "description": "all rules, or any."}
+_RULE_OR_GROUP = {
+    "type": "object",
+    "description": "A rule {field, op, value}, or a group {match, rules} (nested at most 4 "
+                   "deep).",
+    "properties": {"field": {"enum": list(get_args(RuleField))},
+                   "op": {"enum": list(get_args(RuleOp))},
+                   "value": {}, "match": _MATCH, "rules": {"type": "array"}},
+}
+RULES_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": (RuleSet.__doc__ or "").replace("\n    ", " ").strip(),
+    "properties": {"match": _MATCH,
+                   "rules": {"type": "array", "items": _RULE_OR_GROUP}},
+    "required": ["rules"],
+}
+Rules = Annotated[RuleSet, WithJsonSchema(RULES_SCHEMA)]
 # Where the rules' full schema was shown already (collection.create), a pointer to it: each
 # tool's schema costs an agent's context on every turn. Validation still uses RuleSet.
 RulesLikeCreate = Annotated[RuleSet | None, WithJsonSchema({
@@ -72,7 +154,7 @@ class CollectionCreateIn(Model):
     """A normal collection (no rules) or a smart one (with rules)."""
 
     name: EntityName = Field(description="Its name (unique).")
-    rules: RuleSet | None = Field(default=None, description="Smart: rules pick the assets.")
+    rules: Rules | None = Field(default=None, description="Smart: rules pick the assets.")
 
 
 class CollectionUpdateIn(Model):

@@ -12,7 +12,7 @@ from library.schemas.common import DEFAULT_LIMIT, AssetId, Cursor, Limit, Model,
 __all__ = [
     "TaskId", "TaskStatus", "Task", "TaskListIn", "TaskListOut", "TaskGetIn", "TaskCancelIn",
     "AnalysisRunIn", "AnalysisRunOut", "FindDuplicatesIn", "DuplicateGroup",
-    "FindDuplicatesOut",
+    "FindDuplicatesOut", "DuplicateMember", "FindSimilarIn", "FindSimilarOut",
 ]
 
 TaskId = Annotated[str, Field(pattern=r"^tsk_[0-9a-z]{8,40}$",
@@ -70,7 +70,7 @@ class AnalysisRunOut(Model):
 
 
 class FindDuplicatesIn(Model):
-    """Group visually near-identical images (`similar`, by perceptual hash distance).
+    """Group visually near-identical images (`similar`: perceptual hashes, colour and shape).
 
     `exact` (byte-identical files) always finds nothing: a library stores each content once
     and an import of the same file reports it as a duplicate instead.
@@ -78,17 +78,40 @@ class FindDuplicatesIn(Model):
 
     method: Literal["exact", "similar"] = Field(default="similar", description="exact "
                                                 "never finds any.")
-    max_distance: int = Field(default=4, ge=0, le=16, description="0: the same picture "
-                              "re-encoded, 4: small edits, 8+: loosely similar.")
+    max_distance: int = Field(default=10, ge=0, le=16, description="0-2: the same picture "
+                              "resized or re-encoded, 10: also cropped a few %, 16: loosely "
+                              "similar; colour and shape must match too.")
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor | None = None
+
+
+class DuplicateMember(Model):
+    """One image of a duplicate group (or a similar image), with what choosing needs."""
+
+    asset_id: AssetId
+    name: str
+    ext: str
+    width: int | None = None
+    height: int | None = None
+    size: int = Field(description="File size in bytes.")
+    added_at: datetime
+    distance: int = Field(description="Perceptual hash distance to the compared image (the "
+                          "group's suggested keeper, or find-similar's asset): 0 = alike.")
+    color_distance: float = Field(description="Delta E between the mean colours (CIELAB).")
 
 
 class DuplicateGroup(Model):
     asset_ids: list[AssetId] = Field(description="Oldest first (probably the original).")
     reason: Literal["same-content", "similar-image"]
     distance: int = Field(default=0, description="Largest hash distance of a member to the "
-                          "first asset.")
+                          "suggested keeper.")
+    keep: AssetId | None = Field(default=None, description="The one that looks best to keep: "
+                                 "the largest picture, then the largest file (least "
+                                 "compressed), then the oldest. Trash the others with "
+                                 "asset.trash (one undoable step).")
+    keep_reason: str | None = None
+    members: list[DuplicateMember] = Field(default_factory=list, description="Every member, "
+                                           "the suggested keeper first.")
 
 
 class FindDuplicatesOut(Page):
@@ -98,3 +121,20 @@ class FindDuplicatesOut(Page):
     not_analysed: int = Field(default=0, description="Assets not analysed yet: they cannot be "
                               "compared until analysis.run has looked at them.")
     note: str | None = None
+
+
+class FindSimilarIn(Model):
+    """The images that look like one asset (the same test as asset.find-duplicates)."""
+
+    asset_id: AssetId
+    max_distance: int = Field(default=10, ge=0, le=16, description="As in "
+                              "asset.find-duplicates.")
+    limit: Limit = DEFAULT_LIMIT
+
+
+class FindSimilarOut(Model):
+    asset_id: AssetId
+    items: list[DuplicateMember] = Field(description="Closest first.")
+    total: int = Field(description="How many similar images there are in all.")
+    note: str | None = Field(default=None, description="Why nothing could be compared (the "
+                             "asset is not an analysed image yet), when so.")

@@ -18,11 +18,17 @@ Map of the package (each room's `__init__` says what it holds):
   through `.staging/`), `layout` (paths), `lock`, `identity` (ids, timestamps), `archive`
   (export/unpack).
 - `rows/`: rows shared by commands: `assetrows`, `folderrows`, `entitystate` (undoable
-  state per entity kind, for history) with `tagstate` and `collectionstate`, `rules` (smart
-  collections to SQL), `textindex` (the FTS5 trigram index free text is searched through).
-- `files/`: what a stored file holds: `media` (kinds, Pillow header probe), `imageformats`,
-  `thumbstore` (thumbnails; `store_for` is the one store per library) + `thumbcap` (their
-  size cap), `analyser` with `phash` and `palette`.
+  state per entity kind, for history) with `tagstate` and `collectionstate`, `filters` (the
+  one query builder: a tree of rules and any/all groups to SQL, for smart collections and
+  search) with `rulefields` (each field's check and SQL) and `searchtree` (a search's filters
+  as a tree), `tagfold` (Unicode case folding of tag names), `textindex` (the FTS5 trigram
+  index free text is searched through).
+- `files/`: what a stored file holds: `media` (kinds, Pillow header probe) with `exif`,
+  `imageformats`, `thumbstore` (thumbnails; `store_for` is the one store per library) +
+  `thumbcap` (their size cap), `previews` (the pool that makes them on every core),
+  `analyser` with `palette`, `colours` (CIELAB) and `similarity` (duplicates), `sources`
+  (what an import takes from disk).
 - `tasks/`: `taskboard` (live progress, cancel flags), `taskrows`, `taskrunner` (the
-  background thread). `linked/`: linked disk folders (`linkrules`, `linksync`, `linkwatch`).
+  background thread). `linked/`: linked disk folders (`linkrules`, `linksync`, `linkmirror`
+  (subfolders as library folders), `linkwatch`).
 """

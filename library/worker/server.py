@@ -14,6 +14,7 @@ naming the field, sqlite and OS errors through `database.translate*`, anything e
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import secrets
 import sqlite3
@@ -54,7 +55,7 @@ from library.worker.store.transaction import WriteTx, stored_result
 
 log = logging.getLogger("library.worker")
 READER_THREADS = 2
-DERIVE_THREADS = 2
+DERIVE_THREADS = max(2, os.cpu_count() or 2)  # the window's thumbnails: one per core
 VANISHED_POLL_SECONDS = 2.0
 _STOP = object()
 
@@ -107,7 +108,7 @@ class WorkerServer:
                 self._derives.put(_STOP)
             for thread in readers:
                 thread.join(5)
-            for stop in stoppers:
+            for stop in reversed(stoppers):  # the last started stops first
                 stop()
         return self._clean
 

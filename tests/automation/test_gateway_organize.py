@@ -1,15 +1,26 @@
 """Organizing commands through the gateway, as an agent and a read-only client see them:
-thumbnails and preview status. Results are checked against the registry's output models
-(`strict_outputs`); the worker side is tested in depth in tests/library."""
+thumbnails and preview status; a folder tree imported, colour search, the palette,
+duplicates with the one to keep, "similar to this asset", trashing the others in one step.
+Results are checked against the registry's output models (`strict_outputs`); the worker
+side is tested in depth in tests/library."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from serpent_tk.automation.gateway import Gateway
-from tests.automation.conftest import CLAUDE, READER, call, code, import_images, ok
+from tests.automation.conftest import (
+    CLAUDE,
+    READER,
+    analysis_tasks,
+    call,
+    code,
+    import_images,
+    ok,
+)
+from tests.library.pictures import wait_until
 
 
 def test_thumbnail_and_preview_status(gateway: Gateway, library: str, tmp_path: Path) -> None:
@@ -25,7 +36,8 @@ def test_thumbnail_and_preview_status(gateway: Gateway, library: str, tmp_path: 
         assert image.size == (shown["width"], shown["height"]) == (16, 12)
     status = ok(gateway, "asset.preview-status", {"libraryId": library, "assetIds": [asset]},
                 CLAUDE)
-    assert status == {"items": {asset: "ready"}, "notFound": []}
+    assert (status["items"], status["notFound"]) == ({asset: "ready"}, [])
+    assert status["counts"]["ready"] == 1
     text = tmp_path / "readme.txt"
     text.write_text("words")
     [doc] = [i["assetId"] for i in ok(gateway, "file.import", {
@@ -136,3 +148,61 @@ def test_collections(gateway: Gateway, library: str, tmp_path: Path) -> None:
     ok(gateway, "history.undo", {"libraryId": library})
     listed = ok(gateway, "collection.list", {"libraryId": library}, READER)
     assert [c["assetCount"] for c in listed["items"]] == [2, 1]
+
+
+def paint(folder: Path) -> None:
+    (folder / "warm").mkdir(parents=True)
+    (folder / "cold").mkdir()
+    picture = Image.new("RGB", (320, 240), (230, 90, 20))
+    draw = ImageDraw.Draw(picture)
+    draw.ellipse([40, 40, 200, 200], fill=(250, 220, 40))
+    draw.rectangle([210, 20, 300, 220], fill=(120, 20, 10))
+    picture.save(folder / "warm" / "sunset.png")
+    picture.resize((160, 120)).save(folder / "warm" / "sunset small.jpg", quality=85)
+    Image.new("RGB", (300, 200), (20, 60, 220)).save(folder / "cold" / "sea.png")
+
+
+def test_an_agent_imports_finds_colours_and_cleans_up_duplicates(gateway: Gateway,
+                                                                 library: str,
+                                                                 tmp_path: Path) -> None:
+    source = tmp_path / "Refs"
+    paint(source)
+    before = analysis_tasks(gateway, library)
+    imported = ok(gateway, "file.import", {"libraryId": library,
+                                           "sourcePaths": [str(source)]}, CLAUDE)
+    assert imported["imported"] == 3 and imported["foldersCreated"] == 3
+    names = {Path(i["sourcePath"]).stem: i["assetId"] for i in imported["items"]}
+    wait_until(lambda: analysis_tasks(gateway, library, finished=True) > before,
+               "the analysis queued after the import")
+    tree = {f["name"]: f for f in ok(gateway, "folder.list", {"libraryId": library},
+                                     READER)["items"]}
+    assert tree["warm"]["parentId"] == tree["Refs"]["id"] and tree["warm"]["assetCount"] == 2
+
+    blue = ok(gateway, "asset.search", {"libraryId": library, "color": "#1438dc"}, READER)
+    assert [a["id"] for a in blue["items"]] == [names["sea"]]
+    got = ok(gateway, "asset.get", {"libraryId": library, "assetIds": [names["sunset"]]},
+             READER)["items"][0]
+    assert got["palette"] and abs(sum(c["ratio"] for c in got["palette"]) - 1) < 0.05
+    ordered = ok(gateway, "asset.search", {"libraryId": library, "sort": "color-similarity",
+                                           "color": "#e65a14", "colorTolerance": 100},
+                 READER)
+    assert ordered["items"][0]["id"] in (names["sunset"], names["sunset small"])
+
+    similar = ok(gateway, "asset.find-similar", {"libraryId": library,
+                                                 "assetId": names["sunset"]}, READER)
+    assert [m["assetId"] for m in similar["items"]] == [names["sunset small"]]
+    found = ok(gateway, "serpent_asset_find_duplicates", {"libraryId": library}, READER)
+    [group] = found["items"]
+    assert group["keep"] == names["sunset"] and group["members"][0]["width"] == 320
+    others = [m["assetId"] for m in group["members"][1:]]
+    ok(gateway, "asset.trash", {"libraryId": library, "assetIds": others}, CLAUDE)
+    assert ok(gateway, "asset.find-duplicates", {"libraryId": library}, READER)["total"] == 0
+    ok(gateway, "history.undo", {"libraryId": library})
+    assert ok(gateway, "asset.find-duplicates", {"libraryId": library}, READER)["total"] == 1
+
+    previews = ok(gateway, "asset.preview-status", {"libraryId": library}, READER)
+    assert previews["counts"]["ready"] == 3 and previews["items"] == {}
+    missing = call(gateway, "asset.find-similar", {"libraryId": library,
+                                                   "assetId": "ast_0000000000zzzzzzzzzzzz"},
+                   READER)
+    assert code(missing) == "NOT_FOUND"

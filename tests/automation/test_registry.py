@@ -47,6 +47,7 @@ CATALOGUE = {
     "history.list", "history.undo", "history.redo",
     # analysis and tasks
     "analysis.run", "task.list", "task.get", "task.cancel", "asset.find-duplicates",
+    "asset.find-similar",  # an additive extension: "similar to this asset" (issue 12)
 }
 GLOBAL = {"library.list-recent", "library.list-open", "library.open", "library.create",
           "library.import-exported", "ui.notify"}

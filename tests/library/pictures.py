@@ -57,6 +57,15 @@ def wait_until(check: Callable[[], Any], what: str, timeout: float = TIMEOUT) ->
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def previews_made(host: Any, library_id: str) -> dict[str, Any]:
+    """Wait until the previews made after imports are done (nothing queued or being made)."""
+    from tests.library.factories import call
+
+    return wait_until(lambda: (lambda status: status if status["making"] is None
+                               and status["counts"]["queued"] == 0 else None)(
+        call(host, library_id, "asset.preview-status", {})), "the previews")
+
+
 class Blocker:
     """A FIFO in place of a file: whoever opens it for reading waits until `release()`;
     from then on every read of it gets `data`, until `stop()`. Makes "the task is busy

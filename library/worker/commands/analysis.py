@@ -2,10 +2,16 @@
 
 Runs in the worker process. `analysis.run` is a quick write: it records a queued task
 (given assets, or every asset not analysed yet) and wakes the task runner; the job then
-works through the assets in id order on the runner's thread (see `taskrunner`), recording
-results in batches together with the task's progress and checkpoint (the last asset done),
-so a restarted worker resumes after the checkpoint. Results (perceptual hash, palette) go
-to `asset_analysis`; `asset.find-duplicates` compares the hashes.
+works through the assets in id order (see `taskrunner`): the image work runs on the preview
+pool's threads, every core, after the previews of imports (`files.previews`), and the
+runner thread records results in batches, in id order, together with the task's progress
+and checkpoint (the last asset done), so a restarted worker resumes after the checkpoint.
+Results go to `asset_analysis` (similarity signature: `asset.find-duplicates`,
+`asset.find-similar`) and `asset_colors` (the palette in CIELAB: colour search); the facts
+read from the file (size as displayed, date taken, camera, lens, problem) are written to
+the asset when they differ (no new version: they state what the file is). When the worker
+starts, assets analysed by an older analysis (`ANALYSER`) are queued once, so their results
+are redone by themselves.
 """
 
 from __future__ import annotations
@@ -13,11 +19,18 @@ from __future__ import annotations
 import bisect
 import json
 import sqlite3
+import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import CancelledError, Future
+from typing import Any
 
 from library.errors import NOT_FOUND, LibraryError
+from library.protocol import CallMeta
 from library.schemas import AnalysisRunIn, AnalysisRunOut
-from library.worker.commands import handles
+from library.worker.commands import background, handles
+from library.worker.context import Services
+from library.worker.files import previews
 from library.worker.files.analyser import ANALYSER, Analysis, analyse
 from library.worker.rows import assetrows
 from library.worker.store.transaction import WriteTx
@@ -92,6 +105,7 @@ def analysis_job(ctx: JobContext) -> None:
     force = bool(ctx.params.get("force"))
     explicit = ctx.params.get("assetIds")
     counts = ctx.result  # analysed / unsupported / failed so far (kept across a resume)
+    pool = previews.pool_for(ctx.services)
     results: list[Analysis] = []
     started = time.monotonic()
     while not ctx.should_stop():
@@ -100,13 +114,23 @@ def analysis_job(ctx: JobContext) -> None:
         if not batch:
             break
         rows = _rows(ctx, batch)
+        work: dict[str, Future[Analysis]] = {}
         for asset_id in batch:
-            if ctx.should_stop():
-                break
             row = rows.get(asset_id)  # None: deleted since the task was queued
             if row is not None and (force or row["analyser"] is None
                                     or row["analyser"] < ANALYSER):
-                result = analyse(ctx.services.layout, row)
+                work[asset_id] = pool.submit(
+                    lambda row=row: analyse(ctx.services.layout, row), previews.ANALYSIS)
+        for asset_id in batch:
+            if ctx.should_stop():
+                for pending in work.values():
+                    pending.cancel()
+                break
+            if asset_id in work:
+                try:
+                    result = work[asset_id].result()
+                except CancelledError:  # the pool stopped: the library is closing
+                    break
                 results.append(result)
                 key = "analysed" if result.status == "done" else result.status
                 counts[key] = counts.get(key, 0) + 1
@@ -123,6 +147,27 @@ def analysis_job(ctx: JobContext) -> None:
     else:
         _record(ctx, results, outcome="done",
                 message=f"Analysed {ctx.done} asset{'s' if ctx.done != 1 else ''}.")
+
+
+@background
+def catch_up(services: Services, stopping: threading.Event) -> Callable[[], None]:
+    """At start, queue the assets analysed by an older Serpent's analysis (`ANALYSER`), so
+    their results are redone (migration 6 queued every asset of older libraries already)."""
+    conn = services.writer
+    outdated = conn.execute(
+        "SELECT count(*) FROM assets a JOIN asset_analysis x ON x.asset_id = a.id "
+        "WHERE a.trashed = 0 AND x.analyser < ?", (ANALYSER,)).fetchone()[0]
+    queued = conn.execute("SELECT 1 FROM tasks WHERE kind = ? AND status IN ('queued', "
+                          "'running')", (KIND,)).fetchone()
+    if outdated and not queued:
+        with services.write_lock, WriteTx(services, "analysis.run", CallMeta(
+                source="system", label="Serpent"), journal=False) as tx:
+            task_id = taskrows.create(tx.conn, KIND, params={"force": False, "all": True},
+                                      total=outdated, actor_json=tx.actor_json, now=tx.now)
+            tx.touch("task", [task_id])
+            tx.summary = f"Queued analysis of {outdated} asset(s) not analysed by this Serpent"
+        board_for(services.layout.root).wake.set()
+    return lambda: None
 
 
 def _next_given(ids: list[str], after: str | None) -> list[str]:
@@ -149,14 +194,51 @@ def _record(ctx: JobContext, results: list[Analysis], *, outcome: Outcome | None
     """One transaction: the batch's results (minus assets deleted meanwhile) and progress."""
     def write(tx: WriteTx) -> None:
         ids = [x.asset_id for x in results]
-        existing = {r[0] for part in assetrows.chunks(ids) for r in tx.conn.execute(
-            f"SELECT id FROM assets WHERE id IN ({assetrows.marks(len(part))})", part)}
+        existing = {r[0]: r for part in assetrows.chunks(ids) for r in tx.conn.execute(
+            f"SELECT id, width, height, taken_at, camera, lens, problem FROM assets "
+            f"WHERE id IN ({assetrows.marks(len(part))})", part)}
         kept = [x for x in results if x.asset_id in existing]
         tx.conn.executemany(
             "INSERT OR REPLACE INTO asset_analysis (asset_id, status, phash, palette, "
-            "analyser, analysed_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [(x.asset_id, x.status, x.phash, json.dumps(x.palette) if x.palette else None,
-              ANALYSER, tx.now) for x in kept])
+            "analyser, analysed_at, phash_centre, mean_l, mean_a, mean_b, detail) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(x.asset_id, x.status, x.phash, json.dumps(_plain(x.palette)) if x.palette
+              else None, ANALYSER, tx.now, x.phash_centre,
+              *(x.lab if x.lab is not None else (None, None, None)), x.detail)
+             for x in kept])
+        tx.conn.executemany("DELETE FROM asset_colors WHERE asset_id = ?",
+                            [(x.asset_id,) for x in kept])
+        tx.conn.executemany(
+            "INSERT INTO asset_colors (asset_id, position, color, ratio, l, a, b, hue) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(x.asset_id, n, c["color"], c["ratio"], *c["lab"], c["hue"])
+             for x in kept for n, c in enumerate(x.palette)])
+        changed = [x.asset_id for x in kept if _facts_changed(tx, existing[x.asset_id], x)]
+        assetrows.refresh_search_text(tx.conn, changed)
         if kept:
             tx.touch("analysis", [x.asset_id for x in kept])
+        if changed:
+            tx.touch("asset", changed)
     ctx.commit(write, message=message, outcome=outcome)
+
+
+def _plain(palette: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"color": c["color"], "ratio": c["ratio"]} for c in palette]
+
+
+def _facts_changed(tx: WriteTx, row: sqlite3.Row, result: Analysis) -> bool:
+    """Write what the file says about itself when the asset says otherwise."""
+    facts = result.facts
+    values = dict(row)
+    if facts is not None and facts.width is not None:
+        values.update(width=facts.width, height=facts.height, taken_at=facts.taken_at,
+                      camera=facts.camera, lens=facts.lens)
+    if result.status == "done" or result.problem is not None:
+        values["problem"] = result.problem  # done: what it is now; failed: why, when known
+    columns = ("width", "height", "taken_at", "camera", "lens", "problem")
+    if all(values[c] == row[c] for c in columns):
+        return False
+    tx.conn.execute("UPDATE assets SET width = ?, height = ?, taken_at = ?, camera = ?, "
+                    "lens = ?, problem = ? WHERE id = ?",
+                    (*(values[c] for c in columns), row["id"]))
+    return True

@@ -22,13 +22,12 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from library.errors import INVALID_ARGUMENT, NOT_FOUND, LibraryError
+from library.errors import INVALID_ARGUMENT, LibraryError
 from library.schemas import AssetGetIn, AssetGetOut, AssetSearchIn
 from library.worker.commands import handles
 from library.worker.context import ReadContext
-from library.worker.rows import assetrows, rules, textindex
-from library.worker.rows.assetrows import SUMMARY_COLUMNS, marks
-from library.worker.store.identity import from_datetime
+from library.worker.rows import assetrows, filters, searchtree, textindex
+from library.worker.rows.assetrows import SUMMARY_COLUMNS
 
 # sort name -> (SQL expression, direction)
 SORTS: dict[str, tuple[str, str]] = {
@@ -87,7 +86,7 @@ def get(ctx: ReadContext, args: AssetGetIn) -> AssetGetOut:
 
 
 def search_page(conn: sqlite3.Connection, args: AssetSearchIn,
-                condition: rules.Condition | None = None) -> dict[str, Any]:
+                condition: filters.Condition | None = None) -> dict[str, Any]:
     """One page of matches as `AssetSearchOut` JSON (`condition`: smart rules, ANDed)."""
     if args.cursor is not None and args.offset is not None:
         raise LibraryError(INVALID_ARGUMENT, "Give either cursor or offset, not both.",
@@ -133,6 +132,8 @@ def search_page(conn: sqlite3.Connection, args: AssetSearchIn,
 
 def _sort(conn: sqlite3.Connection, args: AssetSearchIn) -> tuple[str, str, list[Any]]:
     """The ORDER BY expression, its direction and the parameters the expression takes."""
+    if args.sort in searchtree.SORTS:  # date taken, colour
+        return searchtree.sort(args)
     if args.sort != "collection-order":
         expression, direction = SORTS[args.sort]
         return expression, direction, []
@@ -165,62 +166,18 @@ def _total(conn: sqlite3.Connection, where: list[str], params: list,
 
 
 def _filters(conn: sqlite3.Connection, args: AssetSearchIn) -> tuple[list[str] | None, list]:
-    """The conditions of every filter but the free text (`textindex.match`)."""
+    """The conditions of every filter but the free text (`textindex.match`): the trash
+    flag, then the filter tree (`searchtree`) compiled by the query builder smart
+    collections use (`filters`)."""
     where: list[str] = ["a.trashed = ?"]
     params: list[Any] = [1 if args.trashed else 0]
-    for tag in dict.fromkeys(args.tags):
-        row = conn.execute("SELECT id FROM tags WHERE name = ?", (tag,)).fetchone()
-        if row is None:
-            return None, []
-        where.append("a.id IN (SELECT asset_id FROM asset_tags WHERE tag_id = ?)")
-        params.append(row[0])
-    if args.folder_id is not None:
-        if not conn.execute("SELECT 1 FROM folders WHERE id = ?", (args.folder_id,)).fetchone():
-            raise LibraryError(NOT_FOUND, "That folder does not exist.", field="folderId")
-        if args.include_subfolders:
-            where.append("a.id IN (SELECT asset_id FROM asset_folders WHERE folder_id IN ("
-                         "WITH RECURSIVE tree(id) AS (SELECT ? UNION SELECT f.id FROM folders f "
-                         "JOIN tree ON f.parent_id = tree.id) SELECT id FROM tree))")
-        else:
-            where.append("a.id IN (SELECT asset_id FROM asset_folders WHERE folder_id = ?)")
-        params.append(args.folder_id)
-    if args.unfiled:
-        where.append("NOT EXISTS (SELECT 1 FROM asset_folders af WHERE af.asset_id = a.id)")
-    if args.untagged:
-        where.append("NOT EXISTS (SELECT 1 FROM asset_tags at WHERE at.asset_id = a.id)")
-    if args.collection_id is not None:
-        collection = conn.execute("SELECT smart, rules FROM collections WHERE id = ?",
-                                  (args.collection_id,)).fetchone()
-        if collection is None:
-            raise LibraryError(NOT_FOUND, "That collection does not exist.",
-                               field="collectionId")
-        if collection["smart"]:  # a smart collection: its rules, evaluated now
-            smart = rules.compile_stored(collection["rules"])
-            where.append(smart.sql)
-            params += smart.params
-        else:
-            where.append("a.id IN (SELECT asset_id FROM collection_assets WHERE "
-                         "collection_id = ?)")
-            params.append(args.collection_id)
-    if args.kind:
-        where.append(f"a.kind IN ({marks(len(args.kind))})")
-        params += list(args.kind)
-    if args.ext:
-        exts = [e.lower().lstrip(".") for e in args.ext]
-        where.append(f"a.ext IN ({marks(len(exts))})")
-        params += exts
-    if args.rating_min is not None:
-        where.append("a.rating >= ?")
-        params.append(args.rating_min)
-    if args.rating_max is not None:
-        where.append("a.rating <= ?")
-        params.append(args.rating_max)
-    if args.added_after is not None:
-        where.append("a.added_at >= ?")
-        params.append(from_datetime(args.added_after))
-    if args.added_before is not None:
-        where.append("a.added_at < ?")
-        params.append(from_datetime(args.added_before))
+    tree = searchtree.build(conn, args)
+    if tree is None:  # a filter that cannot match (an unknown tag)
+        return None, []
+    if tree.rules:
+        condition = filters.compile_tree(tree)
+        where.append(condition.sql)
+        params += condition.params
     return where, params
 
 

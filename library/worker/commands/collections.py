@@ -42,7 +42,7 @@ from library.schemas import (
 from library.worker.commands import handles
 from library.worker.commands.asset_search import search_page
 from library.worker.context import ReadContext
-from library.worker.rows import assetrows, collectionstate, rules
+from library.worker.rows import assetrows, collectionstate, filters
 from library.worker.store.identity import new_id
 from library.worker.store.transaction import WriteTx
 
@@ -82,7 +82,7 @@ def list_collections(ctx: ReadContext, args: Empty) -> CollectionListOut:
 def create(tx: WriteTx, args: CollectionCreateIn) -> Collection:
     conn = tx.conn
     _check_name(conn, args.name, None)
-    ruleset = rules.check(args.rules, conn) if args.rules is not None else None
+    ruleset = filters.check(args.rules, conn) if args.rules is not None else None
     position = conn.execute("SELECT coalesce(max(position) + 1, 0) FROM collections"
                             ).fetchone()[0]
     collection_id = new_id("col")
@@ -110,7 +110,7 @@ def update(tx: WriteTx, args: CollectionUpdateIn) -> Collection:
         if not row["smart"]:
             raise LibraryError(INVALID_ARGUMENT, "A hand-picked collection has no rules; "
                                "create a smart collection instead.", field="rules")
-        rules_json = _rules_json(rules.check(args.rules, conn))
+        rules_json = _rules_json(filters.check(args.rules, conn))
     if args.name is not None and args.name != row["name"]:
         _check_name(conn, args.name, args.collection_id)
         name = args.name
@@ -210,8 +210,8 @@ def run_rules(ctx: ReadContext, args: CollectionRunRulesIn) -> dict[str, Any]:
             raise LibraryError(INVALID_ARGUMENT, "That collection is hand-picked and has no "
                                "rules; list it with asset.search and collectionId.",
                                field="collectionId", reason="not-smart")
-        condition = rules.compile_stored(row["rules"])
+        condition = filters.compile_stored(row["rules"])
     else:
         assert args.rules is not None
-        condition = rules.compile_rules(rules.check(args.rules, conn))
+        condition = filters.compile_rules(filters.check(args.rules, conn))
     return search_page(conn, AssetSearchIn(limit=args.limit, cursor=args.cursor), condition)

@@ -1,33 +1,39 @@
 """`file.import`: copy files and folders (recursively) into the library's file store.
 
 Runs in the worker process, writer thread (a `task`: several transactions). Every source
-item gets its own result; one bad file never fails the others. Files are copied and hashed
-in one pass into `.staging/`, moved to `files/<ab>/<sha256>.<ext>`, and recorded in batches:
-each batch is one transaction, committed only after its files are durable, so a crash or a
-cancel leaves committed assets whole and nothing half-written (an uncommitted file is an
-orphan that recovery reports). Making a batch durable (one `syncfs` on Linux) runs on a
-helper thread while the next batch is copied, so the disk flush overlaps the copying.
-Content already in the library is reported as a duplicate with the asset that holds it.
-An unreadable image header (a truncated JPEG) still imports: the file is the user's, it
-just has no width/height. Empty files and things that are not regular files fail with
-UNSUPPORTED_FORMAT; Serpent's own files and system files (/proc...) with PATH_FORBIDDEN,
-whatever link leads there (`library.private_paths`). A file that does not fit on the disk
-stops the import: DISK_FULL for the whole call when nothing was imported yet, else the
-files left are listed with DISK_FULL and what was imported stays.
+file gets its own result; one bad file never fails the others (`files.sources` walks the
+folders: hidden and system files are `skipped` with a reason). Files are copied and hashed
+in one pass into `.staging/`, moved to `files/<ab>/<sha256>.<ext>`, and recorded in
+batches: each batch is one transaction, committed only after its files are durable, so a
+crash or a cancel leaves committed assets whole and nothing half-written (an uncommitted
+file is an orphan that recovery reports). Making a batch durable (one `syncfs` on Linux)
+runs on a helper thread while the next batch is copied, so the disk flush overlaps the
+copying. Each image goes to the preview pool (`files.previews`) as soon as it is stored, so
+previews are made on every core while the import goes on (a preview is a derived file of
+the content: one made for a file whose batch never commits is only an unused thumbnail).
+
+A given folder becomes a library folder of its name with its subfolders under it (inside
+`folderId`; folders of the same name are reused), unless `keepFolderTree` is false. Content
+already in the library is reported as a duplicate with the asset that holds it, and gets the
+import's folder and tags too (a trashed one comes back), said per item. An image whose
+header a decoder cannot read still imports, with a warning and `problem: damaged`. Empty
+files and things that are not regular files fail with UNSUPPORTED_FORMAT; Serpent's own files
+and system files (/proc...) with PATH_FORBIDDEN, whatever link leads there
+(`library.private_paths`). A file that does not fit on the disk stops the import: DISK_FULL
+for the whole call when nothing was imported yet, else the files left are listed with
+DISK_FULL and what was imported stays.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import os
 import time
 import unicodedata
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from library import pathrules, private_paths
 from library.errors import (
     DISK_FULL,
     NOT_FOUND,
@@ -36,12 +42,12 @@ from library.errors import (
     UNSUPPORTED_FORMAT,
     LibraryError,
 )
-from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX
 from library.schemas import FileImportIn, FileImportOut, ImportItem
 from library.worker.commands import handles
 from library.worker.context import TaskContext
-from library.worker.files import media
-from library.worker.rows import assetrows
+from library.worker.files import media, previews
+from library.worker.files.sources import Candidate, expand
+from library.worker.rows import assetrows, folderrows
 from library.worker.store import diskspace
 from library.worker.store.filestore import (
     CopyCancelled,
@@ -52,7 +58,7 @@ from library.worker.store.filestore import (
     Staged,
 )
 from library.worker.store.identity import new_id
-from library.worker.store.layout import enclosing_library
+from library.worker.store.transaction import WriteTx
 
 BATCH_FILES = 64
 BATCH_SECONDS = 1.0
@@ -60,23 +66,16 @@ BATCH_SECONDS = 1.0
 # again for the rest. The caps only bound a pathological folder.
 MAX_LISTED = 100_000
 MAX_LISTED_SKIPPED = 1000  # files a cancel left out: no asset of theirs exists
-SKIP_NAMES = {"thumbs.db", "desktop.ini", "icon\r"}
-
-
-@dataclass
-class Candidate:
-    shown: str  # the path as reported back
-    path: Path
 
 
 @dataclass
 class Pending:
     item: ImportItem
-    staged: Staged
-    ext: str
-    name: str
-    original_name: str
-    facts: media.ImageFacts
+    candidate: Candidate
+    new: bool  # a new asset (else content the library had: it gets the folder and tags)
+    staged: Staged | None = None
+    ext: str = ""
+    facts: media.ImageFacts = media.NO_FACTS
 
 
 @handles("file.import")
@@ -85,14 +84,23 @@ def import_files(ctx: TaskContext, args: FileImportIn) -> FileImportOut:
                                                (args.folder_id,)).fetchone():
         raise LibraryError(NOT_FOUND, "That folder does not exist.", field="folderId")
     items: list[ImportItem] = []
-    candidates = _expand(args, ctx.layout.root, items)
-    run = _ImportRun(ctx, args, items, total=len(candidates))
+    candidates = expand(args, ctx.layout.root, items)
+    run = _ImportRun(ctx, args, items)
+    with previews.importing(ctx.services):  # its previews are one task until it ends
+        _copy_all(ctx, run, candidates, items)
+    ctx.progress(run.done, len(candidates), "cancelled" if run.cancelled else "done",
+                 force=True)
+    return run.result()
+
+
+def _copy_all(ctx: TaskContext, run: _ImportRun, candidates: list[Candidate],
+              items: list[ImportItem]) -> None:
     try:
         for index, candidate in enumerate(candidates):
             if ctx.cancelled():
                 run.cancelled = True
                 items.extend(ImportItem(source_path=c.shown, status="skipped",
-                                        error_code="CANCELLED",
+                                        error_code="CANCELLED", reason="cancelled",
                                         error="The import was cancelled.")
                              for c in candidates[index:index + MAX_LISTED_SKIPPED])
                 break
@@ -106,22 +114,19 @@ def import_files(ctx: TaskContext, args: FileImportIn) -> FileImportOut:
             ctx.progress(index + 1, len(candidates), candidate.path.name)
     finally:
         run.finish()  # whatever was copied completely is recorded, also after an error
-    ctx.progress(run.done, len(candidates), "cancelled" if run.cancelled else "done",
-                 force=True)
-    return run.result()
 
 
 class _ImportRun:
-    def __init__(self, ctx: TaskContext, args: FileImportIn, items: list[ImportItem],
-                 total: int) -> None:
+    def __init__(self, ctx: TaskContext, args: FileImportIn, items: list[ImportItem]) -> None:
         self.ctx = ctx
         self.args = args
         self.items = items
-        self.total = total
         self.store = FileStore(ctx.layout)
         self.batch: list[Pending] = []
         self.batch_started = time.monotonic()
-        self.in_batch: dict[str, str] = {}  # sha256 -> new asset id (duplicates in one run)
+        self.in_run: dict[str, str] = {}  # sha256 -> new asset id (the same content twice)
+        self.folders: dict[tuple[str, ...], str] = {}  # folder names -> library folder id
+        self.folders_created = 0
         self.history_entry: int | None = None
         self.syncer = ThreadPoolExecutor(1, thread_name_prefix="import-sync")
         self.syncing: tuple[list[Pending], Future[None]] | None = None
@@ -138,7 +143,7 @@ class _ImportRun:
         except CopyCancelled:
             self.cancelled = True
             self.items.append(ImportItem(source_path=shown, status="skipped",
-                                         error_code="CANCELLED",
+                                         error_code="CANCELLED", reason="cancelled",
                                          error="The import was cancelled."))
             return
         except ForbiddenSource as refused:
@@ -164,24 +169,35 @@ class _ImportRun:
         if existing is not None:
             self.store.discard(staged)
             asset_id, mine = existing
-            self.items.append(ImportItem(source_path=shown, asset_id=asset_id,
-                                         status="imported" if mine else "duplicate"))
+            item = ImportItem(source_path=shown, asset_id=asset_id,
+                              status="imported" if mine else "duplicate")
+            if mine:  # the retried call of an import that recorded it: nothing more to do
+                self.items.append(item)
+                return
+            self._add(Pending(item, candidate, new=False))
             return
         ext = media.normalized_ext(candidate.path)
-        facts = (media.probe_image(staged.path) if media.kind_of(ext) == "image"
+        facts = (media.probe_image(staged.path, ext) if media.kind_of(ext) == "image"
                  else media.NO_FACTS)
         self.store.commit_staged(staged, ext)
         item = ImportItem(source_path=shown, status="imported", asset_id=new_id("ast"))
-        self.in_batch[staged.sha256] = item.asset_id or ""
-        self.batch.append(Pending(item, staged, ext, _asset_name(candidate.path),
-                                  _clean(candidate.path.name)[:255] or "file", facts))
+        if facts.problem is not None:
+            item.warning = assetrows.PROBLEMS[facts.problem]
+        self.in_run[staged.sha256] = item.asset_id or ""
+        if media.kind_of(ext) == "image":  # its preview is made now, from the stored file
+            previews.after_import(self.ctx.services, [previews.Job(
+                item.asset_id or "", staged.sha256, ext, facts.width, facts.height)])
+        self._add(Pending(item, candidate, new=True, staged=staged, ext=ext, facts=facts))
+
+    def _add(self, pending: Pending) -> None:
+        self.batch.append(pending)
         if (len(self.batch) >= BATCH_FILES
                 or time.monotonic() - self.batch_started > BATCH_SECONDS):
             self.flush()
 
     def _existing(self, sha256: str) -> tuple[str, bool] | None:
-        if sha256 in self.in_batch:  # the same content twice in one import
-            return self.in_batch[sha256], False
+        if sha256 in self.in_run:  # the same content twice in one import
+            return self.in_run[sha256], False
         row = self.ctx.conn.execute("SELECT id, import_key FROM assets WHERE sha256 = ?",
                                     (sha256,)).fetchone()
         if row is None:
@@ -211,28 +227,21 @@ class _ImportRun:
 
     def _commit(self, batch: list[Pending]) -> None:
         """One transaction records a batch whose files are durable."""
+        new = [p for p in batch if p.new]
+        new_ids = {p.item.asset_id for p in new}
         with self.ctx.transaction(history_entry=self.history_entry) as tx:
-            rows = [(p.item.asset_id, p.name, p.original_name, p.ext, media.kind_of(p.ext),
-                     media.mime_of(p.ext), p.facts.format, p.staged.size, p.facts.width,
-                     p.facts.height, p.staged.sha256, tx.now, tx.now, tx.actor_json,
-                     tx.actor_json, self.key) for p in batch]
-            tx.conn.executemany(
-                "INSERT INTO assets (id, name, original_name, ext, kind, mime, format, size, "
-                "width, height, sha256, added_at, modified_at, added_by, modified_by, "
-                "import_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-            ids = [p.item.asset_id for p in batch if p.item.asset_id]
-            if self.args.tags:
-                tag_ids = assetrows.tag_ids(tx.conn, self.args.tags, tx.now)
-                tx.conn.executemany("INSERT OR IGNORE INTO asset_tags (asset_id, tag_id) "
-                                    "VALUES (?, ?)",
-                                    [(a, t) for a in ids for t in tag_ids.values()])
-                tx.touch("tag")
-            if self.args.folder_id:
-                tx.conn.executemany("INSERT INTO asset_folders (asset_id, folder_id) "
-                                    "VALUES (?, ?)", [(a, self.args.folder_id) for a in ids])
-            assetrows.refresh_search_text(tx.conn, ids)
-            tx.created("asset", ids)
-            imported = sum(1 for i in self.items if i.status == "imported") + len(batch)
+            known = [p.item.asset_id or "" for p in batch if not p.new]
+            tx.track("asset", [i for i in dict.fromkeys(known) if i not in new_ids])
+            tx.conn.executemany(assetrows.INSERT_ASSET, [assetrows.new_asset_row(
+                p.item.asset_id or "", _asset_name(p.candidate.path),
+                _clean(p.candidate.path.name)[:255] or "file", p.ext,
+                p.staged.size if p.staged else 0, p.staged.sha256 if p.staged else "",
+                p.facts, tx.now, tx.actor_json, self.key) for p in new])
+            changed = self._file_and_tag(tx, batch, new_ids)
+            assetrows.refresh_search_text(tx.conn, [p.item.asset_id or "" for p in new])
+            assetrows.mark_modified(tx.conn, changed, tx.now, tx.actor_json)
+            tx.created("asset", [p.item.asset_id or "" for p in new])
+            imported = sum(1 for i in self.items if i.status == "imported") + len(new)
             tx.summary = f"Imported {imported} file{'s' if imported != 1 else ''}"
         self.history_entry = tx.history_entry
         self.items.extend(p.item for p in batch)
@@ -247,13 +256,61 @@ class _ImportRun:
         self.items.extend(ImportItem(source_path=c.shown, status="failed",
                                      error_code=DISK_FULL, error=full.message) for c in rest)
 
+    def _file_and_tag(self, tx: WriteTx, batch: list[Pending], new_ids: set[str | None]
+                      ) -> list[str]:
+        """Give every asset of the batch its folder and the import's tags; a known asset
+        that gains something (or leaves the trash) is returned, to be marked changed."""
+        conn = tx.conn
+        tag_ids = assetrows.tag_ids(conn, self.args.tags, tx.now) if self.args.tags else {}
+        changed: dict[str, None] = {}
+        for pending in batch:
+            asset_id, item = pending.item.asset_id or "", pending.item
+            folder_id = self._folder_for(tx, pending.candidate.folder)
+            if folder_id is not None:
+                added = conn.execute("INSERT OR IGNORE INTO asset_folders (asset_id, "
+                                     "folder_id) VALUES (?, ?)", (asset_id, folder_id))
+                item.folder_id = folder_id
+                if added.rowcount and asset_id not in new_ids:
+                    changed[asset_id] = None
+            if tag_ids:
+                had = set(assetrows.tags_of(conn, [asset_id])[asset_id])
+                conn.executemany("INSERT OR IGNORE INTO asset_tags (asset_id, tag_id) VALUES "
+                                 "(?, ?)", [(asset_id, t) for t in tag_ids.values()])
+                now = assetrows.tags_of(conn, [asset_id])[asset_id]
+                item.tags_added = [t for t in now if t not in had]
+                if item.tags_added:
+                    tx.touch("tag")
+                    if asset_id not in new_ids:
+                        changed[asset_id] = None
+            if asset_id not in new_ids and conn.execute(
+                    "UPDATE assets SET trashed = 0, trashed_at = NULL WHERE id = ? AND "
+                    "trashed = 1", (asset_id,)).rowcount:
+                item.warning = "It was in the trash and is back in the library."
+                changed[asset_id] = None
+                tx.touch("trash")
+        return list(changed)
+
+    def _folder_for(self, tx: WriteTx, names: tuple[str, ...] | None) -> str | None:
+        """The library folder a file of the disk folder `names` goes into (made if needed)."""
+        if not names:
+            return self.args.folder_id
+        if names in self.folders:
+            return self.folders[names]
+        parent = self._folder_for(tx, names[:-1])
+        folder_id, made = folderrows.child(tx.conn, parent, names[-1], tx.now)
+        if made:
+            tx.created("folder", [folder_id])
+            self.folders_created += 1
+        self.folders[names] = folder_id
+        return folder_id
+
     def result(self) -> FileImportOut:
-        counts = {"imported": 0, "duplicate": 0, "failed": 0}
+        counts = {"imported": 0, "duplicate": 0, "failed": 0, "skipped": 0}
         for item in self.items:
-            if item.status in counts:
-                counts[item.status] += 1
+            counts[item.status] += 1
         return FileImportOut(items=self.items[:MAX_LISTED], imported=counts["imported"],
                              duplicates=counts["duplicate"], failed=counts["failed"],
+                             skipped=counts["skipped"], folders_created=self.folders_created,
                              cancelled=self.cancelled, truncated=len(self.items) > MAX_LISTED)
 
     def _fail(self, shown: str, code: str, message: str) -> None:
@@ -270,68 +327,6 @@ class _ImportRun:
         else:
             self._fail(shown, UNSUPPORTED_FORMAT, f"The file cannot be read "
                        f"({error.strerror or 'read error'}).")
-
-
-def _expand(args: FileImportIn, library_root: Path, items: list[ImportItem]) -> list[Candidate]:
-    """Files to import, in a stable order; problems with the given paths become items."""
-    candidates: list[Candidate] = []
-    seen: set[str] = set()
-    private = private_paths.current()
-    for given in args.source_paths:
-        try:
-            path = Path(pathrules.parse_user_path(given))
-        except LibraryError as problem:
-            items.append(ImportItem(source_path=given, status="failed", error_code=problem.code,
-                                    error=problem.message))
-            continue
-        if not path.exists():
-            items.append(ImportItem(source_path=given, status="failed",
-                                    error_code=PATH_NOT_FOUND, error="Nothing is at this path."))
-            continue
-        resolved = path.resolve()
-        refused = private.refusal(path)
-        if refused is not None:
-            items.append(ImportItem(source_path=given, status="failed",
-                                    error_code=PATH_FORBIDDEN, error=refused.message))
-            continue
-        if enclosing_library(resolved) or resolved == library_root.resolve():
-            items.append(ImportItem(source_path=given, status="failed",
-                                    error_code=PATH_FORBIDDEN,
-                                    error="Files inside a Serpent library cannot be imported."))
-            continue
-        if path.is_dir():
-            if not args.recursive:
-                walked = sorted(p for p in path.iterdir() if _wanted(p) and not p.is_dir())
-                candidates.extend(Candidate(str(p), p) for p in walked if _new(p, seen))
-                continue
-            for directory, subdirs, files in os.walk(path, followlinks=False):
-                subdirs[:] = sorted(d for d in subdirs if not d.startswith(".")
-                                    and not _is_library(Path(directory) / d)
-                                    and not private.is_private_folder(Path(directory) / d))
-                for name in sorted(files):
-                    file_path = Path(directory) / name
-                    if _wanted(file_path) and _new(file_path, seen):
-                        candidates.append(Candidate(str(file_path), file_path))
-        elif _new(path, seen):
-            candidates.append(Candidate(given, path))
-    return candidates
-
-
-def _wanted(path: Path) -> bool:
-    """Folder walks skip hidden files and the OS's own clutter (Thumbs.db, .DS_Store...)."""
-    return not path.name.startswith(".") and path.name.lower() not in SKIP_NAMES
-
-
-def _is_library(path: Path) -> bool:
-    return path.name.endswith(LIBRARY_SUFFIX) and (path / DATABASE_NAME).exists()
-
-
-def _new(path: Path, seen: set[str]) -> bool:
-    key = str(path.resolve())
-    if key in seen:
-        return False
-    seen.add(key)
-    return True
 
 
 def _clean(text: str) -> str:

@@ -110,17 +110,13 @@ def _step(tx: WriteTx, entry: sqlite3.Row, *, undoing: bool) -> HistoryStepOut:
         raise LibraryError(HISTORY_CONFLICT, f"“{entry['summary']}” cannot be {verb}: "
                            f"{len(moved_on)} of its items changed since.",
                            entityIds=moved_on[:100], historyId=entry["id"])
-    # Undo puts entities back in reverse order of kinds (assets before the folders they use).
-    order = sorted(by_kind, key=lambda k: list(entitystate.KINDS).index(k), reverse=not undoing)
-    for kind in order:
-        for item in by_kind[kind]:
-            before = None if item["before_state"] is None else json.loads(item["before_state"])
-            after = json.loads(item["after_state"])
-            target, other = (before, after) if undoing else (after, before)
+    for kind, kind_items in _in_order(by_kind, undoing=undoing):
+        for item in kind_items:
+            target, other = _states(item, undoing=undoing)
             entitystate.apply(tx, kind, item["entity_id"], target, other)
-        tx.touch(kind, [i["entity_id"] for i in by_kind[kind]])
-        new_versions = entitystate.versions(conn, kind, [i["entity_id"] for i in by_kind[kind]])
-        for item in by_kind[kind]:
+        tx.touch(kind, [i["entity_id"] for i in kind_items])
+        new_versions = entitystate.versions(conn, kind, [i["entity_id"] for i in kind_items])
+        for item in kind_items:
             _relabel(conn, entry["id"], kind, item, new_versions.get(item["entity_id"]),
                      undoing=undoing)
     if "asset" in by_kind:
@@ -132,3 +128,53 @@ def _step(tx: WriteTx, entry: sqlite3.Row, *, undoing: bool) -> HistoryStepOut:
     tx.summary = f"{'Undid' if undoing else 'Redid'}: {entry['summary']}"
     row = conn.execute("SELECT * FROM history WHERE id = ?", (entry["id"],)).fetchone()
     return HistoryStepOut(entry=_entry(row))
+
+
+def _states(item: sqlite3.Row, *, undoing: bool) -> tuple[dict | None, dict | None]:
+    """(the state to put back, the other one) of a journal item."""
+    before = None if item["before_state"] is None else json.loads(item["before_state"])
+    after = json.loads(item["after_state"])
+    return (before, after) if undoing else (after, before)
+
+
+def _in_order(by_kind: dict[str, list[sqlite3.Row]], *, undoing: bool
+              ) -> list[tuple[str, list[sqlite3.Row]]]:
+    """Which items to apply first. Folders that come back go before the assets that are put
+    in them, parents before children; folders that go away (an undone import's folder tree)
+    go after the assets leave them, children first. Undo takes the other kinds in reverse
+    order, redo in order."""
+    order = sorted(by_kind, key=lambda k: list(entitystate.KINDS).index(k), reverse=not undoing)
+    steps: list[tuple[str, list[sqlite3.Row]]] = []
+    folders = by_kind.get("folder", [])
+    staying = [i for i in folders if _states(i, undoing=undoing)[0] is not None]
+    going = [i for i in folders if _states(i, undoing=undoing)[0] is None]
+    depth = _depths(folders, undoing=undoing)
+    for kind in order:
+        if kind == "folder":
+            continue
+        if kind == "asset" and staying:
+            steps.append(("folder", sorted(staying, key=lambda i: depth[i["entity_id"]])))
+            staying = []
+        steps.append((kind, by_kind[kind]))
+    if staying:
+        steps.append(("folder", sorted(staying, key=lambda i: depth[i["entity_id"]])))
+    if going:
+        steps.append(("folder", sorted(going, key=lambda i: -depth[i["entity_id"]])))
+    return steps
+
+
+def _depths(items: list[sqlite3.Row], *, undoing: bool) -> dict[str, int]:
+    """How deep each folder of the step sits among the step's own folders (0: top)."""
+    parents: dict[str, str | None] = {}
+    for item in items:
+        target, other = _states(item, undoing=undoing)
+        state = target or other or {}
+        parents[item["entity_id"]] = state.get("parentId")
+    depth: dict[str, int] = {}
+    for folder_id in parents:
+        level, seen, current = 0, {folder_id}, parents[folder_id]
+        while current is not None and current in parents and current not in seen:
+            seen.add(current)
+            level, current = level + 1, parents[current]
+        depth[folder_id] = level
+    return depth

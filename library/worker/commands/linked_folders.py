@@ -4,10 +4,13 @@
 Runs in the worker process. A linked folder is a folder on disk whose files (filtered by its
 rules) are copied into the library like any import, into a library folder of its own, and
 kept in step: the watcher (`linkwatch`) queues a sync when files appear or change, and
-`refresh` syncs at once (see `linksync` for what a sync does). `list` runs on a reader
-thread; the commands that sync run on the writer thread as `task`s (cancellable, with
-progress); none of them is an undo step (the assets they import are ordinary assets: trash
-them to undo). Files on disk are never changed or deleted by Serpent.
+`refresh` syncs at once (see `linksync` for what a sync does; a disk folder that is gone
+answers PATH_NOT_FOUND with the linked folder's id, and the folder shows as `missing`).
+Disk subfolders are mirrored as library folders under the linked folder's, renamed and moved
+along with the disk (`linkmirror`, `linkwatch`). `list` runs on a reader thread; the
+commands that sync run on the writer thread as `task`s (cancellable, with progress); none
+of them is an undo step (the assets they import are ordinary assets: trash them to undo).
+Files on disk are never changed or deleted by Serpent.
 """
 
 from __future__ import annotations
@@ -111,8 +114,14 @@ def create(ctx: TaskContext, args: LinkedFolderCreateIn) -> LinkedFolder:
 
 @handles("linked-folder.refresh")
 def refresh(ctx: TaskContext, args: LinkedFolderRefreshIn) -> LinkedFolderRefreshOut:
-    _row(ctx.conn, args.linked_folder_id)
+    row = _row(ctx.conn, args.linked_folder_id)
     result = _sync(ctx, args.linked_folder_id)
+    if not result.connected:  # marked missing by the sync; its assets stay
+        raise LibraryError(PATH_NOT_FOUND, "The linked folder's disk folder is not there "
+                           "(moved, renamed, deleted, or its drive is disconnected). Point it "
+                           "at its new place with linked-folder.reconnect.",
+                           field="linkedFolderId", linkedFolderId=args.linked_folder_id,
+                           path=row["path"], status="missing")
     return LinkedFolderRefreshOut(
         linked_folder=linked_folder(ctx.conn, args.linked_folder_id), added=result.added,
         updated=result.updated, missing=result.missing, failed=result.failed,

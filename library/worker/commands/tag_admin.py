@@ -4,7 +4,8 @@
 Runs in the worker process: writes on the writer thread, each one `WriteTx` and undoable
 (the assets' tag lists are journaled; a rename journals the tag's spelling, see
 `tagstate`); co-occurrence on a reader thread. Tag names match case-insensitively as
-everywhere in Serpent, so "sky" -> "Sky" is a rename. Nothing here is a silent no-op: an
+everywhere in Serpent (full Unicode case folding, `tagfold`), so "sky" -> "Sky" and "été" ->
+"Été" are renames. Nothing here is a silent no-op: an
 unknown tag is NOT_FOUND (or listed in `notFound` when others were acted on), renaming onto
 another tag is ALREADY_EXISTS pointing at tag.merge, merging a tag into itself is
 INVALID_ARGUMENT, and every answer says how many assets changed.
@@ -27,13 +28,13 @@ from library.schemas import (
 )
 from library.worker.commands import handles
 from library.worker.context import ReadContext
-from library.worker.rows import assetrows, tagstate
+from library.worker.rows import assetrows, tagfold, tagstate
 from library.worker.rows.assetrows import chunks, marks
 from library.worker.store.transaction import WriteTx
 
 
 def _find(conn: sqlite3.Connection, name: str) -> sqlite3.Row | None:
-    return conn.execute("SELECT id, name FROM tags WHERE name = ?", (name,)).fetchone()
+    return tagfold.find(conn, name)
 
 
 def _resolve(conn: sqlite3.Connection, names: list[str]) -> tuple[list[sqlite3.Row], list[str]]:
@@ -71,8 +72,8 @@ def rename(tx: WriteTx, args: TagRenameIn) -> TagChangeOut:
     old = row["name"]
     if old == args.new_name:
         return TagChangeOut(affected_assets=0, tags=[old], target=old)
-    clash = conn.execute("SELECT name FROM tags WHERE name = ? AND id != ?",
-                         (args.new_name, row["id"])).fetchone()
+    clash = conn.execute("SELECT name FROM tags WHERE folded = ? AND id != ?",
+                         (tagfold.fold(args.new_name), row["id"])).fetchone()
     if clash is not None:
         raise LibraryError(
             ALREADY_EXISTS, f"A tag called {clash['name']!r} already exists. To combine "
@@ -131,8 +132,9 @@ def merge(tx: WriteTx, args: TagMergeIn) -> TagChangeOut:
     tx.track("asset", carriers)
     created = target is None
     if target is None:
-        target_id = conn.execute("INSERT INTO tags (name, created_at) VALUES (?, ?) "
-                                 "RETURNING id", (args.target, tx.now)).fetchone()[0]
+        target_id = conn.execute("INSERT INTO tags (name, folded, created_at) VALUES (?, ?, ?) "
+                                 "RETURNING id", (args.target, tagfold.fold(args.target),
+                                                  tx.now)).fetchone()[0]
         target_name = args.target
     else:
         target_id, target_name = target["id"], target["name"]

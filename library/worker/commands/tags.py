@@ -15,6 +15,7 @@ from library.errors import INVALID_ARGUMENT, LibraryError
 from library.schemas import TagListIn, TagListOut
 from library.worker.commands import handles
 from library.worker.context import ReadContext
+from library.worker.rows import tagfold
 
 
 @handles("tag.list")
@@ -22,8 +23,8 @@ def list_tags(ctx: ReadContext, args: TagListIn) -> TagListOut:
     where, params = "", []
     if args.prefix:
         escaped = args.prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        where = "WHERE fold(t.name) LIKE ? ESCAPE '\\'"
-        params.append(escaped.casefold() + "%")
+        where = "WHERE t.folded LIKE ? ESCAPE '\\'"
+        params.append(tagfold.fold(escaped) + "%")
     order = ("t.name COLLATE NOCASE ASC, t.id" if args.sort == "name"
              else "t.live_count DESC, t.name COLLATE NOCASE ASC, t.id")
     start = _read_cursor(args.cursor, args) if args.cursor else 0

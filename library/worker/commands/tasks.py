@@ -5,6 +5,8 @@ Runs in the worker process. All three are reads on a reader thread, so they answ
 even while an import holds the writer: `task.cancel` raises the task's cancel flag on the
 `TaskBoard` and waits (briefly) until a running task has stopped at its next item; the
 runner or the command itself then records the cancellation. What a task finished stays.
+The previews made after an import are a task kept in memory only (`files.previews`): get
+and cancel know it; it is not listed.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from library.errors import INVALID_ARGUMENT, LibraryError
 from library.schemas import Task, TaskCancelIn, TaskGetIn, TaskListIn, TaskListOut
 from library.worker.commands import background, handles
 from library.worker.context import ReadContext
+from library.worker.files import previews
 from library.worker.store.identity import to_datetime, utc_now
 from library.worker.tasks import taskrows
 from library.worker.tasks.taskboard import board_for
@@ -45,13 +48,19 @@ def list_tasks(ctx: ReadContext, args: TaskListIn) -> TaskListOut:
 
 @handles("task.get")
 def get_task(ctx: ReadContext, args: TaskGetIn) -> Task:
+    found = previews.task(ctx.layout.root, args.task_id)
+    if found is not None:
+        return found
     return taskrows.to_task(taskrows.load(ctx.conn, args.task_id), board_for(ctx.layout.root))
 
 
 @handles("task.cancel")
 def cancel_task(ctx: ReadContext, args: TaskCancelIn) -> Task:
-    row = taskrows.load(ctx.conn, args.task_id)
+    making = previews.cancel(ctx.layout.root, args.task_id, CANCEL_WAIT_SECONDS)
+    if making is not None:
+        return making
     board = board_for(ctx.layout.root)
+    row = taskrows.load(ctx.conn, args.task_id)
     if row["status"] in taskrows.FINISHED:
         return taskrows.to_task(row)  # nothing left to stop
     stopped = board.cancel(args.task_id)

@@ -17,8 +17,12 @@ file_missing); the main process draws the sheet (`serpent_tk/mcp/tools/contact_s
 The thumbnail files' paths are for the main process only, never for agents.
 
 `asset.preview-status` (a plain read) answers per asset: `ready` (a thumbnail exists),
-`pending` (not made yet: asset.thumbnail makes it on request), `failed` (the file is
-missing, or decoding it failed), `unsupported` (no decoder for this kind of file).
+`queued` (the preview pool is making it: after an import), `pending` (not made yet:
+asset.thumbnail makes it on request), `failed` (the file is missing, or decoding it
+failed), `unsupported` (no decoder for this kind of file); with counts of each, over the
+assets asked about or (without assetIds) the whole library, and the progress of the
+background previews task. A thumbnail asked for while the pool is busy is made at once,
+ahead of the pool's queue (`previews.PreviewPool.interactive`).
 """
 
 from __future__ import annotations
@@ -33,11 +37,14 @@ from library.schemas import (
     AssetPreviewStatusOut,
     AssetThumbnailIn,
     AssetThumbnailOut,
+    PreviewCounts,
+    PreviewProgress,
+    PreviewStatus,
     SheetCell,
 )
 from library.worker.commands import background, handles
 from library.worker.context import ReadContext
-from library.worker.files import imageformats, thumbcap
+from library.worker.files import imageformats, previews, thumbcap
 from library.worker.files.thumbstore import NoThumbnail, store_for
 from library.worker.rows.assetrows import chunks, marks
 
@@ -52,6 +59,12 @@ def keep_thumbnails_capped(services: Any, stopping: threading.Event) -> Callable
 
 
 SHEET_CELL_SIZE = 256  # a contact sheet's cells are drawn from thumbnails this big
+
+
+@background
+def preview_pool(services: Any, stopping: threading.Event) -> Callable[[], None]:
+    """The preview pool starts with the first import; at close it stops (`previews`)."""
+    return lambda: previews.stop(services)
 
 
 @handles("asset.thumbnail")
@@ -81,9 +94,14 @@ def _asset_row(ctx: ReadContext, asset_id: str) -> Any:
 
 
 def _thumb(ctx: ReadContext, row: Any, size: int) -> Any:
-    source = ctx.layout.file_for(row["sha256"], row["ext"])
-    return store_for(ctx.layout).get(source, row["sha256"], row["ext"], size, row["width"],
-                                     row["height"])
+    store = store_for(ctx.layout)
+    thumb = store.cached_for(row["sha256"], size, row["width"], row["height"])
+    if thumb is None:  # made now, ahead of background work
+        source = ctx.layout.file_for(row["sha256"], row["ext"])
+        with previews.pool_for(ctx.services).interactive():
+            thumb = store.get(source, row["sha256"], row["ext"], size, row["width"],
+                              row["height"])
+    return thumb
 
 
 def _sheet_cells(ctx: ReadContext, asset_ids: list[str]) -> AssetThumbnailOut:
@@ -110,37 +128,55 @@ def _sheet_cells(ctx: ReadContext, asset_ids: list[str]) -> AssetThumbnailOut:
 
 @handles("asset.preview-status")
 def preview_status(ctx: ReadContext, args: AssetPreviewStatusIn) -> AssetPreviewStatusOut:
-    ids = list(dict.fromkeys(args.asset_ids))
-    rows = {}
-    for part in chunks(ids):
-        for row in ctx.conn.execute(f"SELECT id, sha256, ext, format, missing FROM assets "
-                                    f"WHERE id IN ({marks(len(part))})", part):
-            rows[row["id"]] = row
     store = store_for(ctx.layout)
+    pool = previews.running_pool(ctx.layout.root)
+    rows: dict[str, Any] = {}
+    if args.asset_ids is None:  # the whole library, outside the trash
+        ids = []
+        for row in ctx.conn.execute("SELECT id, sha256, ext, format, missing FROM assets "
+                                    "WHERE trashed = 0 ORDER BY sha256"):
+            rows[row["id"]] = row
+    else:
+        ids = list(dict.fromkeys(args.asset_ids))
+        for part in chunks(ids):
+            for row in ctx.conn.execute(f"SELECT id, sha256, ext, format, missing FROM assets "
+                                        f"WHERE id IN ({marks(len(part))})", part):
+                rows[row["id"]] = row
     listings: dict[str, set[str]] = {}
-    items = {}
-    for asset_id in ids:
-        row = rows.get(asset_id)
-        if row is None:
-            continue
-        sha256 = row["sha256"]
-        if row["missing"]:
-            items[asset_id] = "failed"
-            continue
-        names = listings.get(sha256[:2])
+    states: dict[str, PreviewStatus] = {}
+    for asset_id, row in rows.items():
+        names = listings.get(row["sha256"][:2])
         if names is None:
-            names = listings[sha256[:2]] = store.listing(sha256[:2])
-        if store.has_any(sha256, names):
-            items[asset_id] = "ready"
-        elif f"{sha256}.failed" in names and store.failure(sha256) is not None:
-            items[asset_id] = "failed"
-        elif not ctx.layout.file_for(sha256, row["ext"]).is_file():
-            items[asset_id] = "failed"  # gone, and recovery has not flagged it yet
-        elif _decodable(row["format"], row["ext"]):
-            items[asset_id] = "pending"
-        else:
-            items[asset_id] = "unsupported"
-    return AssetPreviewStatusOut(items=items, not_found=[i for i in ids if i not in rows])
+            names = listings[row["sha256"][:2]] = store.listing(row["sha256"][:2])
+        states[asset_id] = _state(ctx, row, names, pool)
+    counts = PreviewCounts()
+    for state in states.values():
+        setattr(counts, state, getattr(counts, state) + 1)
+    run = pool.progress() if pool is not None else None
+    making = None if run is None else PreviewProgress(task_id=run.task_id, done=run.done,
+                                                     total=run.total, workers=previews.WORKERS)
+    items = {} if args.asset_ids is None else {i: states[i] for i in ids if i in states}
+    return AssetPreviewStatusOut(items=items, counts=counts, making=making,
+                                 not_found=[i for i in ids if i not in rows])
+
+
+def _state(ctx: ReadContext, row: Any, names: set[str],
+           pool: previews.PreviewPool | None) -> PreviewStatus:
+    store = store_for(ctx.layout)
+    sha256 = row["sha256"]
+    if row["missing"]:
+        return "failed"
+    if store.has_any(sha256, names):
+        return "ready"
+    if f"{sha256}.failed" in names and store.failure(sha256) is not None:
+        return "failed"
+    if pool is not None and pool.queued(row["id"]):
+        return "queued"
+    if not ctx.layout.file_for(sha256, row["ext"]).is_file():
+        return "failed"  # gone, and recovery has not flagged it yet
+    if _decodable(row["format"], row["ext"]):
+        return "pending"
+    return "unsupported"
 
 
 def _decodable(fmt: str | None, ext: str) -> bool:

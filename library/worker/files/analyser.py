@@ -1,10 +1,14 @@
-"""Analysing one asset: its preview thumbnail made ahead, perceptual hash, colour palette.
+"""Analysing one asset: its facts (EXIF), preview thumbnail, palette and similarity signature.
 
-Runs in the worker process, on the task runner's thread (no lock held: it only reads the
-stored file and writes a derived thumbnail). The picture is decoded once, at thumbnail size
-(`ANALYSIS_SIZE`), through the thumbnail store, so analysing also pre-generates the preview
-the grid asks for; hash and palette are computed from that small image. An asset that is
-not an image is `unsupported`; one whose file is missing or cannot be decoded is `failed`.
+Runs in the worker process, on the preview pool's threads (no lock held: it only reads the
+stored file and writes a derived thumbnail). The image's header gives its facts as displayed
+(`media.probe_image`: size with EXIF orientation applied, date taken, camera, lens), which
+fill in what libraries made before Serpent kept them. The picture is decoded once, at
+thumbnail size (`ANALYSIS_SIZE`), through the thumbnail store, so analysing also makes the
+preview the grid asks for; palette and signature (`similarity`: perceptual hashes with
+`imagehash`, mean CIELAB colour, detail) come from that small image. An asset that is not
+an image is `unsupported`; one whose file is missing or cannot be decoded is `failed`, and
+says why in `problem` (damaged, truncated, too-large).
 """
 
 from __future__ import annotations
@@ -12,20 +16,24 @@ from __future__ import annotations
 import logging
 import sqlite3
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+import imagehash
+import numpy as np
 from PIL import Image
 
-from library.worker.files import phash as phashes
-from library.worker.files.palette import palette
+from library.worker.files import colours, media
+from library.worker.files.palette import flattened, palette
+from library.worker.files.similarity import to_signed
 from library.worker.files.thumbstore import NoThumbnail, store_for
 from library.worker.store.layout import Layout
 
 log = logging.getLogger("library.worker.analysis")
 
-ANALYSER = 1  # bump when what analysis computes changes: older results are redone
+ANALYSER = 2  # bump when what analysis computes changes: older results are redone
 ANALYSIS_SIZE = 256
+CENTRE = 0.94  # the second hash sees the central 94 % (3 % off every edge)
 
 
 @dataclass(frozen=True)
@@ -33,7 +41,12 @@ class Analysis:
     asset_id: str
     status: str  # done | unsupported | failed
     phash: int | None = None  # signed 64-bit, as stored
-    palette: list[dict[str, Any]] | None = None
+    phash_centre: int | None = None
+    lab: tuple[float, float, float] | None = None
+    detail: float | None = None
+    palette: list[dict[str, Any]] = field(default_factory=list)
+    facts: media.ImageFacts | None = None  # None: nothing read (not an image, or missing)
+    problem: str | None = None
 
 
 def analyse(layout: Layout, row: sqlite3.Row) -> Analysis:
@@ -44,20 +57,44 @@ def analyse(layout: Layout, row: sqlite3.Row) -> Analysis:
     if row["kind"] != "image":
         return Analysis(asset_id, "unsupported")
     source = layout.file_for(row["sha256"], row["ext"])
+    store = store_for(layout)
     try:
-        thumb = store_for(layout).get(source, row["sha256"], row["ext"], ANALYSIS_SIZE,
-                                      row["width"], row["height"])
+        facts = media.probe_image(source, row["ext"])
+        thumb = store.get(source, row["sha256"], row["ext"], ANALYSIS_SIZE,
+                          facts.width or row["width"], facts.height or row["height"])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with Image.open(thumb.path) as image:
                 image.load()
-                return Analysis(asset_id, "done", phashes.to_signed(phashes.phash(image)),
-                                palette(image))
+                picture = flattened(image)
+        problem = "truncated" if store.partial(row["sha256"]) else None
+        return Analysis(asset_id, "done", facts=facts, problem=problem,
+                        palette=palette(picture), **signature(picture))
     except FileNotFoundError:
         return Analysis(asset_id, "failed")
     except NoThumbnail as problem:
-        return Analysis(asset_id, "unsupported" if problem.reason == "not-an-image"
-                        else "failed")
+        if problem.reason == "not-an-image":
+            return Analysis(asset_id, "unsupported", facts=facts)
+        return Analysis(asset_id, "failed", facts=facts, problem=problem.reason)
     except Exception as error:  # one odd file never stops the others
         log.warning("analysis of %s failed: %r", asset_id, error)
         return Analysis(asset_id, "failed")
+
+
+def signature(picture: Image.Image) -> dict[str, Any]:
+    """The similarity signature of an RGB picture (see `similarity`)."""
+    width, height = picture.size
+    dx, dy = width * (1 - CENTRE) / 2, height * (1 - CENTRE) / 2
+    centre = picture.crop((round(dx), round(dy), round(width - dx), round(height - dy)))
+    small = np.asarray(picture.resize((64, 64), Image.Resampling.BOX), dtype=np.uint8)
+    lab = colours.lab_of_pixels(small).reshape(-1, 3).mean(axis=0)
+    grey = np.asarray(picture.convert("L").resize((32, 32), Image.Resampling.BOX),
+                      dtype=np.float64)
+    return {"phash": to_signed(_bits(imagehash.phash(picture))),
+            "phash_centre": to_signed(_bits(imagehash.phash(centre))),
+            "lab": (round(float(lab[0]), 3), round(float(lab[1]), 3), round(float(lab[2]), 3)),
+            "detail": round(float(grey.std()), 3)}
+
+
+def _bits(value: imagehash.ImageHash) -> int:
+    return int(str(value), 16)

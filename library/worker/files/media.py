@@ -1,9 +1,12 @@
 """What kind of file an asset is: kind and mime from the extension, image facts from Pillow.
 
 Runs in the worker process. Pillow only reads an image's header here (`Image.open` is
-lazy), so probing a 50 MP photo costs no more than a thumbnail-sized one. A file Pillow
+lazy), so probing a 50 MP photo costs no more than a thumbnail-sized one. Width and height
+are as the picture is displayed (EXIF orientation applied: a phone's portrait photo stored
+sideways is portrait); date taken, camera and lens come from EXIF (`exif`). A file Pillow
 cannot read (a truncated header, an unknown format) is still an asset: it keeps the kind
-its extension says and has no width, height or format.
+its extension says and has no width, height or format; when a decoder claims its extension
+it is `damaged` (`ImageFacts.problem`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PIL import Image
+
+from library.worker.files import exif, imageformats
 
 Image.MAX_IMAGE_PIXELS = None  # header probing only: huge scans are legitimate assets
 
@@ -62,18 +67,35 @@ class ImageFacts:
     width: int | None
     height: int | None
     format: str | None
+    taken_at: str | None = None
+    camera: str | None = None
+    lens: str | None = None
+    problem: str | None = None  # "damaged": a decoder claims the file but cannot read it
 
 
 NO_FACTS = ImageFacts(None, None, None)
+DAMAGED = ImageFacts(None, None, None, problem="damaged")
 
 
-def probe_image(path: Path) -> ImageFacts:
-    """Width, height and decoder format from the header, or nothing if Pillow cannot tell."""
+def facts_of(image: Image.Image) -> ImageFacts:
+    """The facts of an opened image (its header is enough)."""
+    photo = exif.read(image)
+    width, height = exif.displayed_size(int(image.size[0]), int(image.size[1]),
+                                        photo.orientation)
+    return ImageFacts(width, height, image.format, photo.taken_at, photo.camera, photo.lens)
+
+
+def probe_image(path: Path, ext: str = "") -> ImageFacts:
+    """The image's facts from its header; nothing if Pillow cannot tell (`DAMAGED` when
+    a decoder claims `ext` but cannot read the file)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with Image.open(path) as image:
-                width, height = image.size
-                return ImageFacts(int(width), int(height), image.format)
+                return facts_of(image)
+    except FileNotFoundError:
+        raise
     except Exception:  # any decoder complaint: the file stays an asset without image facts
+        if ext and imageformats.decodable_ext(ext):
+            return DAMAGED
         return NO_FACTS

@@ -100,7 +100,19 @@ class ThumbStore:
     def _marker(self, sha256: str) -> Path:
         return self._folder(sha256) / f"{sha256}.failed"
 
+    def _partial_marker(self, sha256: str) -> Path:
+        return self._folder(sha256) / f"{sha256}.partial"
+
+    def partial(self, sha256: str) -> bool:
+        """Was this content's picture cut off (a truncated file shown as far as it goes)?"""
+        return self._partial_marker(sha256).exists()
+
     # -- reading ---------------------------------------------------------------------------
+    def cached_for(self, sha256: str, size: int, width: int | None,
+                   height: int | None) -> Thumb | None:
+        """The thumbnail `get` would answer, if it is made already (no decoding, no lock)."""
+        return self.cached(sha256, bucket_for(size, width, height))
+
     def cached(self, sha256: str, bucket: str) -> Thumb | None:
         for path in self._candidates(sha256, bucket):
             try:
@@ -155,7 +167,7 @@ class ThumbStore:
                                   str(failed.get("message", "The file cannot be decoded.")))
             box = BUCKETS[-1] if bucket == FULL else int(bucket)
             try:
-                image, has_alpha = render(source, box)
+                image, has_alpha, cut_off = render(source, box)
             except NoThumbnail as problem:
                 if problem.reason == "not-an-image" and imageformats.decodable_ext(ext):
                     problem = NoThumbnail("damaged", "The image file is damaged and cannot "
@@ -163,6 +175,8 @@ class ThumbStore:
                 if problem.reason != "not-an-image":
                     self._remember_failure(sha256, problem)
                 raise problem from None
+            if cut_off:
+                self._remember_partial(sha256)
             return self._write(image, has_alpha, sha256, bucket)
 
     def _write(self, image: Image.Image, has_alpha: bool, sha256: str, bucket: str) -> Thumb:
@@ -196,6 +210,14 @@ class ThumbStore:
             os.replace(temporary, marker)
         except OSError:
             temporary.unlink(missing_ok=True)  # only a shortcut: failing to save it is fine
+
+    def _remember_partial(self, sha256: str) -> None:
+        marker = self._partial_marker(sha256)
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:
+            pass  # only a note for analysis (asset problem "truncated")
 
     def remove(self, sha256: str) -> None:
         """Forget every thumbnail (and failure) of this content."""
@@ -252,34 +274,71 @@ def _mark_used(path: Path) -> None:
 
 
 # -- decoding ------------------------------------------------------------------------------
-def render(source: Path, box: int) -> tuple[Image.Image, bool]:
-    """`source` scaled to fit a `box` square, upright; and whether it has real transparency.
+class _Decoding:
+    """Decoders run side by side, except while a cut-off file is decoded: Pillow's
+    `LOAD_TRUNCATED_IMAGES` is one switch for the whole process, and a damaged file decoded
+    while it is on would pass for a picture. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writer = False
+
+    @contextmanager
+    def shared(self) -> Iterator[None]:
+        with self._cond:
+            self._cond.wait_for(lambda: not self._writer)
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        with self._cond:
+            self._cond.wait_for(lambda: not self._writer)
+            self._writer = True
+            self._cond.wait_for(lambda: self._readers == 0)
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writer = False
+                self._cond.notify_all()
+
+
+_decoding = _Decoding()
+
+
+def render(source: Path, box: int) -> tuple[Image.Image, bool, bool]:
+    """`source` scaled to fit a `box` square, upright; whether it has real transparency; and
+    whether the file was cut off (shown as far as it goes).
 
     Raises NoThumbnail for what cannot be shown; FileNotFoundError when the file is gone.
     """
     try:
-        with warnings.catch_warnings():
+        with _decoding.shared(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # Pillow's complaints about odd files
             with Image.open(source, formats=imageformats.thumbnail_formats()) as opened:
-                return _scaled(opened, box)
+                return (*_scaled(opened, box), False)
     except (NoThumbnail, FileNotFoundError):
         raise
     except UnidentifiedImageError:
         raise NoThumbnail("not-an-image", "This file is not an image Serpent can show.") \
             from None
     except Exception as error:  # a decoder meeting bad data can raise nearly anything
-        if isinstance(error, OSError) and "truncated" in str(error).lower():
-            return _render_truncated(source, box)
-        raise NoThumbnail("damaged", "The image file is damaged and cannot be decoded.") \
-            from None
-
-
-_truncated_guard = threading.Lock()
+        if not (isinstance(error, OSError) and "truncated" in str(error).lower()):
+            raise NoThumbnail("damaged", "The image file is damaged and cannot be decoded.") \
+                from None
+    return (*_render_truncated(source, box), True)
 
 
 def _render_truncated(source: Path, box: int) -> tuple[Image.Image, bool]:
     """A cut-off file (an interrupted download): show what is there, like image viewers do."""
-    with _truncated_guard:
+    with _decoding.exclusive():
         ImageFile.LOAD_TRUNCATED_IMAGES = True
         try:
             with warnings.catch_warnings():

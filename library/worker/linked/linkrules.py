@@ -50,7 +50,15 @@ def wanted(relative: str, rules: LinkedFolderRules) -> bool:
 def scan(root: Path, rules: LinkedFolderRules) -> dict[str, DiskFile]:
     """The files of `root` the rules take, by relative path. Raises OSError when `root`
     cannot be listed."""
+    return scan_tree(root, rules)[0]
+
+
+def scan_tree(root: Path, rules: LinkedFolderRules) -> tuple[dict[str, DiskFile], set[str]]:
+    """The files the rules take, and the subfolders that hold some of them (relative,
+    `/`-separated; the linked folder itself is ""). Raises OSError when `root` cannot be
+    listed."""
     found: dict[str, DiskFile] = {}
+    folders: set[str] = {""}
     os.listdir(root)  # an unreadable or vanished folder fails here, not silently
     for directory, subdirs, files in os.walk(root, followlinks=False):
         here = Path(directory)
@@ -70,7 +78,11 @@ def scan(root: Path, rules: LinkedFolderRules) -> dict[str, DiskFile]:
             if stat.S_ISREG(status.st_mode) and status.st_size > 0:
                 found[relative] = DiskFile(relative, here / name, status.st_size,
                                            status.st_mtime_ns)
-    return found
+                parent = relative.rpartition("/")[0]
+                while parent and parent not in folders:
+                    folders.add(parent)
+                    parent = parent.rpartition("/")[0]
+    return found, folders
 
 
 def _is_library(path: Path) -> bool:

@@ -9,7 +9,9 @@ recorded in one transaction, so a crash or a cancel keeps whole batches and leav
 orphan files that recovery sets aside. A file that changed on disk becomes a new asset (the
 store is content-addressed); its tags, folders, rating and notes carry over and the older
 asset goes to the trash (restorable). Files no longer on disk, or no longer matching the
-rules, keep their assets. A folder that cannot be listed is marked `missing`.
+rules, keep their assets. A folder that cannot be listed is marked `missing`. Disk
+subfolders are mirrored as library folders, renames and moves the watcher saw are followed,
+and every linked file's asset sits in its subfolder's library folder (`linkmirror`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from library.protocol import CallMeta
 from library.schemas import LinkedFolderRules
 from library.worker.context import Services
 from library.worker.files import media
-from library.worker.linked.linkrules import DiskFile, scan
+from library.worker.linked.linkmirror import Mirror, dir_of
+from library.worker.linked.linkrules import DiskFile, scan_tree
 from library.worker.rows import assetrows
 from library.worker.rows.assetrows import chunks, marks
 from library.worker.store.filestore import (
@@ -74,6 +77,7 @@ class Syncer:
     quiet: bool = False  # a watcher's sync: record nothing when nothing changed
     store: FileStore = field(init=False)
     _wrote: bool = field(init=False, default=False)
+    _dirs: set[str] = field(init=False, default_factory=set)
 
     def __post_init__(self) -> None:
         self.store = FileStore(self.services.layout)
@@ -90,7 +94,7 @@ class Syncer:
                 "linked_folder_id = ?", (linked_id,))}
         rules = LinkedFolderRules.model_validate_json(row["rules"])
         try:
-            disk = scan(Path(row["path"]), rules)
+            disk, self._dirs = scan_tree(Path(row["path"]), rules)
         except OSError:
             result.connected = False
             self._finish(row, [], result)
@@ -129,15 +133,13 @@ class Syncer:
             return
         self.store.make_durable()
         with self._transaction() as tx:
-            tx.conn.executemany(
-                "INSERT INTO assets (id, name, original_name, ext, kind, mime, format, size, "
-                "width, height, sha256, added_at, modified_at, added_by, modified_by) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(*c.insert, tx.now, tx.now, tx.actor_json, tx.actor_json)
-                 for c in copied if c.insert is not None])
+            tx.conn.executemany(assetrows.INSERT_ASSET, [
+                (*c.insert, tx.now, tx.now, tx.actor_json, tx.actor_json, None)
+                for c in copied if c.insert is not None])
+            mirror = Mirror.of(tx, row)
             tx.conn.executemany(
                 "INSERT OR IGNORE INTO asset_folders (asset_id, folder_id) VALUES (?, ?)",
-                [(c.asset_id, row["folder_id"]) for c in copied])
+                [(c.asset_id, mirror.folder_for(dir_of(c.file.relative))) for c in copied])
             tx.conn.executemany(
                 "INSERT OR REPLACE INTO linked_files (linked_folder_id, relative_path, size, "
                 "mtime_ns, asset_id) VALUES (?, ?, ?, ?, ?)",
@@ -149,7 +151,7 @@ class Syncer:
             new_ids = [c.asset_id for c in copied if c.new]
             assetrows.refresh_search_text(tx.conn, new_ids)
             tx.touch("asset", [c.asset_id for c in copied] + [old for old, _n, _b in replaced])
-            tx.touch("folder", [row["folder_id"]])
+            tx.touch("folder", [row["folder_id"], *mirror.touched])
             tx.touch("linked-folder", [row["id"]])
             tx.summary = f"Synced {len(copied)} file(s) of a linked folder"
         self._wrote = True
@@ -180,7 +182,7 @@ class Syncer:
             self.store.discard(staged)
             return _Copied(disk_file, existing, new=False, previous=None)
         ext = media.normalized_ext(disk_file.path)
-        facts = (media.probe_image(staged.path) if media.kind_of(ext) == "image"
+        facts = (media.probe_image(staged.path, ext) if media.kind_of(ext) == "image"
                  else media.NO_FACTS)
         self.store.commit_staged(staged, ext)
         asset_id = new_id("ast")
@@ -188,7 +190,8 @@ class Syncer:
         name = _clean(disk_file.path.stem if disk_file.path.suffix else disk_file.path.name)
         insert = (asset_id, name[:255] or "file", _clean(disk_file.path.name)[:255] or "file",
                   ext, media.kind_of(ext), media.mime_of(ext), facts.format, staged.size,
-                  facts.width, facts.height, staged.sha256)
+                  facts.width, facts.height, staged.sha256, facts.taken_at, facts.camera,
+                  facts.lens, facts.problem)
         return _Copied(disk_file, asset_id, new=True, previous=None, insert=insert)
 
     def _carry_over(self, tx: WriteTx, replaced: list[tuple[str, str, bool]]) -> None:
@@ -217,21 +220,31 @@ class Syncer:
 
     # -- the end --------------------------------------------------------------------------
     def _finish(self, row: sqlite3.Row, gone: list[str], result: SyncResult) -> None:
-        """Let go of files gone from disk; record the folder's status and refresh time."""
+        """Let go of files gone from disk; mirror the subfolders; record the folder's status
+        and refresh time (a watcher's sync that changed nothing records nothing)."""
         status = "connected" if result.connected else "missing"
         result.missing = len(gone)
-        if self.quiet and not gone and not self._wrote and status == row["status"]:
-            return
-        with self.lock(), self._transaction() as tx:
-            for part in chunks(gone):
-                tx.conn.execute(f"DELETE FROM linked_files WHERE linked_folder_id = ? AND "
-                                f"relative_path IN ({marks(len(part))})", (row["id"], *part))
-            changed = status != row["status"]
-            tx.conn.execute("UPDATE linked_folders SET status = ?, version = version + ?, "
-                            "last_refreshed_at = ? WHERE id = ?",
-                            (status, int(changed), tx.now, row["id"]))
-            tx.touch("linked-folder", [row["id"]])
-            tx.summary = f"Linked folder {'refreshed' if result.connected else 'missing'}"
+        try:
+            with self.lock(), self._transaction() as tx:
+                for part in chunks(gone):
+                    tx.conn.execute(f"DELETE FROM linked_files WHERE linked_folder_id = ? AND "
+                                    f"relative_path IN ({marks(len(part))})", (row["id"], *part))
+                mirror = Mirror.of(tx, row)
+                placed = mirror.reconcile(self._dirs if result.connected else None)
+                changed = status != row["status"]
+                if (self.quiet and not gone and not self._wrote and not changed and not placed
+                        and not mirror.touched):
+                    raise _Unchanged
+                tx.conn.execute("UPDATE linked_folders SET status = ?, version = version + ?, "
+                                "last_refreshed_at = ? WHERE id = ?",
+                                (status, int(changed), tx.now, row["id"]))
+                tx.touch("linked-folder", [row["id"]])
+                if placed or mirror.touched:
+                    tx.touch("asset", placed)
+                    tx.touch("folder", mirror.touched)
+                tx.summary = f"Linked folder {'refreshed' if result.connected else 'missing'}"
+        except _Unchanged:
+            pass
 
     def _transaction(self) -> WriteTx:
         return WriteTx(self.services, self.command, self.meta, journal=False)
@@ -245,6 +258,10 @@ def _asset_with(conn: sqlite3.Connection, sha256: str) -> str | None:
 def _clean(text: str) -> str:
     text = unicodedata.normalize("NFC", text)
     return "".join(ch if ch.isprintable() else " " for ch in text).strip()
+
+
+class _Unchanged(Exception):
+    """A quiet sync found nothing to record: its transaction is rolled back."""
 
 
 @contextlib.contextmanager

@@ -13,11 +13,34 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from library.worker.files import media
+from library.worker.rows import tagfold
 from library.worker.store.layout import Layout
 
 SUMMARY_COLUMNS = ("a.id, a.name, a.ext, a.kind, a.size, a.width, a.height, a.rating, "
-                   "a.version, a.added_at, a.trashed, a.missing")
+                   "a.version, a.added_at, a.trashed, a.missing, a.problem")
 CHUNK = 500
+PROBLEMS = {  # assets.problem -> what the person reads
+    "damaged": "Damaged file: the picture cannot be decoded (the file is kept as it is).",
+    "truncated": "Incomplete file: the picture is cut off; the part that is there is shown.",
+    "too-large": "Too large to preview: the picture has more pixels than Serpent decodes.",
+}
+
+
+INSERT_ASSET = ("INSERT INTO assets (id, name, original_name, ext, kind, mime, format, size, "
+                "width, height, sha256, taken_at, camera, lens, problem, added_at, "
+                "modified_at, added_by, modified_by, import_key) VALUES "
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+
+
+def new_asset_row(asset_id: str, name: str, original_name: str, ext: str, size: int,
+                  sha256: str, facts: media.ImageFacts, now: str, actor_json: str,
+                  import_key: str | None = None) -> tuple[Any, ...]:
+    """The parameters of INSERT_ASSET for a newly stored file."""
+    return (asset_id, name, original_name, ext, media.kind_of(ext), media.mime_of(ext),
+            facts.format, size, facts.width, facts.height, sha256, facts.taken_at,
+            facts.camera, facts.lens, facts.problem, now, now, actor_json, actor_json,
+            import_key)
 
 
 def chunks(ids: Sequence[str], size: int = CHUNK) -> Iterable[Sequence[str]]:
@@ -59,7 +82,24 @@ def summaries(conn: sqlite3.Connection, rows: Sequence[sqlite3.Row]) -> list[dic
              "size": r["size"], "width": r["width"], "height": r["height"],
              "rating": r["rating"], "tags": tags[r["id"]], "folderIds": folders[r["id"]],
              "version": r["version"], "addedAt": r["added_at"], "trashed": bool(r["trashed"]),
-             "missing": bool(r["missing"])} for r in rows]
+             "missing": bool(r["missing"]), "problem": problem_of(r["problem"])} for r in rows]
+
+
+def problem_of(code: str | None) -> dict[str, str] | None:
+    if code is None:
+        return None
+    return {"code": code, "message": PROBLEMS.get(code, "This file cannot be shown.")}
+
+
+def palettes_of(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """Each asset's palette (colour, ratio), largest share first."""
+    found: dict[str, list[dict[str, Any]]] = {i: [] for i in ids}
+    for part in chunks(ids):
+        for asset_id, color, ratio in conn.execute(
+                f"SELECT asset_id, color, ratio FROM asset_colors WHERE asset_id IN "
+                f"({marks(len(part))}) ORDER BY asset_id, position", part):
+            found[asset_id].append({"color": color, "ratio": ratio})
+    return found
 
 
 def full_assets(conn: sqlite3.Connection, ids: Sequence[str],
@@ -70,11 +110,13 @@ def full_assets(conn: sqlite3.Connection, ids: Sequence[str],
     for part in chunks(list(dict.fromkeys(ids))):
         for row in conn.execute(f"SELECT {SUMMARY_COLUMNS}, a.format, a.mime, a.sha256, "
                                 f"a.notes, a.source_url, a.original_name, a.modified_at, "
-                                f"a.added_by, a.modified_by, a.trashed_at FROM assets a "
+                                f"a.added_by, a.modified_by, a.trashed_at, a.taken_at, "
+                                f"a.camera, a.lens FROM assets a "
                                 f"WHERE a.id IN ({marks(len(part))})", part):
             rows[row["id"]] = row
     ordered = [rows[i] for i in dict.fromkeys(ids) if i in rows]
     items = summaries(conn, ordered)
+    palettes = palettes_of(conn, [r["id"] for r in ordered])
     for item, row in zip(items, ordered, strict=True):
         item.update({"format": row["format"], "mime": row["mime"], "sha256": row["sha256"],
                      "notes": row["notes"], "sourceUrl": row["source_url"],
@@ -82,7 +124,9 @@ def full_assets(conn: sqlite3.Connection, ids: Sequence[str],
                      "addedBy": json.loads(row["added_by"]),
                      "modifiedBy": json.loads(row["modified_by"]),
                      "trashedAt": row["trashed_at"],
-                     "filePath": os.path.abspath(layout.file_for(row["sha256"], row["ext"]))})
+                     "filePath": os.path.abspath(layout.file_for(row["sha256"], row["ext"])),
+                     "takenAt": row["taken_at"], "camera": row["camera"], "lens": row["lens"],
+                     "palette": palettes[row["id"]]})
     return items, [i for i in dict.fromkeys(ids) if i not in rows]
 
 
@@ -96,16 +140,16 @@ def existing(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, sqlite3.
 
 
 def tag_ids(conn: sqlite3.Connection, names: Iterable[str], now: str) -> dict[str, int]:
-    """Ids of the tags (case-insensitive), created when missing. Keyed by the casefolded name."""
+    """Ids of the tags (any case, `tagfold`), created when missing. Keyed by the folded name."""
     result: dict[str, int] = {}
     for name in names:
-        key = name.casefold()
+        key = tagfold.fold(name)
         if key in result:
             continue
-        row = conn.execute("SELECT id FROM tags WHERE name = ?", (name,)).fetchone()
+        row = tagfold.find(conn, name)
         if row is None:
-            row = conn.execute("INSERT INTO tags (name, created_at) VALUES (?, ?) RETURNING id",
-                               (name, now)).fetchone()
+            row = conn.execute("INSERT INTO tags (name, folded, created_at) VALUES (?, ?, ?) "
+                               "RETURNING id", (name, key, now)).fetchone()
         result[key] = row[0]
     return result
 
@@ -137,7 +181,8 @@ def refresh_search_text(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
     for part in chunks(list(ids)):
         conn.execute(
             f"UPDATE assets SET search_text = fold(name || ' ' || original_name || ' ' || "
-            f"notes || ' ' || coalesce(source_url, '') || ' ' || coalesce((SELECT "
+            f"notes || ' ' || coalesce(source_url, '') || ' ' || coalesce(camera, '') || ' ' "
+            f"|| coalesce(lens, '') || ' ' || coalesce((SELECT "
             f"group_concat(t.name, ' ') FROM asset_tags at JOIN tags t ON t.id = at.tag_id "
             f"WHERE at.asset_id = assets.id), '')) WHERE id IN ({marks(len(part))})", part)
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from library.schemas import Collection, RuleSet
-from library.worker.rows import rules
+from library.worker.rows import filters
 from library.worker.rows.assetrows import chunks, marks
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def collection_out(conn: sqlite3.Connection, row: sqlite3.Row) -> Collection:
     """A row as the `Collection` model, with its asset count (trash left out)."""
     if row["smart"]:
         ruleset = RuleSet.model_validate_json(row["rules"])
-        condition = rules.compile_rules(ruleset)
+        condition = filters.compile_rules(ruleset)
         count = conn.execute(f"SELECT count(*) FROM assets a WHERE a.trashed = 0 AND "
                              f"{condition.sql}", condition.params).fetchone()[0]
     else:

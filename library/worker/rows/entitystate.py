@@ -93,8 +93,9 @@ def _folder_versions(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, 
 
 def _folder_apply(tx: WriteTx, folder_id: str, target: State | None, other: State | None) -> None:
     conn = tx.conn
-    if target is None:
-        busy = conn.execute("SELECT (SELECT count(*) FROM asset_folders WHERE folder_id = ?) + "
+    if target is None:  # trashed assets (an undone import's) just leave the folder
+        busy = conn.execute("SELECT (SELECT count(*) FROM asset_folders af JOIN assets a ON "
+                            "a.id = af.asset_id WHERE af.folder_id = ? AND a.trashed = 0) + "
                             "(SELECT count(*) FROM folders WHERE parent_id = ?)",
                             (folder_id, folder_id)).fetchone()[0]
         if busy:

@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from library.worker.rows import assetrows
+from library.worker.rows import assetrows, tagfold
 from library.worker.rows.assetrows import chunks, marks
 
 if TYPE_CHECKING:
@@ -42,12 +42,11 @@ def apply(tx: WriteTx, tag_id: str, target: State | None, other: State | None) -
     conn = tx.conn
     row = conn.execute("SELECT id, name FROM tags WHERE id = ?", (int(tag_id),)).fetchone()
     if row is None and other is not None:
-        row = conn.execute("SELECT id, name FROM tags WHERE name = ?",
-                           (other["name"],)).fetchone()
+        row = tagfold.find(conn, other["name"])
     if row is None or row["name"] == target["name"]:
         return
-    if conn.execute("SELECT 1 FROM tags WHERE name = ? AND id != ?",
-                    (target["name"], row["id"])).fetchone():
+    if conn.execute("SELECT 1 FROM tags WHERE folded = ? AND id != ?",
+                    (tagfold.fold(target["name"]), row["id"])).fetchone():
         return  # another tag holds that spelling now; the assets' own states decide
     rename(tx, row["id"], target["name"])
 
@@ -55,7 +54,8 @@ def apply(tx: WriteTx, tag_id: str, target: State | None, other: State | None) -
 def rename(tx: WriteTx, tag_id: int, name: str) -> list[str]:
     """Give a tag a new spelling everywhere; returns the assets carrying it."""
     conn = tx.conn
-    conn.execute("UPDATE tags SET name = ?, version = version + 1 WHERE id = ?", (name, tag_id))
+    conn.execute("UPDATE tags SET name = ?, folded = ?, version = version + 1 WHERE id = ?",
+                 (name, tagfold.fold(name), tag_id))
     carriers = [r[0] for r in conn.execute("SELECT asset_id FROM asset_tags WHERE tag_id = ?",
                                            (tag_id,))]
     assetrows.refresh_search_text(conn, carriers)

@@ -1,8 +1,8 @@
 """The asset text index: an FTS5 trigram index over `assets.search_text`, and free-text search.
 
 Runs in the worker process (the writer installs it, reader threads query it). `search_text`
-is the casefolded name, original name, notes, source URL and tags of an asset, refreshed by
-every command that changes one of them (`assetrows.refresh_search_text`), tag renames,
+is the casefolded name, original name, notes, source URL, camera, lens and tags of an asset,
+refreshed by every command that changes one of them (`assetrows.refresh_search_text`), tag renames,
 merges and undo/redo included; triggers on that one column keep the index in step inside
 the same transaction. A search word of 3+ characters is a substring match through the
 index (trigrams: any script, any position); shorter words, and a SQLite without trigram

@@ -10,6 +10,7 @@ is written beside it. To add a migration: append a `Migration` to `MIGRATIONS` (
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,7 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from library.errors import UNSUPPORTED_FORMAT, LibraryError
-from library.worker.rows import textindex
+from library.worker.rows import tagfold, textindex
+from library.worker.store.identity import new_id, utc_now
 
 SCHEMA_MAJOR = 1
 
@@ -296,6 +298,51 @@ CREATE INDEX assets_by_size ON assets (trashed, size);
 CREATE INDEX assets_by_modified ON assets (trashed, modified_at);
 """
 
+# What analysis learns beyond the palette: the picture's facts as displayed (EXIF orientation
+# applied to width/height, date taken, camera, lens) and why a file shows no picture
+# (`problem`); each palette colour in CIELAB, so colour search runs in SQL; the similarity
+# signature (a second perceptual hash of the picture's centre, its mean CIELAB colour and how
+# much detail it has). Tag names get their full Unicode case folding (`tags.folded`, filled
+# and de-duplicated by `tagfold.merge_folded`): SQLite's NOCASE folds ASCII only. A linked
+# folder's disk subfolders are mirrored by library folders (`linked_dirs`, by the subfolder's
+# path relative to the linked folder; the linked folder itself is `linked_folders.folder_id`).
+_FACTS_COLOURS_FOLDING = """
+ALTER TABLE assets ADD COLUMN taken_at TEXT;
+ALTER TABLE assets ADD COLUMN camera TEXT;
+ALTER TABLE assets ADD COLUMN lens TEXT;
+ALTER TABLE assets ADD COLUMN problem TEXT;
+CREATE INDEX assets_by_taken ON assets (trashed, taken_at);
+
+ALTER TABLE asset_analysis ADD COLUMN phash_centre INTEGER;
+ALTER TABLE asset_analysis ADD COLUMN mean_l REAL;
+ALTER TABLE asset_analysis ADD COLUMN mean_a REAL;
+ALTER TABLE asset_analysis ADD COLUMN mean_b REAL;
+ALTER TABLE asset_analysis ADD COLUMN detail REAL;
+
+CREATE TABLE asset_colors (
+    asset_id TEXT NOT NULL REFERENCES assets (id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    color TEXT NOT NULL,
+    ratio REAL NOT NULL,
+    l REAL NOT NULL,
+    a REAL NOT NULL,
+    b REAL NOT NULL,
+    hue REAL NOT NULL,
+    PRIMARY KEY (asset_id, position)
+) WITHOUT ROWID;
+CREATE INDEX asset_colors_by_lab ON asset_colors (l, a, b);
+
+ALTER TABLE tags ADD COLUMN folded TEXT;
+
+CREATE TABLE linked_dirs (
+    linked_folder_id TEXT NOT NULL REFERENCES linked_folders (id) ON DELETE CASCADE,
+    relative_dir TEXT NOT NULL,
+    folder_id TEXT NOT NULL REFERENCES folders (id) ON DELETE CASCADE,
+    PRIMARY KEY (linked_folder_id, relative_dir)
+) WITHOUT ROWID;
+CREATE INDEX linked_dirs_by_folder ON linked_dirs (folder_id);
+"""
+
 MIGRATIONS: list[Migration] = [
     Migration(1, 1, "initial library schema", _INITIAL),
     Migration(2, 1, "background tasks and asset analysis", _TASKS_AND_ANALYSIS),
@@ -305,8 +352,25 @@ MIGRATIONS: list[Migration] = [
     Migration(4, 1, "asset text index", "", run=textindex.install),
     Migration(5, 1, "tag counts kept by triggers", _TAG_COUNTS),
     Migration(6, 1, "sort ties in import order", _SORT_TIES_IN_IMPORT_ORDER),
+    Migration(7, 1, "image facts, palette colours, similarity, folded tag names",
+              _FACTS_COLOURS_FOLDING, run=lambda conn: _after_facts(conn)),
 ]
 LATEST = MIGRATIONS[-1].number
+
+
+def _after_facts(conn: sqlite3.Connection) -> None:
+    """Migration 6: fold tag names; queue analysis of every asset, so a library made before
+    gets sizes as displayed, dates taken, cameras and palettes in CIELAB by itself."""
+    tagfold.merge_folded(conn)
+    count = conn.execute("SELECT count(*) FROM assets WHERE trashed = 0").fetchone()[0]
+    if count:
+        conn.execute(
+            "INSERT INTO tasks (id, kind, status, params, total, message, actor, created_at) "
+            "VALUES (?, 'analysis', 'queued', ?, ?, ?, ?, ?)",
+            (new_id("tsk"), json.dumps({"force": False, "all": True}), count,
+             "Queued when this library was updated to the new format.",
+             json.dumps({"source": "system", "credential": None, "label": "Serpent"}),
+             utc_now()))
 
 
 def _now() -> str:

@@ -11,24 +11,28 @@ from serpent_tk.automation.registry import CommandSpec, Words, command
 COMMANDS: list[CommandSpec] = [
     command(
         "file.import", "normal",
-        "Copy files or folders from this computer into the library (originals stay); "
-        "content already there is reported as a duplicate.",
-        "items per source path (status imported/duplicate/failed/skipped, assetId).",
+        "Copy files or folders from this computer into the library (originals stay); a folder "
+        "keeps its tree as library folders (keepFolderTree). Content already there is a "
+        "duplicate and still gets the folder and tags.",
+        "items per source path (status imported/duplicate/failed/skipped, assetId, warning, "
+        "reason).",
         {"libraryId": LIB, "sourcePaths": [f"{HOME}/Downloads/refs"], "tags": ["refs"]},
         title="Import files", essential=True, lifecycle="imported", imports=True,
         words=Words("imported {files} into “{library}”", "imported {files} into a library"),
         recount="everywhere"),
     command(
         "asset.search", "read",
-        "Find assets by words, tags, folder, collection, kind, extension, rating or date (all "
-        "given filters must match); untagged: true finds those without tags.",
+        "Find assets by words, tags, folder, collection, kind, extension, rating, dates, "
+        "camera, lens, orientation, aspect ratio or colour (all given filters must match; "
+        "rules: any/all groups); untagged: true finds those without tags.",
         "items (id, name, tags, rating, folderIds, version...), total, nextCursor.",
-        {"libraryId": LIB, "text": "sunset", "tags": ["sky"], "ratingMin": 4, "limit": 20},
+        {"libraryId": LIB, "text": "sunset", "tags": ["sky"], "color": "#ff8800", "limit": 20},
         title="Search assets", essential=True),
     command(
         "asset.get", "read",
-        "Get everything about assets: notes, source URL, format, file path, who added or "
-        "changed them, version.",
+        "Get everything about assets: notes, source URL, format, size as displayed, date "
+        "taken, camera, lens, colour palette, problem, file path, who added or changed them, "
+        "version.",
         "",
         {"libraryId": LIB, "assetIds": [A1]},
         title="Asset details", essential=True),
@@ -87,8 +91,9 @@ COMMANDS: list[CommandSpec] = [
         title="Look at assets", essential=True, returns_image=True),
     command(
         "asset.preview-status", "read",
-        "Check whether previews of assets are ready to look at.",
-        "items: id: ready/pending/failed/unsupported.",
+        "Check whether previews of assets are ready to look at; without assetIds, counts over "
+        "the library and how far the previews after an import are (making).",
+        "items: id: ready/queued/pending/failed/unsupported; counts; making.",
         {"libraryId": LIB, "assetIds": [A1, A2]},
         title="Preview status"),
     command(
@@ -128,9 +133,16 @@ COMMANDS: list[CommandSpec] = [
         title="Empty the trash", words=Words("emptied the trash"), recount="everywhere"),
     command(
         "asset.find-duplicates", "read",
-        "Find groups of near-identical images (resized, re-encoded, slightly edited) to clean "
-        "up; assets not analysed yet are counted in notAnalysed.",
-        "items: groups of assetIds, oldest first.",
-        {"libraryId": LIB, "maxDistance": 4},
+        "Find groups of near-identical images (resized, re-encoded, brightened, cropped a few "
+        "%; colour must match) to clean up: each names one to keep. Not analysed yet: "
+        "notAnalysed.",
+        "items: groups (assetIds oldest first, keep, members).",
+        {"libraryId": LIB, "maxDistance": 10},
         title="Find duplicates", essential=True),
+    command(
+        "asset.find-similar", "read",
+        "Find the images that look like one asset (as asset.find-duplicates), closest first.",
+        "items (assetId, name, distance), total.",
+        {"libraryId": LIB, "assetId": A1},
+        title="Find similar"),
 ]

@@ -4,7 +4,9 @@ Tk thread only. Drops use tkdnd (`tkinterdnd2`) when it loads; without it the wi
 still works and the Import button remains. The native file dialog is a window-only path:
 the MCP side never opens it. Imports go through the gateway (`file.import`) in batches of
 at most 1,000 paths; long ones show a progress bar (from the gateway's `TaskProgress`
-events) with Cancel.
+events) with Cancel. An imported folder keeps its tree (library folders of the same names)
+unless the import is started with `flatten=True` (every file straight into the folder being
+looked at); the closing toast says how many folders were made and what was skipped.
 """
 
 from __future__ import annotations
@@ -44,7 +46,11 @@ class ImportRun:
     batches: list[list[str]]
     folder_id: str | None
     tags: list[str]
+    keep_folder_tree: bool = True
     imported: int = 0
+    skipped: int = 0
+    folders_created: int = 0
+    warnings: list[str] = field(default_factory=list)
     duplicates: int = 0
     failed: int = 0
     failures: list[str] = field(default_factory=list)
@@ -87,16 +93,19 @@ class Importer:
             self.start(library_id, list(self.root.tk.splitlist(paths))
                        if isinstance(paths, str) else list(paths), folder_id)
 
-    def ask_folder(self, library_id: str | None, folder_id: str | None = None) -> None:
+    def ask_folder(self, library_id: str | None, folder_id: str | None = None, *,
+                   flatten: bool = False) -> None:
+        """Import a folder chosen in the file dialog (its subfolders become library folders,
+        unless `flatten`)."""
         if library_id is None:
             return
         path = filedialog.askdirectory(parent=self.root, title="Import a folder",
                                        mustexist=True)
         if path:
-            self.start(library_id, [path], folder_id)
+            self.start(library_id, [path], folder_id, flatten=flatten)
 
     def start(self, library_id: str, paths: Sequence[str], folder_id: str | None = None,
-              tags: Sequence[str] = ()) -> None:
+              tags: Sequence[str] = (), *, flatten: bool = False) -> None:
         paths = [p for p in paths if p]
         if not paths:
             return
@@ -105,7 +114,8 @@ class Importer:
                        "warning")
             return
         batches = [list(paths[i:i + BATCH]) for i in range(0, len(paths), BATCH)]
-        self.run = ImportRun(library_id, batches, folder_id, list(tags))
+        self.run = ImportRun(library_id, batches, folder_id, list(tags),
+                             keep_folder_tree=not flatten)
         self.bar.configure(mode="indeterminate", value=0)
         self.label.configure(text="Importing…")
         self._show_timer = self.root.after(SHOW_PROGRESS_AFTER_MS, self._show)
@@ -123,6 +133,8 @@ class Importer:
             args["folderId"] = run.folder_id
         if run.tags:
             args["tags"] = run.tags
+        if not run.keep_folder_tree:
+            args["keepFolderTree"] = False
         run.future = self.commands.call("file.import", args, self._batch_done)
 
     def _batch_done(self, reply: Reply) -> None:
@@ -142,11 +154,15 @@ class Importer:
             run.imported += int(result.get("imported", 0))
             run.duplicates += int(result.get("duplicates", 0))
             run.failed += int(result.get("failed", 0))
+            run.skipped += int(result.get("skipped", 0))
+            run.folders_created += int(result.get("foldersCreated", 0))
             run.cancelled = run.cancelled or bool(result.get("cancelled"))
             for item in result.get("items", []):
+                if item.get("warning") and len(run.warnings) < 3:
+                    run.warnings.append(f"{_file_name(item)}: {item['warning']}")
                 if item.get("status") == "failed" and len(run.failures) < 3:
-                    name = str(item.get("sourcePath", "")).replace("\\", "/").rsplit("/", 1)[-1]
-                    run.failures.append(f"{name}: {item.get('error') or item.get('errorCode')}")
+                    run.failures.append(f"{_file_name(item)}: "
+                                        f"{item.get('error') or item.get('errorCode')}")
                 if run.first_asset is None and item.get("status") == "imported":
                     run.first_asset = item.get("assetId")
         self._next_batch()
@@ -194,18 +210,27 @@ class Importer:
         if run is None:
             return
         parts = [f"Imported {humanize.count(run.imported, 'file')}"]
+        if run.folders_created:
+            parts.append(f"into {humanize.count(run.folders_created, 'new folder')}")
         if run.duplicates:
             parts.append(f"{run.duplicates:,} already in the library")
         if run.failed:
             parts.append(f"{run.failed:,} could not be imported")
+        if run.skipped:
+            parts.append(f"{run.skipped:,} hidden or system file"
+                         f"{'s' if run.skipped != 1 else ''} skipped")
         text = ", ".join(parts) + "."
         if run.cancelled:
             text = "Import cancelled. " + text
-        if run.failures:
-            text += "\n" + "\n".join(run.failures[:3])
-        level = "warning" if run.failed or run.cancelled else "success"
+        if run.failures or run.warnings:
+            text += "\n" + "\n".join((run.failures + run.warnings)[:3])
+        level = "warning" if run.failed or run.cancelled or run.warnings else "success"
         self.toast(text, level)
         self.on_finished(run)
+
+
+def _file_name(item: dict[str, Any]) -> str:
+    return str(item.get("sourcePath", "")).replace("\\", "/").rsplit("/", 1)[-1]
 
 
 class DropZone:

@@ -16,6 +16,7 @@ from typing import Any, get_args
 
 from library.schemas.collections import RuleField, RuleOp
 from serpent_tk.ui.collections.rule_values import (
+    ColourValue,
     DateValue,
     DaysValue,
     ExtensionValue,
@@ -24,7 +25,9 @@ from serpent_tk.ui.collections.rule_values import (
     NoValue,
     NumberValue,
     RatingValue,
+    RatioValue,
     RuleContext,
+    ShapeValue,
     SizeValue,
     TagValue,
     TextValue,
@@ -47,7 +50,7 @@ FIELDS: dict[str, tuple[str, dict[str, str]]] = {
     "rating": ("Rating", NUMBER_OPS),
     "kind": ("Kind", CHOICE_OPS),
     "ext": ("File extension", CHOICE_OPS),
-    "folder": ("Folder", CHOICE_OPS),
+    "folder": ("Folder", {**CHOICE_OPS, "within": "is in or under"}),
     "added-at": ("Date added", DATE_OPS),
     "width": ("Width", NUMBER_OPS),
     "height": ("Height", NUMBER_OPS),
@@ -55,6 +58,12 @@ FIELDS: dict[str, tuple[str, dict[str, str]]] = {
     "notes": ("Notes", TEXT_OPS),
     "source-url": ("Source URL", TEXT_OPS),
     "untagged": ("Tagging", UNTAGGED_OPS),
+    "taken-at": ("Date taken", DATE_OPS),
+    "camera": ("Camera", TEXT_OPS),
+    "lens": ("Lens", TEXT_OPS),
+    "orientation": ("Shape", CHOICE_OPS),
+    "aspect-ratio": ("Aspect ratio", NUMBER_OPS),
+    "color": ("Colour", {"is": "has", "is-not": "does not have"}),
 }
 LIBRARY_FIELDS = frozenset(get_args(RuleField))     # tests hold FIELDS to these
 LIBRARY_OPS = frozenset(get_args(RuleOp))
@@ -67,8 +76,14 @@ def value_field(master: tk.Misc, theme: Theme, context: RuleContext, field: str,
     """The value widget a field (and for dates, the operator) needs."""
     if field == "tag":
         return TagValue(master, theme, context)
-    if field in ("name", "notes", "source-url"):
+    if field in ("name", "notes", "source-url", "camera", "lens"):
         return TextValue(master, theme)
+    if field == "orientation":
+        return ShapeValue(master, theme)
+    if field == "aspect-ratio":
+        return RatioValue(master, theme)
+    if field == "color":
+        return ColourValue(master, theme)
     if field == "ext":
         return ExtensionValue(master, theme)
     if field == "kind":
@@ -79,7 +94,7 @@ def value_field(master: tk.Misc, theme: Theme, context: RuleContext, field: str,
         return NumberValue(master, theme, "pixels", initial=1000)
     if field == "size":
         return SizeValue(master, theme)
-    if field == "added-at":
+    if field in ("added-at", "taken-at"):
         return DaysValue(master, theme) if op == "in-last-days" else DateValue(master, theme)
     if field == "folder":
         return FolderValue(master, theme, context)
@@ -172,7 +187,8 @@ class RuleRow(ttk.Frame):
         op = list(FIELDS[self.field][1])[self.op_box.current()]
         if op == self.op:
             return
-        dates_to_days = self.field == "added-at" and "in-last-days" in (op, self.op)
+        dates_to_days = self.field in ("added-at", "taken-at") and "in-last-days" in (op,
+                                                                                       self.op)
         self.op = op
         if dates_to_days:
             self._new_value()

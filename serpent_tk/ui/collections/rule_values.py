@@ -1,6 +1,7 @@
 """Value fields of a smart-collection rule, one per kind of value: text, tag (completing
 from the library's tags), extensions, whole numbers, file size with a unit, rating stars,
-a date, a number of days, kinds (several may be ticked) and a folder picker.
+a date, a number of days, kinds and shapes (several may be ticked), an aspect ratio, a
+colour and a folder picker.
 
 Tk thread only. Each field is a frame with `get()` (the rule's value, as the library wants
 it), `set(value)`, `problem()` (a sentence when the input is plainly incomplete, else None:
@@ -15,11 +16,13 @@ from datetime import date, timedelta
 from tkinter import ttk
 from typing import Any, get_args
 
+from library.schemas.assets import Orientation
 from library.schemas.common import AssetKind
 from serpent_tk.ui.inspector.rating import RatingStars
 from serpent_tk.ui.shell.theme import Theme
 
 KINDS: tuple[str, ...] = get_args(AssetKind)
+SHAPES: tuple[str, ...] = get_args(Orientation)
 SIZE_UNITS = (("KB", 1000), ("MB", 1000 ** 2), ("GB", 1000 ** 3), ("bytes", 1))
 
 
@@ -261,20 +264,24 @@ class DaysValue(NumberValue):
 class KindValue(ValueField):
     """One kind or several (any of them)."""
 
+    CHOICES = KINDS
+    WHAT = "kind"
+
     def __init__(self, master: tk.Misc, theme: Theme) -> None:
         super().__init__(master, theme)
         self.button = ttk.Menubutton(self, width=18)
         self.button.pack(side="left", fill="x", expand=True)
         self.menu = tk.Menu(self.button, tearoff=False)
         self.button["menu"] = self.menu
-        self.vars = {kind: tk.BooleanVar(value=kind == "image") for kind in KINDS}
-        for kind in KINDS:
+        self.vars = {kind: tk.BooleanVar(value=kind == self.CHOICES[0])
+                     for kind in self.CHOICES}
+        for kind in self.CHOICES:
             self.menu.add_checkbutton(label=kind.capitalize(), variable=self.vars[kind],
                                       command=self._changed)
         self._label()
 
     def _label(self) -> None:
-        chosen = [k.capitalize() for k in KINDS if self.vars[k].get()]
+        chosen = [k.capitalize() for k in self.CHOICES if self.vars[k].get()]
         self.button.configure(text=", ".join(chosen) if chosen else "Choose…")
 
     def _changed(self) -> None:
@@ -282,7 +289,7 @@ class KindValue(ValueField):
         self.on_change()
 
     def get(self) -> Any:
-        chosen = [k for k in KINDS if self.vars[k].get()]
+        chosen = [k for k in self.CHOICES if self.vars[k].get()]
         return chosen[0] if len(chosen) == 1 else chosen
 
     def set(self, value: Any) -> None:
@@ -292,7 +299,54 @@ class KindValue(ValueField):
         self._label()
 
     def problem(self) -> str | None:
-        return None if self.get() else "Choose at least one kind."
+        return None if self.get() else f"Choose at least one {self.WHAT}."
+
+
+class ShapeValue(KindValue):
+    """One shape or several: portrait, landscape, square, panoramic."""
+
+    CHOICES = SHAPES
+    WHAT = "shape"
+
+
+class RatioValue(ValueField):
+    """Width / height: a number (1.5) or a ratio (16:9), sent as typed."""
+
+    def __init__(self, master: tk.Misc, theme: Theme) -> None:
+        super().__init__(master, theme)
+        self.entry, self.var = self._entry(8, "16:9")
+        self.entry.pack(side="left")
+        self._unit("width : height, or 1.5")
+
+    def get(self) -> Any:
+        text = self.var.get().strip()
+        return text if ":" in text else whole_number(text)
+
+    def set(self, value: Any) -> None:
+        self.var.set("" if value is None else str(value))
+
+    def problem(self) -> str | None:
+        return None if self.var.get().strip() else "Type a ratio like 16:9."
+
+
+class ColourValue(ValueField):
+    """A colour as #rrggbb (the library's default tolerance and share apply)."""
+
+    def __init__(self, master: tk.Misc, theme: Theme) -> None:
+        super().__init__(master, theme)
+        self.entry, self.var = self._entry(9, "#ff8800")
+        self.entry.pack(side="left")
+        self._unit("#rrggbb")
+
+    def get(self) -> Any:
+        return self.var.get().strip()
+
+    def set(self, value: Any) -> None:
+        self.var.set(str(value.get("color", "")) if isinstance(value, dict)
+                     else "" if value is None else str(value))
+
+    def problem(self) -> str | None:
+        return None if self.get() else "Type a colour like #ff8800."
 
 
 class FolderValue(ValueField):

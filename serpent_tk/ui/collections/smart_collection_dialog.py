@@ -127,8 +127,15 @@ class SmartCollectionDialog(Dialog):
 
         rules = (collection or {}).get("rules") or {}
         self.match_box.set(MATCH_WORDS.get(str(rules.get("match", "all")), "all"))
-        for rule in rules.get("rules") or [None]:
+        given = rules.get("rules") or [None]
+        # any/all groups inside the rules (made over MCP) are kept as they are, not shown
+        self.kept_groups = [r for r in given if isinstance(r, dict) and "rules" in r]
+        for rule in [r for r in given if r not in self.kept_groups] or [None]:
             self.add_rule(rule, quiet=True)
+        if self.kept_groups:
+            ttk.Label(body, style="Muted.TLabel", text=f"Also {len(self.kept_groups)} "
+                      f"group{'s' if len(self.kept_groups) != 1 else ''} of rules made "
+                      "elsewhere; they are kept as they are.").pack(fill="x")
         self.bind("<Return>", lambda e: self.confirm())
         self._load_folders()
         self.changed()
@@ -159,7 +166,8 @@ class SmartCollectionDialog(Dialog):
         self.add_button.state(["!disabled"] if len(self.rows) < MAX_RULES else ["disabled"])
 
     def ruleset(self) -> dict[str, Any]:
-        return {"match": self.match_box.get() or "all", "rules": [r.rule() for r in self.rows]}
+        return {"match": self.match_box.get() or "all",
+                "rules": [r.rule() for r in self.rows] + self.kept_groups}
 
     # the preview ---------------------------------------------------------------------------
     def changed(self) -> None:

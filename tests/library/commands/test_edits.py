@@ -18,7 +18,8 @@ CLAUDE = CallMeta(source="mcp", credential="claude", label="Claude via MCP")
 @pytest.fixture
 def assets(host, library_id, sources):
     make_images(sources, 3)
-    result = call(host, library_id, "file.import", {"sourcePaths": [str(sources)]})
+    result = call(host, library_id, "file.import", {"sourcePaths": [str(sources)],
+                                                   "keepFolderTree": False})
     return [item["assetId"] for item in result["items"]]
 
 

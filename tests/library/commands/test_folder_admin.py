@@ -97,7 +97,8 @@ def test_move_refuses_cycles_and_collisions_and_undoes(host, library_id, tree):
 def test_delete_empty_is_all_or_nothing(host, library_id, tree, sources, events):
     make_images(sources, 2)
     ids = [i["assetId"] for i in call(host, library_id, "file.import", {
-        "sourcePaths": [str(sources)], "folderId": tree["faces"]})["items"]]
+        "sourcePaths": [str(sources)], "folderId": tree["faces"], "keepFolderTree": False})[
+        "items"]]
     call(host, library_id, "asset.trash", {"assetIds": ids})  # trashed still counts
     error = call_error(host, library_id, "folder.delete-empty",
                        {"folderIds": [tree["old"], tree["faces"], tree["skies"]]})
@@ -132,7 +133,8 @@ def test_asset_copy_adds_a_folder_and_keeps_the_others(host, library_id, tree, s
                                                        events):
     make_images(sources, 3)
     ids = sorted(i["assetId"] for i in call(host, library_id, "file.import", {
-        "sourcePaths": [str(sources)], "folderId": tree["skies"]})["items"])
+        "sourcePaths": [str(sources)], "folderId": tree["skies"], "keepFolderTree": False})[
+        "items"])
     call(host, library_id, "asset.copy", {"assetIds": ids[:1], "folderId": tree["faces"]})
     out = AssetBatchOut.model_validate(call(host, library_id, "asset.copy", {
         "assetIds": [*ids, "ast_00000000000000"], "folderId": tree["faces"]}))

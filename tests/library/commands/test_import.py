@@ -43,8 +43,15 @@ def test_imports_files_and_folders_recursively_into_the_content_store(host, libr
     FileImportOut.model_validate(result)
     assert (result["imported"], result["duplicates"], result["failed"]) == (6, 0, 0)
     items = by_source(result)
-    assert ".hidden.png" not in items
+    hidden = items.pop(".hidden.png")  # every file of a folder gets an answer
+    assert (hidden["status"], hidden["reason"], hidden["assetId"]) == ("skipped", "hidden", None)
+    assert result["skipped"] == 1
     assert all(item["status"] == "imported" and item["assetId"] for item in items.values())
+    folders = {f["name"]: f for f in call(host, library["libraryId"], "folder.list")["items"]}
+    assert set(folders) == {"a", "deeper"} and folders["deeper"]["parentId"] == folders["a"]["id"]
+    assert items["photo.jpg"]["folderId"] == folders["deeper"]["id"]
+    assert items["notes.pdf"]["folderId"] == folders["a"]["id"]
+    assert items["single.PNG"]["folderId"] is None  # a file given by itself: no folder
 
     got = AssetGetOut.model_validate(call(host, library["libraryId"], "asset.get", {
         "assetIds": [items["photo.jpg"]["assetId"], items["notes.pdf"]["assetId"],
@@ -123,6 +130,10 @@ def test_bad_inputs_fail_per_item_and_never_the_whole_import(host, library, sour
                               items["cut header.jpg"]["assetId"]]})["items"]
     assert (body[0]["width"], body[0]["height"]) == (200, 150)
     assert (body[1]["width"], body[1]["height"], body[1]["kind"]) == (None, None, "image")
+    assert body[1]["problem"]["code"] == "damaged"  # and it says so, per item and on the asset
+    assert body[1]["problem"]["message"].startswith("Damaged file")
+    assert items["cut header.jpg"]["warning"].startswith("Damaged file")
+    assert items["good.png"]["warning"] is None
     assert items["a pipe.png"]["errorCode"] == "UNSUPPORTED_FORMAT"
     assert items["sock.png"]["errorCode"] == "UNSUPPORTED_FORMAT"
     assert items["missing.png"]["errorCode"] == "PATH_NOT_FOUND"
@@ -185,7 +196,9 @@ def test_a_source_inside_a_library_is_forbidden_and_walks_skip_libraries(host, l
     assert error_result["imported"] == 0
     # Importing the folder that holds the library imports the images, never the library.
     outer = call(host, library_id, "file.import", {"sourcePaths": [str(tmp_path)]})
-    assert all("Test Library.serpent" not in i["sourcePath"] for i in outer["items"])
+    [inside] = [i for i in outer["items"] if "Test Library.serpent" in i["sourcePath"]]
+    assert (inside["status"], inside["reason"]) == ("skipped", "library")  # one item, not read
+    assert inside["sourcePath"].endswith("Test Library.serpent")
     assert outer["imported"] == 2
 
 
@@ -193,8 +206,9 @@ def test_import_into_a_folder_and_unknown_folder(host, library_id, sources):
     folder = call(host, library_id, "folder.create", {"name": "Inbox"})
     make_images(sources, 2)
     call(host, library_id, "file.import",
-         {"sourcePaths": [str(sources)], "folderId": folder["id"]})
+         {"sourcePaths": [str(sources)], "folderId": folder["id"], "keepFolderTree": False})
     assert call(host, library_id, "asset.search", {"folderId": folder["id"]})["total"] == 2
+    assert len(call(host, library_id, "folder.list")["items"]) == 1  # flattened: no new one
     error = call_error(host, library_id, "file.import",
                        {"sourcePaths": [str(sources)], "folderId": "fld_0000000000"})
     assert error.code == "NOT_FOUND" and error.details["field"] == "folderId"
@@ -202,11 +216,12 @@ def test_import_into_a_folder_and_unknown_folder(host, library_id, sources):
 
 def test_progress_events_and_change_notifications(host, library_id, sources, events):
     make_images(sources, 70)  # more than one batch
-    result = call(host, library_id, "file.import", {"sourcePaths": [str(sources)]})
+    result = call(host, library_id, "file.import", {"sourcePaths": [str(sources)],
+                                                   "keepFolderTree": False})
     assert result["imported"] == 70
-    progress = events.of(TaskProgress)
+    progress = [p for p in events.of(TaskProgress) if p.command == "file.import"]
     assert progress and progress[-1].done == progress[-1].total == 70
-    assert all(p.command == "file.import" for p in progress)
+    assert all(p.request_id for p in progress)  # the call's own progress
     changes = [e for e in events.of(LibraryChanged) if e.command == "file.import"]
     assert len(changes) >= 2  # committed in batches
     assert sum(len(c.entity_ids) for c in changes) == 70

@@ -12,7 +12,7 @@ from pathlib import Path
 from library import deletion
 from library.events import LibraryChanged, WorkerRestarted
 from tests.library.factories import TIMEOUT, call, call_error, make_file
-from tests.library.pictures import FINISHED, Blocker, save_pictures, wait_until
+from tests.library.pictures import FINISHED, Blocker, previews_made, save_pictures, wait_until
 
 
 def import_paths(host, library_id, paths) -> list[str]:
@@ -77,8 +77,11 @@ def blocked_refresh(host, library, sources):
     task id)."""
     library_id, root = library["libraryId"], Path(library["path"])
     first, _second = sorted(import_paths(host, library_id, save_pictures(sources, [5, 6])))
+    previews_made(host, library_id)  # the pool never reads the pipe below
     sha, _ = stored(host, library_id, root, first)
     (root / "thumbs" / sha[:2]).mkdir(parents=True, exist_ok=True)
+    for made in (root / "thumbs" / sha[:2]).glob(f"{sha}_*"):
+        made.unlink()  # the refresh has to make it again, and looks at the marker first
     blocker = Blocker(root / "thumbs" / sha[:2] / f"{sha}.failed", b"not json")
     running = host.call(library_id, "library.refresh", {})
     task = wait_until(lambda: call(host, library_id, "task.list",

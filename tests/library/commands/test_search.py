@@ -16,7 +16,8 @@ def stocked(host, library_id, sources):
     images = make_images(sources / "img", 12)
     make_file(sources / "doc" / "brief.pdf", b"%PDF brief")
     make_file(sources / "doc" / "Moodboard notes.txt", b"sunset palette")
-    result = call(host, library_id, "file.import", {"sourcePaths": [str(sources)]})
+    result = call(host, library_id, "file.import", {"sourcePaths": [str(sources)],
+                                                   "keepFolderTree": False})
     ids = {item["sourcePath"].rsplit("/", 1)[-1]: item["assetId"] for item in result["items"]}
     image_ids = [ids[p.name] for p in images]
     call(host, library_id, "asset.tag", {"assetIds": image_ids[:6], "tags": ["sky"]})

@@ -11,6 +11,7 @@ import pytest
 
 from library.schemas import AssetGetOut, AssetSearchOut
 from tests.library.factories import call, call_error, make_images
+from tests.library.pictures import previews_made
 
 
 @pytest.fixture
@@ -38,7 +39,11 @@ def test_asset_get_and_update_name_the_stored_file(host, library, library_id, fi
 def test_errors_about_stored_files_never_show_the_library_path(host, library, library_id,
                                                                five):
     got = call(host, library_id, "asset.get", {"assetIds": [five[0]]})
+    previews_made(host, library_id)
     Path(got["items"][0]["filePath"]).unlink()     # the file vanished behind our back
+    sha = got["items"][0]["sha256"]
+    for made in (Path(library["path"]) / "thumbs" / sha[:2]).glob(f"{sha}_*"):
+        made.unlink()                              # and no preview of it was left
     errors = [call_error(host, library_id, "asset.thumbnail", {"assetId": five[0]}),
               call_error(host, library_id, "asset.get", {"assetIds": ["not an id"]}),
               call_error(host, library_id, "asset.thumbnail", {"assetId": "ast_0000000000"})]

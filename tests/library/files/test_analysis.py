@@ -12,7 +12,14 @@ from pathlib import Path
 
 from library.events import LibraryChanged, TaskProgress, WorkerRestarted
 from tests.library.factories import call, call_error, make_file
-from tests.library.pictures import FINISHED, Blocker, picture, save_pictures, wait_until
+from tests.library.pictures import (
+    FINISHED,
+    Blocker,
+    picture,
+    previews_made,
+    save_pictures,
+    wait_until,
+)
 
 
 def import_paths(host, library_id, paths) -> list[str]:
@@ -124,6 +131,7 @@ def blocked_analysis(host, library, sources):
     library_id, root = library["libraryId"], Path(library["path"])
     ids = [import_paths(host, library_id, [p])[0]
            for p in save_pictures(sources, [11, 12, 13])]
+    previews_made(host, library_id)  # the pool never reads the pipe below
     second = call(host, library_id, "asset.get", {"assetIds": [ids[1]]})["items"][0]
     stored = root / "files" / second["sha256"][:2] / f"{second['sha256']}.png"
     blocker = Blocker(stored, stored.read_bytes())

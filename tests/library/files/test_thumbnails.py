@@ -16,7 +16,7 @@ from PIL import Image, features
 
 from library.worker.files import imageformats, thumbcap
 from tests.library.factories import TIMEOUT, call, call_error, make_file, make_image
-from tests.library.pictures import wait_until
+from tests.library.pictures import previews_made, wait_until
 
 
 def import_files(host, library_id, paths) -> list[str]:
@@ -198,34 +198,40 @@ def test_concurrent_requests_make_one_file_and_reads_do_not_wait(host, library_i
     Image.new("RGB", (5000, 5000), (1, 2, 3)).save(sources / "slow.png", compress_level=1)
     shared, slow = import_files(host, library_id, [sources / "shared.jpg",
                                                    sources / "slow.png"])
+    previews_made(host, library_id)  # the import's own previews (256) are made first
     futures = [host.call(library_id, "asset.thumbnail", {"assetId": shared, "size": 512})
                for _ in range(12)]
     results = [f.result(TIMEOUT) for f in futures]
     assert len({r["path"] for r in results}) == 1
     folder = Path(results[0]["path"]).parent
-    assert [p.name for p in folder.iterdir() if p.name.startswith(Path(results[0]["path"])
-                                                                  .name.split("_")[0])] \
-        == [Path(results[0]["path"]).name]
+    sha = Path(results[0]["path"]).name.split("_")[0]
+    assert sorted(p.name for p in folder.iterdir() if p.name.startswith(sha)) \
+        == [f"{sha}_256.jpg", Path(results[0]["path"]).name]  # the preview, and one 512
     assert not list((Path(library["path"]) / "thumbs" / ".tmp").iterdir())
 
     # four slow thumbnails (different sizes) in flight; a search still answers first
     slow_futures = [host.call(library_id, "asset.thumbnail", {"assetId": slow, "size": size})
-                    for size in (128, 256, 512, 1024)]
+                    for size in (128, 192, 512, 1024)]  # 256: the import made it
     search = host.call(library_id, "asset.search", {"limit": 5})
     done, _ = wait([search, *slow_futures], timeout=TIMEOUT, return_when="FIRST_COMPLETED")
     assert search in done and search.result()["total"] == 2
     for future in slow_futures:
-        assert future.result(TIMEOUT)["width"] in (128, 256, 512, 1024)
+        assert future.result(TIMEOUT)["width"] in (128, 192, 512, 1024)
 
 
 def test_bad_input_missing_files_and_preview_status(host, library_id, library, sources):
     [asset_id] = import_files(host, library_id, [make_image(sources / "a.png", (300, 300))])
+    previews_made(host, library_id)
+    for made in (Path(library["path"]) / "thumbs").rglob("*.jpg"):
+        made.unlink()  # as if the size cap had evicted the import's preview
     assert call(host, library_id, "asset.preview-status",
                 {"assetIds": [asset_id]})["items"] == {asset_id: "pending"}
     thumb(host, library_id, asset_id, 64)
     unknown = "ast_00000000000000"
     status = call(host, library_id, "asset.preview-status", {"assetIds": [asset_id, unknown]})
-    assert status == {"items": {asset_id: "ready"}, "notFound": [unknown]}
+    assert (status["items"], status["notFound"]) == ({asset_id: "ready"}, [unknown])
+    assert status["counts"] == {"ready": 1, "queued": 0, "pending": 0, "failed": 0,
+                                "unsupported": 0} and status["making"] is None
     assert call_error(host, library_id, "asset.thumbnail",
                       {"assetId": unknown}).code == "NOT_FOUND"
     for bad in ({"assetId": asset_id, "size": 8}, {"assetId": asset_id, "size": 5000},
@@ -237,7 +243,10 @@ def test_bad_input_missing_files_and_preview_status(host, library_id, library, s
     [other] = import_files(host, library_id, [make_image(sources / "b.png", (300, 300),
                                                          seed=9)])
     sha = call(host, library_id, "asset.get", {"assetIds": [other]})["items"][0]["sha256"]
+    previews_made(host, library_id)
     (Path(library["path"]) / "files" / sha[:2] / f"{sha}.png").unlink()
+    for made in (Path(library["path"]) / "thumbs" / sha[:2]).glob(f"{sha}_*"):
+        made.unlink()
     error = call_error(host, library_id, "asset.thumbnail", {"assetId": other})
     assert error.code == "NOT_FOUND" and error.details["reason"] == "file-missing"
     assert call(host, library_id, "asset.preview-status",

@@ -14,8 +14,9 @@ from tests.library.factories import TIMEOUT, call, call_error, make_file
 from tests.library.pictures import picture, save_pictures, wait_until
 
 
-def in_folder(host, library_id, folder_id) -> dict[str, dict]:
-    found = call(host, library_id, "asset.search", {"folderId": folder_id, "limit": 500})
+def in_folder(host, library_id, folder_id, *, subfolders: bool = True) -> dict[str, dict]:
+    found = call(host, library_id, "asset.search", {"folderId": folder_id, "limit": 500,
+                                                    "includeSubfolders": subfolders})
     return {a["name"]: a for a in found["items"]}
 
 
@@ -37,10 +38,15 @@ def test_link_refresh_and_what_changed_on_disk(host, library_id, tmp_path):
     assert linked["status"] == "connected" and linked["assetCount"] == 3
     assert linked["id"].startswith("lnk_") and linked["version"] == 1
     assert linked["rules"]["include"] == ["*.png"] and linked["lastRefreshedAt"]
-    [library_folder] = call(host, library_id, "folder.list")["items"]
-    assert library_folder["id"] == linked["folderId"] and library_folder["name"] == "Game Art"
+    folders = {f["name"]: f for f in call(host, library_id, "folder.list")["items"]}
+    assert set(folders) == {"Game Art", "props"}  # "old" holds nothing the rules take
+    assert folders["Game Art"]["id"] == linked["folderId"]
+    assert folders["props"]["parentId"] == linked["folderId"]  # the disk subfolder, mirrored
     assets = in_folder(host, library_id, linked["folderId"])
     assert sorted(assets) == ["hero-001", "hero-002", "pic-003"]
+    assert sorted(in_folder(host, library_id, folders["props"]["id"])) == ["pic-003"]
+    assert sorted(in_folder(host, library_id, linked["folderId"], subfolders=False)) == [
+        "hero-001", "hero-002"]
     assert all(not (folder / name).is_symlink() for name in os.listdir(folder))  # untouched
 
     nothing = call(host, library_id, "linked-folder.refresh", {"linkedFolderId": linked["id"]})
@@ -87,10 +93,11 @@ def test_the_watcher_imports_new_files(host, library_id, tmp_path):
     names = wait_until(lambda: (lambda found: found if len(found) == 3 else None)(
         in_folder(host, library_id, linked["folderId"])), "the watcher's import")
     assert sorted(names) == ["dropped-010", "dropped-012", "pic-009"]
-    kinds = wait_until(lambda: (lambda tasks: tasks if "analysis" in tasks else None)(
+    kinds = wait_until(lambda: (lambda tasks: tasks if tasks[:2] == ["analysis",
+                                                                   "linked-folder-sync"]
+                                 else None)(
         [t["kind"] for t in call(host, library_id, "task.list", {"status": ["done"]})[
-            "items"]]), "the new files' analysis")
-    assert "linked-folder-sync" in kinds  # the watcher's sync, then analysis of what came
+            "items"]]), "the new files' analysis")  # the watcher's sync, then the analysis
     assert len(kinds) <= 4  # our own reading of the files never sets the watcher off again
     unlinked = call(host, library_id, "linked-folder.unlink", {"linkedFolderId": linked["id"],
                                                                "keepAssets": False})
@@ -125,9 +132,12 @@ def test_rules_change_and_a_moved_folder_is_reconnected(host, library_id, tmp_pa
 
     moved = tmp_path / "Moved Refs"
     folder.rename(moved)
-    gone = call(host, library_id, "linked-folder.refresh", {"linkedFolderId": linked["id"]})
-    assert gone["linkedFolder"]["status"] == "missing" and gone["linkedFolder"]["version"] == 3
-    assert gone["linkedFolder"]["assetCount"] == 2  # the copies stay
+    gone = call_error(host, library_id, "linked-folder.refresh",
+                      {"linkedFolderId": linked["id"]})
+    assert gone.code == "PATH_NOT_FOUND" and gone.details["linkedFolderId"] == linked["id"]
+    [missing] = call(host, library_id, "linked-folder.list")["items"]
+    assert missing["status"] == "missing" and missing["version"] == 3
+    assert missing["assetCount"] == 2  # the copies stay
     back = call(host, library_id, "linked-folder.reconnect", {"linkedFolderId": linked["id"],
                                                               "path": str(moved)})
     assert back["status"] == "connected" and back["path"] == str(moved)

@@ -16,7 +16,8 @@ PERSON = CallMeta(source="ui", label="You")
 @pytest.fixture
 def assets(host, library_id, sources):
     make_images(sources, 3)
-    result = call(host, library_id, "file.import", {"sourcePaths": [str(sources)]}, AGENT)
+    result = call(host, library_id, "file.import", {"sourcePaths": [str(sources)],
+                                                   "keepFolderTree": False}, AGENT)
     return [item["assetId"] for item in result["items"]]
 
 

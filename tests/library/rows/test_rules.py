@@ -209,7 +209,7 @@ WIRE_ONLY = re.compile(r"\b(gte|lte|is-not|not-contains|in-last-days|added-at|so
 
 def test_rule_errors_read_as_words_for_people(shelf: Shelf) -> None:
     """The window shows these on the rule's own row: words, not the wire's operator names."""
-    from library.worker.rows.rules import OPS, field_words, op_words
+    from library.worker.rows.rulefields import OPS, field_words, op_words
 
     every_op = sorted({op for ops in OPS.values() for op in ops})
     for field, allowed in OPS.items():

@@ -14,6 +14,7 @@ import pytest
 from library.client import LibraryHost
 from library.worker.store.schema import LATEST
 from tests.library.factories import call
+from tests.library.pictures import wait_until
 
 FROZEN = sorted((Path(__file__).parent / "frozen").glob("schema-v*/Frozen.serpent"))
 
@@ -51,3 +52,14 @@ def test_a_frozen_library_opens_with_all_its_data(frozen: Path, host: LibraryHos
     thumbnail = call(host, library, "asset.thumbnail", {"assetId": noted["items"][0]["id"],
                                                         "size": 64})
     assert Path(thumbnail["path"]).is_file()
+
+    # analysis brings what older libraries did not keep (migration 7 queued it)
+    wait_until(lambda: not call(host, library, "task.list", {"status": ["queued",
+                                                                       "running"]})["items"],
+               "the analysis of the older assets")
+    images = call(host, library, "asset.search", {"kind": ["image"]})["items"]
+    got = call(host, library, "asset.get", {"assetIds": [a["id"] for a in images]})["items"]
+    assert len(got) == 3 and all(a["palette"] and a["problem"] is None for a in got)
+    assert all((a["width"], a["height"]) == (40, 30) for a in got)
+    duplicates = call(host, library, "asset.find-duplicates")
+    assert duplicates["notAnalysed"] == 0 and duplicates["analysed"] == 3

@@ -52,8 +52,10 @@ def test_analysis_reloads_nothing_and_its_progress_comes_and_goes(app: App,
     window.services.bus.subscribe(LibraryChanged, lambda e: changes.append(e.kinds))
     import_many(app, tmp_path / "dots")
 
-    # the analysis an import queues shows in the status bar
-    app.pump(lambda: window.tasks.visible, "the analysis in the status bar", timeout=60)
+    # the analysis an import queues shows in the status bar (after the import's previews,
+    # which may show first: "Making previews 300 / 500")
+    app.pump(lambda: window.tasks.visible and window.tasks.text().startswith("Analysing"),
+             "the analysis in the status bar", timeout=60)
     assert re.fullmatch(r"Analysing [\d,]+ / [\d,]+( \(\+1 more\))?", window.tasks.text()), \
         window.tasks.text()
     app.screenshot("status-bar-task", window.status)

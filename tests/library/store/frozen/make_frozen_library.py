@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 from library.client import LibraryHost
@@ -32,7 +33,8 @@ def main() -> None:
         try:
             ref = host.create(Path(scratch), "Frozen").result(60)
             library = ref["libraryId"]
-            imported = call(host, library, "file.import", {"sourcePaths": [str(sources)]})
+            imported = call(host, library, "file.import", {"sourcePaths": [str(sources)],
+                                                           "keepFolderTree": False})
             ids = sorted(i["assetId"] for i in imported["items"])
             folder = call(host, library, "folder.create", {"name": "Refs"})
             call(host, library, "asset.move", {"assetIds": ids[:2], "folderId": folder["id"]})
@@ -40,6 +42,10 @@ def main() -> None:
             call(host, library, "asset.update", {"assetId": ids[0], "rating": 4,
                                                  "notes": "frozen note"})
             call(host, library, "collection.create", {"name": "Picks"})
+            task = call(host, library, "analysis.run", {})["task"]  # palettes, signatures
+            while call(host, library, "task.get", {"taskId": task["id"]})["status"] in (
+                    "queued", "running"):
+                time.sleep(0.1)
             call(host, library, "asset.trash", {"assetIds": ids[3:]})
             host.close(library).result(60)
         finally:

@@ -1,0 +1,255 @@
+"""Benchmark: import + every preview ready for 1,000 generated 2 MP JPEGs through
+`library.client`, against a pool of as many processes as cores that copies each file,
+hashes it (sha-256) and makes its thumbnail with Pillow (draft mode), on the same files in
+the same run; then duplicate recall and precision on the planted set (issue 12).
+
+Run: `.venv/bin/python bench/bench_import_previews.py [--count 1000] [--rounds 2]
+[--dir /tmp/somewhere] [--skip-duplicates]`. Prints both times and the ratio (target:
+Serpent <= 1.2x the pool), then the planted set's recall per kind of copy, precision and
+groups of flat colours, with the targets (recall >= 0.95, precision >= 0.98, no flat
+group), and how long grouping signatures takes for a large library. The phases run in
+interleaved rounds and the best time of each counts (a shared machine is noisy). The
+baseline shares no code with what it judges: it is plain hashlib, shutil and Pillow.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import os
+import random
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchdata import unique_variant  # noqa: E402
+from PIL import Image, ImageDraw, ImageFilter  # noqa: E402
+
+from library.client import LibraryHost  # noqa: E402
+from library.events import TaskProgress  # noqa: E402
+
+SIZE = (1632, 1224)  # 2.0 MP
+THUMB = 256
+CHUNK = 1024 * 1024
+RECALL, PRECISION, RATIO = 0.95, 0.98, 1.2
+
+
+def write_jpegs(folder: Path, count: int) -> list[Path]:
+    """`count` distinct 2 MP JPEGs (a few pictures, each file made unique by a comment)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    bases = []
+    for seed in range(6):
+        rng = random.Random(seed)
+        picture = Image.new("RGB", SIZE, tuple(rng.randrange(256) for _ in range(3)))
+        draw = ImageDraw.Draw(picture)
+        for _ in range(80):
+            x, y, r = rng.randrange(SIZE[0]), rng.randrange(SIZE[1]), rng.randrange(20, 300)
+            draw.ellipse((x - r, y - r, x + r, y + r),
+                         fill=tuple(rng.randrange(256) for _ in range(3)))
+        noise = Image.frombytes("L", SIZE, rng.randbytes(SIZE[0] * SIZE[1])).convert("RGB")
+        picture = Image.blend(picture.filter(ImageFilter.GaussianBlur(2)), noise, 0.1)
+        encoded = io.BytesIO()
+        picture.save(encoded, "JPEG", quality=90)
+        bases.append(encoded.getvalue())
+    paths = []
+    for n in range(count):
+        path = folder / f"photo_{n:05d}.jpg"
+        path.write_bytes(unique_variant("jpg", bases[n % len(bases)], n))
+        paths.append(path)
+    return paths
+
+
+# -- the baseline: copy + sha-256 + draft thumbnail, one process per core --------------------
+def _copy_hash_thumb(job: tuple[str, str]) -> int:
+    source, target = job
+    digest = hashlib.sha256()
+    temp = Path(target) / (Path(source).name + ".part")
+    with open(source, "rb") as reader, open(temp, "wb") as writer:
+        while chunk := reader.read(CHUNK):
+            digest.update(chunk)
+            writer.write(chunk)
+    stored = Path(target) / f"{digest.hexdigest()}.jpg"
+    os.replace(temp, stored)
+    with Image.open(stored) as image:
+        image.draft("RGB", (THUMB, THUMB))
+        image.thumbnail((THUMB, THUMB), Image.Resampling.BICUBIC, reducing_gap=2.0)
+        image.save(Path(target) / f"{digest.hexdigest()}_{THUMB}.jpg", "JPEG", quality=85)
+    return stored.stat().st_size
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time the processes used so far (Linux: /proc; else 0)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def baseline(paths: list[Path], target: Path, pool: ProcessPoolExecutor
+             ) -> tuple[float, float]:
+    """(seconds, CPU seconds) of the pool doing copy + hash + thumbnail for every file."""
+    target.mkdir(parents=True)
+    pids = list(pool._processes)  # the pool's worker processes (for their CPU time)
+    cpu = cpu_seconds(pids)
+    started = time.perf_counter()
+    list(pool.map(_copy_hash_thumb, [(str(p), str(target)) for p in paths], chunksize=8))
+    return time.perf_counter() - started, cpu_seconds(pids) - cpu
+
+
+# -- Serpent: file.import, then wait until every preview is ready ---------------------------
+def serpent(folder: Path, parent: Path, count: int) -> tuple[float, float, float]:
+    """(seconds until every preview is ready, seconds the import call itself took, CPU
+    seconds the library's worker process used)."""
+    made = threading.Event()
+
+    def heard(event: object) -> None:  # the previews task's progress (no polling cost)
+        if isinstance(event, TaskProgress) and event.command == "previews" and \
+                event.done == event.total >= count:
+            made.set()
+
+    host = LibraryHost(on_event=heard)
+    try:
+        ref = host.create(parent, "Bench").result(60)
+        library_id = ref["libraryId"]
+        pid = host.worker_pid(library_id)
+        cpu = cpu_seconds([pid])
+        started = time.perf_counter()
+        result = host.call(library_id, "file.import", {"sourcePaths": [str(folder)]}
+                           ).result(3600)
+        imported = time.perf_counter() - started
+        assert result["imported"] == count, {k: v for k, v in result.items() if k != "items"}
+        made.wait(3600)
+        while host.call(library_id, "asset.preview-status", {}).result(600)["counts"][
+                "ready"] < count:  # what the task said, confirmed by the files themselves
+            time.sleep(0.1)
+        return time.perf_counter() - started, imported, cpu_seconds([pid]) - cpu
+    finally:
+        host.shutdown()
+
+
+def settle() -> None:
+    os.sync()
+    time.sleep(1)
+
+
+def import_and_previews(work: Path, count: int, rounds: int) -> None:
+    print(f"generating {count} 2 MP JPEGs in {work} ...", flush=True)
+    paths = write_jpegs(work / "sources", count)
+    total = sum(p.stat().st_size for p in paths)
+    for path in paths:  # warm the page cache for every phase alike
+        path.read_bytes()
+    cores = os.cpu_count() or 1
+    print(f"{count} files, {total / 1e6:.0f} MB, {cores} cores", flush=True)
+    pool_times, serpent_times, import_times = [], [], []
+    pool_cpu, serpent_cpu = [], []
+    with ProcessPoolExecutor(cores) as pool:
+        list(pool.map(abs, range(cores)))  # the workers are up before the clock starts
+        for number in range(rounds):
+            settle()
+            seconds, cpu = baseline(paths, work / f"pool-{number}", pool)
+            pool_times.append(seconds)
+            pool_cpu.append(cpu)
+            shutil.rmtree(work / f"pool-{number}")
+            settle()
+            libraries = work / f"libraries-{number}"
+            libraries.mkdir()
+            ready, imported, cpu = serpent(work / "sources", libraries, count)
+            serpent_times.append(ready)
+            import_times.append(imported)
+            serpent_cpu.append(cpu)
+            shutil.rmtree(libraries)
+            print(f"round {number + 1}: pool {pool_times[-1]:.2f} s ({pool_cpu[-1]:.1f} s CPU), "
+                  f"serpent {ready:.2f} s ({cpu:.1f} s CPU; import call {imported:.2f} s), "
+                  f"load {os.getloadavg()[0]:.1f}", flush=True)
+    best_pool, best_serpent = min(pool_times), min(serpent_times)
+    print(f"pool of {cores} processes: copy + sha-256 + thumbnail   {best_pool:7.2f} s  "
+          f"({min(pool_cpu):.1f} s CPU)")
+    print(f"serpent: file.import + every preview ready     {best_serpent:7.2f} s  "
+          f"({min(serpent_cpu):.1f} s CPU; import call {min(import_times):.2f} s)")
+    print(f"ratio serpent / pool  {best_serpent / best_pool:5.2f}x  (target <= {RATIO:.1f}x); "
+          f"CPU time {min(serpent_cpu) / max(min(pool_cpu), 0.01):.2f}x")
+    print(f"load average now: {', '.join(f'{v:.1f}' for v in os.getloadavg())} "
+          f"(other work on this machine)")
+
+
+def duplicates(work: Path) -> None:
+    from tests.library.planted import score, write
+
+    planted = write(work / "planted")
+    host = LibraryHost()
+    try:
+        library_id = host.create(work, "Planted").result(60)["libraryId"]
+        result = host.call(library_id, "file.import", {
+            "sourcePaths": [str(work / "planted")], "keepFolderTree": False}).result(600)
+        path_of = {i["assetId"]: Path(i["sourcePath"]) for i in result["items"]}
+        task = host.call(library_id, "analysis.run", {}).result(60)["task"]
+        while host.call(library_id, "task.get", {"taskId": task["id"]}).result(60)[
+                "status"] in ("queued", "running"):
+            time.sleep(0.05)
+        groups, cursor = [], None
+        while True:
+            page = host.call(library_id, "asset.find-duplicates", {
+                "limit": 500, **({"cursor": cursor} if cursor else {})}).result(600)
+            groups += page["items"]
+            cursor = page["nextCursor"]
+            if cursor is None:
+                break
+    finally:
+        host.shutdown()
+    found = score(planted, [[path_of[a] for a in g["assetIds"]] for g in groups])
+    copies = sum(1 for p in planted if p.variant in found.found_by_variant)
+    per_kind = ", ".join(f"{kind} {n}/{copies // len(found.found_by_variant)}"
+                         for kind, n in found.found_by_variant.items())
+    print(f"planted set: {len(planted)} images, {len(groups)} groups found")
+    print(f"recall     {found.recall:.3f}  (target >= {RECALL})  [{per_kind}]")
+    print(f"precision  {found.precision:.3f}  (target >= {PRECISION}; {found.false_pairs} "
+          f"pairs of different pictures)")
+    print(f"groups of different flat colours: {found.groups_of_flats}  (target 0)")
+
+
+def grouping_speed(count: int = 20_000) -> None:
+    from library.worker.files import similarity
+
+    rng = random.Random(5)
+    sigs = similarity.Signatures([similarity.Signature(
+        f"ast_{n}", rng.getrandbits(64), rng.getrandbits(64),
+        (rng.uniform(20, 80), rng.uniform(-20, 20), rng.uniform(-20, 30)),
+        rng.uniform(5, 60), rng.choice((0.0, 0.2877, -0.2877, 0.5754))) for n in range(count)])
+    started = time.perf_counter()
+    similarity.groups(sigs, similarity.DEFAULT_MAX_DISTANCE)
+    print(f"grouping {count:,} signatures (asset.find-duplicates' work): "
+          f"{time.perf_counter() - started:.2f} s")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--count", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--dir", type=Path, default=None)
+    parser.add_argument("--skip-duplicates", action="store_true")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="serpent-bench-previews-", dir=args.dir))
+    try:
+        import_and_previews(work, args.count, args.rounds)
+        if not args.skip_duplicates:
+            duplicates(work)
+            grouping_speed()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,344 @@
+"""The preview pool: thumbnails made on every core after an import, the window's first.
+
+Runs in the worker process; thread-safe. One pool per open library: `WORKERS` threads (one
+per core) take work from a priority queue: previews of newly imported images (as each
+import batch commits), then analysis (palette, hashes: `analyser`, submitted by the analysis
+task). Threads, not processes: Pillow releases the GIL while it decodes, scales and encodes
+(measured: a pure-Python thread keeps 82-94 % of its speed while another makes 2 MP JPEG
+thumbnails), so threads use every core without a process pool's start-up and copying. What
+the window asks for (`asset.thumbnail`, made on the derive threads) goes first: while such
+a request is being made, the pool starts nothing new (`interactive`), so visible cells never
+wait behind a batch of a thousand.
+
+The previews of an import show as one task (`kind` "previews", command `previews`) that
+lives in memory only (previews are derived files: making them never writes the library's
+database): `task.get` and `task.cancel` know it, its progress goes out as `task.progress`
+events (the status bar) and through `asset.preview-status`. A worker that closes simply
+stops; previews are also made when asked for, and the analysis task makes any missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import itertools
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from library.schemas import Task
+from library.worker.context import Services
+from library.worker.files.thumbstore import NoThumbnail, store_for
+from library.worker.store.identity import new_id, to_datetime, utc_now
+
+log = logging.getLogger("library.worker.previews")
+
+WORKERS = max(2, os.cpu_count() or 2)
+PREVIEW_SIZE = 256  # the bucket the grid and analysis use
+IMPORTED, ANALYSIS = 1, 2  # priorities: lower runs first
+KIND = "previews"
+COMMAND = "previews"
+MAX_PAUSE = 2.0  # seconds background work waits at most for the window's requests
+EVENT_EVERY = 0.25
+KEEP_ENDED = 20
+
+
+@dataclass(frozen=True)
+class Job:
+    asset_id: str
+    sha256: str
+    ext: str
+    width: int | None
+    height: int | None
+
+
+@dataclass
+class Run:
+    """The previews of one or more imports in a row, shown as one task."""
+
+    task_id: str
+    created_at: str
+    total: int = 0
+    done: int = 0
+    failed: int = 0
+    status: str = "running"  # running, done, cancelled
+    finished_at: str | None = None
+    last_event: float = 0.0
+    cancel_requested: bool = False
+    stopped: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def finished(self) -> bool:
+        return self.status != "running"
+
+    def task(self) -> Task:
+        made = self.done - self.failed
+        message = ("Making previews" if not self.finished else
+                   "Cancelled; the previews made stay." if self.status == "cancelled" else
+                   f"Made {made} preview{'s' if made != 1 else ''}")
+        return Task(id=self.task_id, kind=KIND, status=self.status,  # type: ignore[arg-type]
+                    done=self.done, total=self.total, message=message,
+                    created_at=to_datetime(self.created_at),
+                    started_at=to_datetime(self.created_at),
+                    finished_at=to_datetime(self.finished_at) if self.finished_at else None,
+                    result={"made": made, "failed": self.failed} if self.finished else None,
+                    cancel_requested=self.cancel_requested and not self.finished)
+
+
+@dataclass(order=True)
+class _Work:
+    priority: int
+    seq: int
+    run: Callable[[], Any] = field(compare=False)
+    future: Future[Any] = field(compare=False)
+    asset_id: str | None = field(compare=False, default=None)
+
+
+class PreviewPool:
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.store = store_for(services.layout)
+        self._cond = threading.Condition()
+        self._heap: list[_Work] = []
+        self._seq = itertools.count()
+        self._interactive = 0
+        self._paused_since: float | None = None
+        self._queued: dict[str, int] = {}  # asset id -> previews queued or being made
+        self._importing = 0  # imports under way: their run stays open until they end
+        self._stopping = False
+        self.run: Run | None = None
+        self._ended: dict[str, Run] = {}  # the last runs that ended, for task.get
+        self._threads = [threading.Thread(target=self._work, name=f"previews-{n}",
+                                          daemon=True) for n in range(WORKERS)]
+        for thread in self._threads:
+            thread.start()
+
+    # -- asking ----------------------------------------------------------------------------
+    def submit(self, work: Callable[[], Any], priority: int,
+               asset_id: str | None = None) -> Future[Any]:
+        future: Future[Any] = Future()
+        with self._cond:
+            heapq.heappush(self._heap, _Work(priority, next(self._seq), work, future, asset_id))
+            if asset_id is not None:
+                self._queued[asset_id] = self._queued.get(asset_id, 0) + 1
+            self._cond.notify()
+        return future
+
+    @contextlib.contextmanager
+    def interactive(self) -> Iterator[None]:
+        """Someone waits for this picture now: background work starts nothing new meanwhile."""
+        with self._cond:
+            self._interactive += 1
+            if self._paused_since is None:
+                self._paused_since = time.monotonic()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._interactive -= 1
+                if self._interactive == 0:
+                    self._paused_since = None
+                    self._cond.notify_all()
+
+    def queued(self, asset_id: str) -> bool:
+        with self._cond:
+            return asset_id in self._queued
+
+    def progress(self) -> Run | None:
+        with self._cond:
+            run = self.run
+            return None if run is None or run.finished else Run(run.task_id, run.created_at,
+                                                                run.total, run.done)
+
+    def task(self, task_id: str) -> Task | None:
+        """The previews task with this id, running or recently ended."""
+        with self._cond:
+            run = self.run if self.run is not None and self.run.task_id == task_id \
+                else self._ended.get(task_id)
+            return None if run is None else run.task()
+
+    def cancel(self, task_id: str, wait: float) -> Task | None:
+        """Stop making the previews of this task (those made stay); waits up to `wait`
+        seconds for it to stop. None: not a task of this pool."""
+        with self._cond:
+            run = self.run if self.run is not None and self.run.task_id == task_id else None
+            if run is not None and not run.finished:
+                run.cancel_requested = True
+        if run is not None:
+            run.stopped.wait(wait)
+        return self.task(task_id)
+
+    @contextlib.contextmanager
+    def importing(self) -> Iterator[None]:
+        """An import is under way: its previews are one task, which does not end when the
+        pool catches up with the copying, only once the import is over and all are made."""
+        with self._cond:
+            self._importing += 1
+            if self.run is not None and self.run.finished:
+                self.run = None  # a new import: a task cancelled before is over
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._importing -= 1
+                run = self.run
+                ended = run is not None and self._end_if_done(run)
+            if ended and run is not None:
+                run.stopped.set()
+                self._report(run, force=True)
+
+    def _end_if_done(self, run: Run) -> bool:
+        """(Under the lock.) End the run when everything asked is made and no import may
+        add more; True if it ended now."""
+        if run.finished or run.done < run.total or (self._importing and
+                                                    not run.cancel_requested):
+            return False
+        run.status = "cancelled" if run.cancel_requested else "done"
+        run.finished_at = utc_now()
+        self._ended[run.task_id] = run
+        while len(self._ended) > KEEP_ENDED:
+            del self._ended[next(iter(self._ended))]
+        return True
+
+    def previews(self, jobs: list[Job]) -> None:
+        """Make these previews in the background, as the current run's (or a new) task."""
+        if not jobs:
+            return
+        with self._cond:
+            if self.run is not None and self.run.status == "cancelled" and self._importing:
+                return  # cancelled during this import: the rest are made when asked for
+            run = self.run if self.run is not None and not self.run.finished else None
+            started = run is None
+            if run is None:
+                run = self.run = Run(new_id("tsk"), utc_now())
+            run.total += len(jobs)
+        for job in jobs:
+            self.submit(lambda job=job, run=run: self._make(job, run), IMPORTED, job.asset_id)
+        self._report(run, force=started)  # a new task shows at once; later ones throttled
+
+    # -- working ---------------------------------------------------------------------------
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._stopping or (self._heap and not self._held()),
+                                    timeout=0.5)
+                if self._stopping:
+                    return
+                if not self._heap or self._held():
+                    continue
+                item = heapq.heappop(self._heap)
+            try:
+                if item.future.set_running_or_notify_cancel():
+                    try:
+                        item.future.set_result(item.run())
+                    except BaseException as error:  # the caller sees it
+                        item.future.set_exception(error)
+            finally:
+                with self._cond:
+                    if item.asset_id is not None:
+                        left = self._queued.get(item.asset_id, 1) - 1
+                        if left:
+                            self._queued[item.asset_id] = left
+                        else:
+                            self._queued.pop(item.asset_id, None)
+                    self._cond.notify_all()
+
+    def _held(self) -> bool:
+        """Background work waits while the window's requests are made (at most MAX_PAUSE)."""
+        if not self._interactive or self._paused_since is None:
+            return False
+        return time.monotonic() - self._paused_since < MAX_PAUSE
+
+    def _make(self, job: Job, run: Run) -> None:
+        layout = self.services.layout
+        ok = True
+        if not run.cancel_requested:
+            try:
+                self.store.get(layout.file_for(job.sha256, job.ext), job.sha256, job.ext,
+                               PREVIEW_SIZE, job.width, job.height)
+            except (NoThumbnail, FileNotFoundError):
+                ok = False  # asset.preview-status says failed / unsupported
+            except Exception as error:  # one odd file never stops the others
+                log.warning("preview of %s failed: %r", job.asset_id, error)
+                ok = False
+        with self._cond:
+            run.done += 1
+            run.failed += 0 if ok else 1
+            ended = self._end_if_done(run)
+            self._cond.notify_all()
+        if ended:
+            run.stopped.set()
+        self._report(run, force=ended)
+
+    def _report(self, run: Run, *, force: bool = False) -> None:
+        now = time.monotonic()
+        with self._cond:
+            done, total = run.done, run.total
+            if not force and now - run.last_event < EVENT_EVERY and done < total:
+                return
+            run.last_event = now
+        self.services.emit("task.progress", {"command": COMMAND, "taskId": run.task_id,
+                                             "done": done, "total": total,
+                                             "message": "Making previews"}, None)
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopping = True
+            for work in self._heap:
+                work.future.cancel()
+            self._heap.clear()
+            self._cond.notify_all()
+        for thread in self._threads:
+            thread.join(10)
+
+
+_pools: dict[Path, PreviewPool] = {}
+_pools_lock = threading.Lock()
+
+
+def pool_for(services: Services) -> PreviewPool:
+    """The one pool of this library in this worker (started on first use)."""
+    with _pools_lock:
+        pool = _pools.get(services.layout.root)
+        if pool is None:
+            pool = _pools[services.layout.root] = PreviewPool(services)
+        return pool
+
+
+def running_pool(root: Path) -> PreviewPool | None:
+    with _pools_lock:
+        return _pools.get(root)
+
+
+def after_import(services: Services, jobs: list[Job]) -> None:
+    pool_for(services).previews(jobs)
+
+
+def importing(services: Services) -> contextlib.AbstractContextManager[None]:
+    """Hold the previews task open while an import runs (see `PreviewPool.importing`)."""
+    return pool_for(services).importing()
+
+
+def task(root: Path, task_id: str) -> Task | None:
+    """A previews task `task.get` may ask about (None: not one of ours)."""
+    pool = running_pool(root)
+    return None if pool is None else pool.task(task_id)
+
+
+def cancel(root: Path, task_id: str, wait: float) -> Task | None:
+    """`task.cancel` of a previews task (None: not one of ours)."""
+    pool = running_pool(root)
+    return None if pool is None else pool.cancel(task_id, wait)
+
+
+def stop(services: Services) -> None:
+    with _pools_lock:
+        pool = _pools.pop(services.layout.root, None)
+    if pool is not None:
+        pool.stop()

@@ -1,0 +1,130 @@
+"""What an import takes from disk: the given files, the files of given folders (walked in a
+stable order), the library folder each one goes into, and what is skipped and why.
+
+Runs in the worker process (reads the disk only; the writer thread of `file.import`). Every
+file of a walked folder gets an answer: a `Candidate` to import, or a skipped item with its
+reason (hidden files, the operating system's clutter files). A hidden folder, a link to a
+folder, or a Serpent library inside the walked folder is one skipped item (its files are
+not looked at). With `keep_folder_tree`, a file's `folder` is the path of names from the
+given folder down to the file's own folder (`("refs", "faces")`); otherwise None (the
+import's folderId).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from library import pathrules, private_paths
+from library.errors import PATH_FORBIDDEN, PATH_NOT_FOUND, LibraryError
+from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX
+from library.schemas import FileImportIn, ImportItem
+from library.worker.rows.folderrows import disk_name
+from library.worker.store.layout import enclosing_library
+
+SYSTEM_FILES = {"thumbs.db", "desktop.ini", "icon\r", ".ds_store", "ehthumbs.db"}
+
+
+@dataclass
+class Candidate:
+    shown: str  # the path as reported back
+    path: Path
+    folder: tuple[str, ...] | None = None  # library folder names under the import's folder
+
+
+def expand(args: FileImportIn, library_root: Path,
+           items: list[ImportItem]) -> list[Candidate]:
+    """Files to import, in a stable order; problems and skipped files become `items`."""
+    candidates: list[Candidate] = []
+    seen: set[str] = set()
+    private = private_paths.current()
+    for given in args.source_paths:
+        try:
+            path = Path(pathrules.parse_user_path(given))
+        except LibraryError as problem:
+            items.append(ImportItem(source_path=given, status="failed", error_code=problem.code,
+                                    error=problem.message))
+            continue
+        if not path.exists():
+            items.append(ImportItem(source_path=given, status="failed",
+                                    error_code=PATH_NOT_FOUND, error="Nothing is at this path."))
+            continue
+        resolved = path.resolve()
+        refused = private.refusal(path)
+        if refused is not None:
+            items.append(ImportItem(source_path=given, status="failed",
+                                    error_code=PATH_FORBIDDEN, error=refused.message))
+            continue
+        if enclosing_library(resolved) or resolved == library_root.resolve():
+            items.append(ImportItem(source_path=given, status="failed",
+                                    error_code=PATH_FORBIDDEN,
+                                    error="Files inside a Serpent library cannot be imported."))
+            continue
+        if path.is_dir():
+            top = (disk_name(resolved.name or str(resolved)),) if args.keep_folder_tree \
+                else None
+            _walk(path, top, args.recursive, candidates, items, lambda p: _new(p, seen),
+                  private)
+        elif _new(path, seen):
+            candidates.append(Candidate(given, path))
+    return candidates
+
+
+def _walk(root: Path, top: tuple[str, ...] | None, recursive: bool,
+          candidates: list[Candidate], items: list[ImportItem],
+          new: Callable[[Path], bool], private: private_paths.PrivateFolders) -> None:
+    for directory, subdirs, files in os.walk(root, followlinks=False):
+        here = Path(directory)
+        folder = None if top is None else top + tuple(
+            disk_name(part) for part in here.relative_to(root).parts)
+        kept = []
+        for name in sorted(subdirs):
+            reason = _skipped_folder(here / name, private) if recursive else None
+            if reason is not None:
+                items.append(_skipped(here / name, *reason))
+            elif recursive:
+                kept.append(name)
+        subdirs[:] = kept
+        for name in sorted(files):
+            file_path = here / name
+            reason = _skipped_file(name)
+            if reason is not None:
+                items.append(_skipped(file_path, *reason))
+            elif new(file_path):
+                candidates.append(Candidate(str(file_path), file_path, folder))
+
+
+def _skipped_folder(path: Path, private: private_paths.PrivateFolders
+                    ) -> tuple[str, str] | None:
+    if path.name.startswith("."):
+        return "hidden", "A hidden folder: its files are not imported."
+    if path.is_symlink():
+        return "link", "A link to another folder: it is not followed."
+    if path.name.endswith(LIBRARY_SUFFIX) and (path / DATABASE_NAME).exists():
+        return "library", "A Serpent library: import its archive or open it instead."
+    if private.is_private_folder(path):
+        return "private", "Serpent's own folder (settings, credentials, logs): not imported."
+    return None
+
+
+def _skipped_file(name: str) -> tuple[str, str] | None:
+    if name.lower() in SYSTEM_FILES:
+        return "system-file", "A file the operating system keeps (not a picture of yours)."
+    if name.startswith("."):
+        return "hidden", "A hidden file."
+    return None
+
+
+def _skipped(path: Path, reason: str, message: str) -> ImportItem:
+    return ImportItem(source_path=str(path), status="skipped", reason=reason,  # type: ignore[arg-type]
+                      error=message)
+
+
+def _new(path: Path, seen: set[str]) -> bool:
+    key = str(path.resolve())
+    if key in seen:
+        return False
+    seen.add(key)
+    return True
