@@ -132,12 +132,15 @@ class AssetActions:
         return ref["libraryId"] if ref else None
 
     def _run(self, name: str, args: dict[str, Any], doing: str,
-             then: Callable[[Reply], None] | None = None) -> None:
+             then: Callable[[Reply], None] | None = None, *,
+             always: Callable[[], None] | None = None) -> None:
         library_id = self._library_id()
         if library_id is None:
             return
 
         def answered(reply: Reply) -> None:
+            if always is not None:
+                always()
             if reply.ok:
                 if then is not None:
                     then(reply)
@@ -209,13 +212,17 @@ class AssetActions:
                       lambda r: self._undoable(f"Removed {count} from {label}. They stay in "
                                                "the library.", "info", r, key="collection"))
 
-    def trash(self, asset_ids: list[str]) -> None:
+    def trash(self, asset_ids: list[str], then: Callable[[], None] | None = None) -> None:
+        """Trash up to 1,000 assets in one step (one undo); `then()` once it answered."""
         if not asset_ids:
             return
+
+        def trashed(reply: Reply) -> None:
+            self._undoable(f"Moved {humanize.count(len(asset_ids), 'asset')} to the Trash.",
+                           "info", reply, key="trash")
+
         self._run("asset.trash", {"assetIds": asset_ids[:1000]}, "move to the Trash",
-                  lambda r: self._undoable(
-                      f"Moved {humanize.count(len(asset_ids), 'asset')} to the Trash.", "info",
-                      r, key="trash"))
+                  trashed, always=then)
 
     def restore(self, asset_ids: list[str]) -> None:
         if asset_ids:

@@ -3,7 +3,8 @@
 Tk thread only (answers arrive through the UiBus). Only the pages near the visible cells
 are fetched, at most two at a time, newest wish first; far-away pages are forgotten. After
 a library change the pages are marked stale and the visible ones fetched again, while the
-stale data stays on screen until its replacement arrives, so nothing flickers.
+stale data stays on screen until its replacement arrives, so nothing flickers. The
+"Similar to …" view is one list (`similar.load_similar`) cut into the same pages.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from serpent_tk.ui.browser.grid import GridCell
+from serpent_tk.ui.browser.similar import SIMILAR_KEY, load_similar
 from serpent_tk.ui.shell.commands import Commands, Reply
 
 log = logging.getLogger(__name__)
@@ -31,10 +33,19 @@ def _dimensions(item: dict[str, Any]) -> str:
     return str(item.get("ext", "")).upper() or str(item.get("kind", ""))
 
 
+# what is wrong with a file, in a grid cell's few words (asset.get has the whole message)
+PROBLEM_WORDS = {"damaged": "Damaged file", "truncated": "Cut off", "too-large": "Too large"}
+
+
 def to_cell(item: dict[str, Any]) -> GridCell:
     ext = str(item.get("ext") or "").upper() or "FILE"
+    problem = item.get("problem") or {}
+    detail = _dimensions(item)
+    if problem:
+        words = PROBLEM_WORDS.get(str(problem.get("code")), "Damaged file")
+        detail = f"⚠ {words}" if not item.get("width") else f"{detail} · ⚠ {words}"
     return GridCell(key=item["id"], title=str(item.get("name", "")), badge=ext,
-                    detail=_dimensions(item), picture=item.get("kind", "image") == "image",
+                    detail=detail, picture=item.get("kind", "image") == "image",
                     stars=max(0, min(5, int(item.get("rating") or 0))))
 
 
@@ -58,6 +69,7 @@ class AssetPages:
         self._index: dict[str, int] = {}
         self._refetching: set[int] = set()   # pages of the last invalidate still on the way
         self._again = False
+        self.note: str | None = None         # the similar view: why nothing was compared
 
     # queries -----------------------------------------------------------------------------
     def set_query(self, library_id: str | None, query: dict[str, Any]) -> None:
@@ -75,6 +87,7 @@ class AssetPages:
         self._visible = (0, -1)
         self._refetching = set()
         self._again = False
+        self.note = None
         if library_id is not None:
             self._fetch(0)
         self.on_changed()
@@ -170,6 +183,9 @@ class AssetPages:
     def _fetch(self, page: int) -> None:
         if self.library_id is None or page in self._in_flight:
             return
+        if SIMILAR_KEY in self.query:
+            self._fetch_similar(page)
+            return
         self._in_flight.add(page)
         generation = self._generation
         args = {**self.query, "libraryId": self.library_id, "limit": PAGE_SIZE,
@@ -203,6 +219,28 @@ class AssetPages:
             self.on_loaded_first()
         self.on_changed()
         self._pump()
+
+    def _fetch_similar(self, page: int) -> None:
+        """The similar view is one list: every page comes with the first answer."""
+        if self._in_flight or (self._known and page not in self._refetching):
+            return
+        self._in_flight.add(page)
+        generation, library_id = self._generation, self.library_id
+        assert library_id is not None
+
+        def done(items: list[dict[str, Any]], note: str | None) -> None:
+            if generation != self._generation:
+                return
+            self.note = note
+            pages = {n: items[n * PAGE_SIZE:(n + 1) * PAGE_SIZE]
+                     for n in range(max(1, -(-len(items) // PAGE_SIZE)))}
+            for number, chunk in pages.items():
+                self._arrived(generation, number, Reply({"status": "ok", "result": {
+                    "items": chunk, "total": len(items)}}))
+            self._in_flight.clear()
+            self._refetching.clear()
+
+        load_similar(self.commands, library_id, str(self.query[SIMILAR_KEY]), done)
 
     def _trim(self, keep: list[int]) -> None:
         while len(self._pages) > MAX_PAGES:

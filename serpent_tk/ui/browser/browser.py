@@ -15,6 +15,7 @@ from typing import Any
 
 from serpent_tk.ui.browser.asset_pages import AssetPages
 from serpent_tk.ui.browser.grid import VirtualGrid
+from serpent_tk.ui.browser.similar import similar_scope
 from serpent_tk.ui.browser.thumbnails import Thumbnails, problem_words
 from serpent_tk.ui.inspector.inspector import Inspector
 from serpent_tk.ui.shell import humanize
@@ -43,12 +44,18 @@ class Browser:
         self.scope: Scope = ALL
         self.text = ""
         self.sort = "added-desc"
+        self.color: str | None = None            # the search bar's colour filter (#rrggbb)
+        self.color_tolerance = 20.0              # CIELAB delta E
+        self._sort_before_color = self.sort
+        self._before_similar: Scope = ALL        # where "Back" goes from "Similar to …"
         self.on_counts: Callable[[int, int], None] = lambda total, selected: None
         self.on_state: Callable[[], None] = lambda: None   # empty/filled/loading changed
         self.on_pages: Callable[[], None] = lambda: None   # pages arrived (the viewer steps)
         self.on_query: Callable[[], None] = lambda: None   # another scope, search or sort
-        # the sort in use, and whether "collection order" makes sense (a hand-picked one)
-        self.on_sort_shown: Callable[[str, bool], None] = lambda sort, in_collection: None
+        # the sort in use, whether "collection order" makes sense (a hand-picked one) and
+        # whether "closest colour" does (a colour filter is set)
+        self.on_sort_shown: Callable[[str, bool, bool], None] = \
+            lambda sort, in_collection, with_color: None
         self._sort_elsewhere = self.sort
         self.known_tags: list[str] = []
         self._pending_kinds: set[str] = set()
@@ -73,8 +80,12 @@ class Browser:
         self.thumbnails.set_library(library_id)
         if self.sort == "collection-order":
             self.sort = self._sort_elsewhere
-            self.on_sort_shown(self.sort, False)
+        if self.color is not None:
+            self.color = None
+            if self.sort == "color-similarity":
+                self.sort = self._sort_before_color
         self.scope = ALL
+        self._show_sort()
         self.sidebar.current = ALL
         self._sections()
         self.sidebar.select("all")
@@ -88,14 +99,60 @@ class Browser:
         elif not in_collection and self.sort == "collection-order":
             self.sort = self._sort_elsewhere
         self.scope = scope
-        self.on_sort_shown(self.sort, in_collection)
+        self._show_sort()
         self._query()
+
+    def _show_sort(self) -> None:
+        self.on_sort_shown(self.sort, self.scope.kind == "collection", self.color is not None)
 
     def set_text(self, text: str) -> None:
         text = text.strip()
         if text != self.text:
             self.text = text
+            if self.scope.kind == "similar":      # words search the library again
+                self.leave_similar()
             self._query()
+
+    # the similar view --------------------------------------------------------------------
+    def show_similar(self, asset_id: str, name: str) -> None:
+        """Show `asset_id` and the images that look like it (until another view is chosen,
+        or "Back")."""
+        if self.scope.kind != "similar":
+            self._before_similar = self.scope
+        scope = similar_scope(asset_id, name)
+        self.sidebar.show_outside(scope)
+        self.set_scope(scope)
+
+    def leave_similar(self) -> None:
+        """Back to the view shown before "Similar to …"."""
+        if self.scope.kind != "similar":
+            return
+        back = self._before_similar
+        if self.sidebar.scope(back.iid) is None:
+            back = ALL
+        self.sidebar.select(back.iid)
+        if self.scope.kind == "similar":           # the row is gone: the whole library
+            self.set_scope(ALL)
+
+    def set_color(self, color: str | None, tolerance: float | None = None) -> None:
+        """The colour filter (None: off). Choosing a colour sorts closest first; clearing it
+        goes back to the sort used before."""
+        if tolerance is not None:
+            self.color_tolerance = tolerance
+        if color == self.color and tolerance is None:
+            return
+        if self.scope.kind == "similar":
+            self.leave_similar()
+        if color is not None and self.color is None:
+            if self.sort != "color-similarity":
+                self._sort_before_color = self.sort
+            if self.sort != "collection-order":
+                self.sort = "color-similarity"
+        elif color is None and self.sort == "color-similarity":
+            self.sort = self._sort_before_color
+        self.color = color
+        self._show_sort()
+        self._query()
 
     def set_sort(self, sort: str) -> None:
         if sort != self.sort:
@@ -103,14 +160,19 @@ class Browser:
             self._query()
 
     def query(self) -> dict[str, Any]:
+        if self.scope.kind == "similar":          # closest first; the search bar waits
+            return dict(self.scope.query)
         query: dict[str, Any] = {**self.scope.query, "sort": self.sort}
         if self.text:
             query["text"] = self.text
+        if self.color:
+            query["color"] = self.color
+            query["colorTolerance"] = self.color_tolerance
         return query
 
     @property
     def filtered(self) -> bool:
-        return bool(self.text) or self.scope.kind != "all"
+        return bool(self.text) or self.color is not None or self.scope.kind != "all"
 
     def _query(self) -> None:
         self.on_query()
@@ -232,7 +294,11 @@ class Browser:
         kinds, ids, commands = self._pending_kinds, self._pending_ids, self._pending_commands
         self._pending_kinds, self._pending_ids, self._pending_commands = set(), set(), set()
         if kinds and kinds <= UNSEEN_KINDS:
-            return                  # analysis results, task bookkeeping: nothing shown changed
+            # analysis results, task bookkeeping: only the inspected asset's facts changed
+            selected = self.grid.selected_keys()
+            if len(selected) == 1 and selected[0] in ids:
+                self.inspect(selected)
+            return
         self.thumbnails.forget_failures()
         self.pages.invalidate()
         selected = self.grid.selected_keys()

@@ -1,4 +1,5 @@
-"""The search box: type to filter the grid (debounced), Escape or ✕ to clear. Tk thread only."""
+"""The search box: type to filter the grid (debounced), Escape or ✕ to clear; beside it the
+colour filter (`ColorFilter`), combined with the words. Tk thread only."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import tkinter as tk
 from collections.abc import Callable
 from tkinter import ttk
 
+from serpent_tk.ui.browser.color_filter import ColorFilter
 from serpent_tk.ui.shell.theme import Theme
 
 DEBOUNCE_MS = 250
@@ -13,12 +15,15 @@ PLACEHOLDER = "Search names, tags, notes…"
 
 
 class SearchBar(ttk.Frame):
-    def __init__(self, master: tk.Misc, theme: Theme, on_search: Callable[[str], None]) -> None:
+    def __init__(self, master: tk.Misc, theme: Theme, on_search: Callable[[str], None],
+                 on_color: Callable[[str | None, float], None] = lambda c, t: None) -> None:
         super().__init__(master)
         self.theme = theme
         self.on_search = on_search
         self.var = tk.StringVar()
         self.entry = ttk.Entry(self, textvariable=self.var, width=12)
+        self.color = ColorFilter(self, theme, on_color)
+        self.color.pack(side="right", padx=(theme.px(8), 0))
         self.entry.pack(side="left", fill="x", expand=True)
         self.clear_button = ttk.Button(self, text="✕", width=2, command=self.clear)
         self._timer: str | None = None
@@ -57,6 +62,11 @@ class SearchBar(ttk.Frame):
         if self.focus_get() is not self.entry:
             self._show_placeholder()
 
+    def clear_all(self, notify: bool = True) -> None:
+        """No words and no colour: the whole view again."""
+        self.clear(notify)
+        self.color.clear(notify)
+
     def _typed(self) -> None:
         if self._timer is not None:
             self.after_cancel(self._timer)
@@ -65,7 +75,8 @@ class SearchBar(ttk.Frame):
 
     def _clear_button_shown(self) -> None:
         if self.text:
-            self.clear_button.pack(side="left", padx=(self.theme.px(4), 0))
+            self.clear_button.pack(side="left", padx=(self.theme.px(4), 0),
+                                   after=self.entry)
         else:
             self.clear_button.pack_forget()
 

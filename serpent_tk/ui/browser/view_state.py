@@ -1,6 +1,7 @@
 """What the grid area says about the view it shows: the empty-state panel (opening, an empty
 library, nothing matching a search, an empty folder, collection, smart collection or Trash)
-and the banner above special views (the Trash, a smart collection and its rules).
+and the banner above special views (the Trash, a smart collection and its rules, the images
+similar to one, a colour filter).
 
 Tk thread only. Decides; `EmptyState` and `ScopeBanner` draw.
 """
@@ -75,9 +76,17 @@ class ViewState:
             self.empty.show("")
             return
         scope, text = self.browser.scope, self.browser.text
-        if text:
+        color = getattr(self.browser, "color", None)
+        if text or color:
             where = "" if scope.kind == "all" else f" in {scope.label}"
-            self.empty.show("no-match", f"Nothing{where} matches “{text}”.")
+            if not color:
+                detail = f"Nothing{where} matches “{text}”."
+            elif text:
+                detail = f"Nothing{where} matches “{text}” with the colour {color}."
+            else:
+                detail = (f"Nothing{where} has the colour {color}. A looser match or "
+                          "another colour may find some.")
+            self.empty.show("no-match", detail)
         elif scope.is_trash:
             self.empty.show("trash")
         elif scope.kind != "all":
@@ -101,5 +110,19 @@ class ViewState:
             edit = self.actions.edit_rules
             self.banner.show("Smart collection", rules,
                              ("Edit rules…", lambda: edit(scope)) if edit else None)
+        elif scope is not None and scope.kind == "similar":
+            self.banner.show(scope.label, self._similar_words(),
+                             (f"Back to {self.browser._before_similar.label}",
+                              self.browser.leave_similar))
         else:
             self.banner.hide()
+
+    def _similar_words(self) -> str:
+        if not self.pages.known:
+            return "Looking for images that look like it…"
+        others = max(0, self.pages.count() - 1)
+        note = getattr(self.pages, "note", None)
+        if not others:
+            return note or "Nothing else in the library looks like it."
+        return (f"It is first, then {others:,} image{'s' if others != 1 else ''} that look "
+                "like it, closest first.")

@@ -14,12 +14,28 @@ from tkinter import ttk
 from typing import Any, Protocol
 
 from serpent_tk.ui.inspector.button_row import ButtonRow
+from serpent_tk.ui.inspector.palette_swatches import PaletteSwatches
 from serpent_tk.ui.inspector.rating import RatingStars
 from serpent_tk.ui.inspector.tag_editor import TagEditor
 from serpent_tk.ui.shell import humanize
 from serpent_tk.ui.shell.theme import FONT_BODY, FONT_CAPTION, FONT_SUBTITLE, Theme
 
 AGO_REFRESH_MS = 30_000
+INFO_ROWS = ("Dimensions", "Taken", "Camera", "Lens", "Type", "Size", "Added", "Modified")
+OPTIONAL_ROWS = ("Taken", "Camera", "Lens")     # shown only when the photo has them
+
+
+def taken_words(value: str | None) -> str:
+    """'2024-07-01T18:30:05' (the camera's local time) -> '1 Jul 2024, 18:30'."""
+    from datetime import datetime
+
+    if not value:
+        return ""
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        return value
+    return f"{when.day} {when:%b %Y}, {when:%H:%M}"
 
 
 def tag_shares(items: Sequence[dict[str, Any]]) -> tuple[list[str], dict[str, int]]:
@@ -58,6 +74,7 @@ class Inspector(ttk.Frame):
         self.many: list[dict[str, Any]] = []
         self.on_view: Callable[[list[str]], None] = lambda keys: None   # the built-in viewer
         self.on_reset: Callable[[], None] = lambda: None   # shown from the top again
+        self.on_color: Callable[[str], None] = lambda colour: None  # a swatch was clicked
         px = theme.px
         p = theme.palette
 
@@ -123,16 +140,24 @@ class Inspector(ttk.Frame):
         self.url_open.pack(side="right", padx=(px(4), 0))
         self.url_entry.pack(side="left", fill="x", expand=True)
 
+        self.colours_label = self._label(self.single, "Colours")
+        self.swatches = PaletteSwatches(self.single, theme)
+        self.swatches.pack(fill="x")
+        self.swatches.on_pick = lambda colour: self.on_color(colour)
+        self.problem = ttk.Label(self.single, style="Danger.TLabel", anchor="w",
+                                 justify="left")
         self.info = ttk.Frame(self.single)
         self.info.pack(fill="x", pady=(px(10), 0))
         self.info.columnconfigure(1, weight=1)
         self._info_rows: dict[str, ttk.Label] = {}
-        for row, label in enumerate(("Dimensions", "Type", "Size", "Added", "Modified")):
-            ttk.Label(self.info, text=label, style="Caption.TLabel").grid(
-                row=row, column=0, sticky="w", padx=(0, px(10)), pady=px(1))
-            value = ttk.Label(self.info, anchor="w")
+        self._info_names: dict[str, ttk.Label] = {}
+        for row, label in enumerate(INFO_ROWS):
+            name = ttk.Label(self.info, text=label, style="Caption.TLabel")
+            name.grid(row=row, column=0, sticky="nw", padx=(0, px(10)), pady=px(1))
+            value = ttk.Label(self.info, anchor="w", justify="left")
             value.grid(row=row, column=1, sticky="w", pady=px(1))
             self._info_rows[label] = value
+            self._info_names[label] = name
         self.audit = ttk.Label(self.single, style="Caption.TLabel", anchor="w",
                                justify="left")
         self.audit.pack(fill="x", pady=(px(10), 0))
@@ -174,8 +199,10 @@ class Inspector(ttk.Frame):
         wrap = max(self.theme.px(120), event.width - self.theme.px(28))
         if wrap != self._wrap:
             self._wrap = wrap
-            for label in (self.empty, self.audit, self.title, self.subtitle):
+            for label in (self.empty, self.audit, self.title, self.subtitle, self.problem):
                 label.configure(wraplength=wrap)
+            for value in self._info_rows.values():
+                value.configure(wraplength=max(self.theme.px(80), wrap - self.theme.px(80)))
             self._show_title(self._title_text)
 
     def _show_title(self, text: str) -> None:
@@ -255,9 +282,7 @@ class Inspector(ttk.Frame):
             self.url_var.set(asset.get("sourceUrl") or "")
         self.name_block.pack(fill="x", before=self.rating_label)
         self.single.pack(fill="x", before=self.buttons)
-        width, height = asset.get("width"), asset.get("height")
-        self._info_rows["Dimensions"].configure(
-            text=f"{width} × {height} px" if width and height else "—")
+        self._show_facts(asset)
         kind = str(asset.get("format") or asset.get("ext", "")).upper()
         self._info_rows["Type"].configure(text=f"{kind} · {asset.get('kind', '')}")
         self._info_rows["Size"].configure(text=humanize.size(asset.get("size")))
@@ -265,6 +290,48 @@ class Inspector(ttk.Frame):
         self._show_buttons(trashed or bool(asset.get("trashed")))
         if not same:
             self.show_preview(None, "Loading preview…")
+
+    def _show_facts(self, asset: dict[str, Any]) -> None:
+        """Size as displayed (EXIF orientation applied), date taken, camera, lens, palette
+        and what is wrong with the file, if anything."""
+        width, height = asset.get("width"), asset.get("height")
+        self._info_rows["Dimensions"].configure(
+            text=f"{width} × {height} px" if width and height else "—")
+        facts = {"Taken": taken_words(asset.get("takenAt")),
+                 "Camera": str(asset.get("camera") or ""), "Lens": str(asset.get("lens") or "")}
+        for name, text in facts.items():
+            self._info_rows[name].configure(text=text)
+            for widget in (self._info_rows[name], self._info_names[name]):
+                if text:
+                    widget.grid()
+                else:
+                    widget.grid_remove()
+        problem = asset.get("problem") or {}
+        if problem:
+            self.problem.configure(text=f"⚠ {problem.get('message') or 'Damaged file'}")
+            self.problem.pack(fill="x", pady=(self.theme.px(10), 0), before=self.info)
+        else:
+            self.problem.pack_forget()
+        image = asset.get("kind", "image") == "image"
+        if image and (asset.get("palette") or not problem):
+            self.colours_label.pack(anchor="w", pady=(self.theme.px(8), self.theme.px(2)),
+                                    before=self.info)
+            self.swatches.pack(fill="x", before=self.info)
+            self.swatches.show(asset.get("palette") or [],
+                               note="Worked out shortly after the import")
+        else:
+            self.colours_label.pack_forget()
+            self.swatches.pack_forget()
+
+    @property
+    def facts(self) -> dict[str, str]:
+        """The info rows as shown (tests, screen readers): name -> text."""
+        return {name: str(value.cget("text")) for name, value in self._info_rows.items()
+                if value.winfo_manager()}
+
+    @property
+    def problem_text(self) -> str:
+        return str(self.problem.cget("text")) if self.problem.winfo_manager() else ""
 
     def show_many(self, items: Sequence[dict[str, Any]], trashed: bool = False) -> None:
         """Several assets (summaries): their tags (shared and partial), rating (setting it

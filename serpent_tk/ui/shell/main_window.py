@@ -30,6 +30,7 @@ from serpent_tk.settings import Settings, SettingsStore
 from serpent_tk.ui.actions.asset_actions import AssetActions
 from serpent_tk.ui.actions.asset_menu import AssetMenu
 from serpent_tk.ui.actions.drag_out import DragOut
+from serpent_tk.ui.actions.finding import Finding
 from serpent_tk.ui.actions.importing import DropZone, Importer
 from serpent_tk.ui.activity.agent_activity import AgentActivity
 from serpent_tk.ui.activity.status_bar import StatusBar
@@ -111,8 +112,10 @@ class MainWindow:
             toggle_sidebar=lambda: self.panes.toggle("sidebar"),
             toggle_inspector=lambda: self.panes.toggle("inspector"),
             search=lambda text: self.browser.set_text(text),
+            color=lambda color, tolerance: self.browser.set_color(color, tolerance),
             sort=lambda sort: self.browser.set_sort(sort),
             import_files=self.ask_import, import_folder=self.ask_import_folder,
+            import_flattened=lambda: self.ask_import_folder(flatten=True),
             undo=lambda: self.actions.undo(), redo=lambda: self.actions.redo(),
             zoom_to=self._zoom_to, settings=lambda: self.open_settings("general")),
             len(ZOOM_STEPS), self._zoom_index(settings.ui.thumbnail_size))
@@ -157,7 +160,7 @@ class MainWindow:
         self.tasks = TaskStatus(self.status.progress_area, theme, commands, self.toast)
         self.empty = EmptyState(self.grid.canvas, theme, on_import=self.ask_import,
                                 on_connect=lambda: self.open_settings("mcp"),
-                                on_clear_search=lambda: self.search.clear(),
+                                on_clear_search=lambda: self.search.clear_all(),
                                 on_reopen=self.session.reopen)
         self.view = ViewState(self.session, self.browser, self.pages, self.empty, self.banner,
                               lambda: self.sidebar.collections, ViewActions(
@@ -199,6 +202,8 @@ class MainWindow:
         self.grid.on_open = self.open_viewer
         self.grid.on_drag = self.drag_out.drag
         self.inspector.on_view = self.open_viewer
+        self.finding = Finding(self)
+        self.inspector.on_color = self.finding.color
         self.actions.on_conflict = self.browser.reload_asset
         self.placement = ViewerPlacement(self.viewer, self.grid, self.banner, self.browser,
                                          self.pages, lambda: self.view.show())
@@ -268,7 +273,7 @@ class MainWindow:
         self.tasks.show_library(ref["libraryId"])
         if self.browser.library_id != ref["libraryId"]:
             self.close_viewer()
-            self.search.clear(notify=False)
+            self.search.clear_all(notify=False)
             self.browser.text = ""
             self.browser.show_library(ref["libraryId"])
             if self.root.focus_get() is None:
@@ -342,8 +347,9 @@ class MainWindow:
     def ask_import(self) -> None:
         self.importer.ask_files(self.session.library_id, self._folder_target())
 
-    def ask_import_folder(self) -> None:
-        self.importer.ask_folder(self.session.library_id, self._folder_target())
+    def ask_import_folder(self, flatten: bool = False) -> None:
+        self.importer.ask_folder(self.session.library_id, self._folder_target(),
+                                 flatten=flatten)
 
     def import_paths(self, paths: list[str]) -> None:
         if self.drag_out.active:

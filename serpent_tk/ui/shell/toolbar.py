@@ -1,4 +1,5 @@
-"""The window's toolbar: [◧] [Library ▾] [Search…] [Sort ▾] [Import ▾] [↶] [↷] [size] [◨] [⚙].
+"""The window's toolbar: [◧] [Library ▾] [Search… colour] [Sort ▾] [Import ▾] [↶] [↷] [size]
+[◨] [⚙].
 
 Tk thread only. Layout only: the buttons call what the main window hands over. Every icon
 button has a tooltip. The search box keeps at least `MIN_SEARCH_PT` wide: in a narrow
@@ -30,9 +31,11 @@ class ToolbarActions:
     toggle_sidebar: Callable[[], None]
     toggle_inspector: Callable[[], None]
     search: Callable[[str], None]
+    color: Callable[[str | None, float], None]     # the colour filter (None: off), delta E
     sort: Callable[[str], None]
     import_files: Callable[[], None]
     import_folder: Callable[[], None]
+    import_flattened: Callable[[], None]   # every file straight into the folder shown
     undo: Callable[[], None]
     redo: Callable[[], None]
     zoom_to: Callable[[int], None]
@@ -68,11 +71,12 @@ class Toolbar(ttk.Frame):
         menu.add_command(label="Files…", accelerator=f"{MOD_NAME}+I",
                          command=actions.import_files)
         menu.add_command(label="A folder…", command=actions.import_folder)
+        menu.add_command(label="A folder, flattened…", command=actions.import_flattened)
         self.import_button["menu"] = menu
         self.import_button.pack(side="right", padx=(px(8), 0))
         self.sort = SortChooser(self, actions.sort)
         self.sort.pack(side="right")
-        self.search = SearchBar(self, theme, actions.search)
+        self.search = SearchBar(self, theme, actions.search, actions.color)
         self.search.pack(side="left", fill="x", expand=True, padx=(px(12), px(12)))
         self._optional = [(self.zoom, {"side": "right", "padx": (px(10), px(10)),
                                        "before": self.redo_button}),

@@ -271,6 +271,16 @@ class Sidebar(ttk.Frame):
     def _unsuppress(self) -> None:
         self._suppress = False
 
+    def show_outside(self, scope: Scope) -> None:
+        """The grid shows a view that is no row here (the images similar to one): no row is
+        chosen, so a click on any row, the one chosen before too, goes there."""
+        self._suppress = True
+        try:
+            self.tree.selection_remove(*self.tree.selection())
+        finally:
+            self.after_idle(self._unsuppress)
+        self.current = scope
+
     def select(self, iid: str) -> None:
         """Choose `iid` as if clicked (tests, "Show in folder", after a delete)."""
         if self.tree.exists(iid):

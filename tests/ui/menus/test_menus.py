@@ -50,7 +50,10 @@ def test_right_click_menus_offer_what_applies_there(app: App, tmp_path: Path) ->
     key = window.pages.cell(0).key  # type: ignore[union-attr]
     assets = window.asset_context.entries(window.current_target((key,)))
     assert assets == ["Open with system app", "Show in folder", "Move to Trash",
-                      "Open in viewer"]
+                      "Open in viewer", "Find similar images"]
+    both = tuple(window.pages.cell(i).key for i in range(2))  # type: ignore[union-attr]
+    assert "Find similar images" not in window.asset_context.entries(
+        window.current_target(both))                        # one image at a time
     folder = app.gateway_call("folder.create", {"libraryId": library_id, "name": "Skies"})
     iid = f"folder:{folder['id']}"
     app.pump(lambda: window.sidebar.tree.exists(iid), "the folder in the sidebar")
