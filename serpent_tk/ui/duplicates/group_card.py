@@ -65,6 +65,9 @@ class GroupCard(ttk.Frame):
         self.keep_var = tk.StringVar(value=group.keep or "")
         self.tiles: dict[str, tk.Frame] = {}
         self.pictures: dict[str, tk.Label] = {}
+        self.facts: dict[str, tk.Label] = {}
+        self.marks: dict[str, tk.Label] = {}      # "★ Suggested", "→ Trash"
+        ttk.Style(self).configure("Tile.TRadiobutton", background=theme.palette.surface)
         self._photos: dict[str, Any] = {}
         size = px(THUMB_PT)
         p = theme.palette
@@ -87,15 +90,21 @@ class GroupCard(ttk.Frame):
             facts = tk.Label(tile, text=member_facts(member), background=p.surface,
                              foreground=p.text_muted, font=FONT_CAPTION, anchor="w")
             facts.pack(fill="x")
-            mark = "★ Suggested" if asset_id == group.suggested else ""
-            tk.Label(tile, text=mark, background=p.surface, foreground=p.star_on,
-                     font=FONT_CAPTION, anchor="w").pack(fill="x")
+            self.facts[asset_id] = facts
+            mark = tk.Label(tile, background=p.surface, font=FONT_CAPTION, anchor="w")
+            mark.pack(fill="x")
+            self.marks[asset_id] = mark
             ttk.Radiobutton(tile, text="Keep", value=asset_id, variable=self.keep_var,
+                            style="Tile.TRadiobutton",
                             command=lambda a=asset_id: self.choose(a)).pack(anchor="w")
             self.tiles[asset_id] = tile
             self.pictures[asset_id] = picture_label
             picture(asset_id, size, lambda photo, a=asset_id: self._show_picture(a, photo))
         self.show_choice()
+
+    def facts_text(self, asset_id: str) -> str:
+        """The name and facts a member's tile shows."""
+        return str(self.facts[asset_id].cget("text"))
 
     def choose(self, asset_id: str) -> None:
         """Keep `asset_id` (the others of this group go to the Trash)."""
@@ -105,11 +114,18 @@ class GroupCard(ttk.Frame):
 
     def show_choice(self) -> None:
         p = self.theme.palette
+        group = self.group
         for asset_id, tile in self.tiles.items():
-            kept = asset_id == self.group.keep
+            kept = asset_id == group.keep
             tile.configure(highlightbackground=p.accent if kept else p.surface,
                            highlightcolor=p.accent if kept else p.surface)
-        self.included.set(self.group.included)
+            if asset_id == group.suggested:
+                self.marks[asset_id].configure(text="★ Suggested", foreground=p.star_on)
+            elif not kept and group.included:
+                self.marks[asset_id].configure(text="→ Trash", foreground=p.text_muted)
+            else:
+                self.marks[asset_id].configure(text="")
+        self.included.set(group.included)
 
     def _show_picture(self, asset_id: str, photo: Any) -> None:
         label = self.pictures.get(asset_id)
