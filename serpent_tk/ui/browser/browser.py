@@ -54,8 +54,8 @@ class Browser:
         self.on_query: Callable[[], None] = lambda: None   # another scope, search or sort
         # the sort in use, whether "collection order" makes sense (a hand-picked one) and
         # whether "closest colour" does (a colour filter is set)
-        self.on_sort_shown: Callable[[str, bool, bool], None] = \
-            lambda sort, in_collection, with_color: None
+        self.on_sort_shown: Callable[[str, bool, bool, bool], None] = \
+            lambda sort, in_collection, with_color, fixed: None
         self._sort_elsewhere = self.sort
         self.known_tags: list[str] = []
         self._pending_kinds: set[str] = set()
@@ -103,7 +103,8 @@ class Browser:
         self._query()
 
     def _show_sort(self) -> None:
-        self.on_sort_shown(self.sort, self.scope.kind == "collection", self.color is not None)
+        self.on_sort_shown(self.sort, self.scope.kind == "collection", self.color is not None,
+                           self.scope.kind == "similar")
 
     def set_text(self, text: str) -> None:
         text = text.strip()

@@ -42,9 +42,17 @@ class SortChooser(ttk.Combobox):
     def sort(self) -> str:
         return self._sorts[max(0, self.current())][0]
 
-    def show(self, sort: str, in_collection: bool, with_color: bool = False) -> None:
+    def show(self, sort: str, in_collection: bool, with_color: bool = False,
+             fixed: bool = False) -> None:
         """Offer what fits the view (collection order only in a hand-picked collection,
-        closest colour only with a colour filter) and show `sort` as chosen."""
+        closest colour only with a colour filter) and show `sort` as chosen; `fixed`: the
+        view has its own order (similar images: closest first), nothing to choose."""
+        self.configure(state="disabled" if fixed else "readonly")
+        if fixed:
+            self._sorts = [(sort, "Closest first")]
+            self.configure(values=["Closest first"])
+            self.current(0)
+            return
         self._sorts = [*([CLOSEST_COLOUR] if with_color else []), *SORTS,
                        *([COLLECTION_ORDER] if in_collection else [])]
         self.configure(values=[label for _, label in self._sorts])
