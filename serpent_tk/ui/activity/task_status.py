@@ -4,8 +4,10 @@ the task ends; clicking it offers Cancel (`task.cancel`).
 Tk thread only. Fed by the gateway's `TaskProgress` events (those that name a task: analysis
 after an import, `library.refresh`, exports) and `LibraryChanged` events of kind `task`
 (how a task's end shows). A task that ended is confirmed with `task.get` before it leaves,
-and one that has gone quiet is asked about, so the indicator never stays behind. Imports
-have their own progress bar (`importing`).
+and one that has gone quiet is asked about, so the indicator never stays behind. The
+previews made after an import ("Making previews 120 / 1,000") are asked about with
+`asset.preview-status` (its `making`: done / total), the library's own count of them.
+Imports have their own progress bar (`importing`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ SHOW_AFTER_MS = 400        # a task over sooner than this never appears
 CHECK_MS = 2000            # how often quiet tasks are asked about
 QUIET_S = 4.0              # a task without news this long is asked about (task.get)
 FINISHED = {"done", "failed", "cancelled", "interrupted"}
+PREVIEWS = "previews"      # the command name the previews task's events carry
 
 
 @dataclass
@@ -116,6 +119,9 @@ class TaskStatus(ttk.Frame):
             return
         task.asking = True
         library_id = self.library_id
+        if task.command == PREVIEWS and self.commands.available("asset.preview-status"):
+            self._ask_previews(task, library_id)
+            return
 
         def answered(reply: Reply) -> None:
             task.asking = False
@@ -141,6 +147,26 @@ class TaskStatus(ttk.Frame):
 
         self.commands.call("task.get", {"libraryId": library_id, "taskId": task.task_id},
                            answered)
+
+    def _ask_previews(self, task: RunningTask, library_id: str) -> None:
+        """How far the previews are, from the library's count (`making`); none being made
+        (or another run's): this one is over."""
+
+        def answered(reply: Reply) -> None:
+            task.asking = False
+            if library_id != self.library_id or self.tasks.get(task.task_id) is not task:
+                return
+            if not reply.ok:
+                return
+            making = reply.result.get("making") or {}
+            task.seen = time.monotonic()
+            if making.get("taskId") != task.task_id:
+                self._forget(task)
+                return
+            task.done, task.total = int(making.get("done") or 0), int(making.get("total") or 0)
+            self._update()
+
+        self.commands.call("asset.preview-status", {"libraryId": library_id}, answered)
 
     def _forget(self, task: RunningTask) -> None:
         self.tasks.pop(task.task_id, None)
