@@ -219,6 +219,7 @@ class Browser:
     def inspect(self, keys: list[str] | None = None) -> None:
         keys = self.grid.selected_keys() if keys is None else keys
         trashed = self.scope.is_trash
+        self._asset_request += 1         # an answer still on its way for another asset: late
         if not keys:
             self.inspector.show_nothing()
             return
@@ -233,7 +234,6 @@ class Browser:
                 else None))
             return
         asset_id = keys[0]
-        self._asset_request += 1
         request = self._asset_request
         library_id = self.library_id
         if library_id is None:

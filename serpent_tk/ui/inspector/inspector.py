@@ -318,7 +318,7 @@ class Inspector(ttk.Frame):
                                     before=self.info)
             self.swatches.pack(fill="x", before=self.info)
             self.swatches.show(asset.get("palette") or [],
-                               note="Worked out shortly after the import")
+                               note="Not analysed yet")
         else:
             self.colours_label.pack_forget()
             self.swatches.pack_forget()

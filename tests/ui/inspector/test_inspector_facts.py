@@ -47,7 +47,8 @@ def names_in_grid(app: App) -> set[str]:
     return {c.title for i in range(pages.count()) if (c := pages.cell(i)) is not None}
 
 
-def test_facts_swatches_and_colour_search(app: App, tmp_path: Path) -> None:
+def test_facts_swatches_and_colour_search(app: App, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
     app.open_default()
     window = app.window
     sources = tmp_path / "photos"
@@ -127,6 +128,16 @@ def test_facts_swatches_and_colour_search(app: App, tmp_path: Path) -> None:
     search.clear_all()
     app.pump(lambda: window.pages.known and len(names_in_grid(app)) == 4, "every asset")
     assert window.browser.sort == "hue"          # a sort the person chose stays
+
+    # "Other…" asks the system's colour chooser (answered here as a person would)
+    from serpent_tk.ui.browser import color_filter
+
+    monkeypatch.setattr(color_filter.colorchooser, "askcolor",
+                        lambda **options: ((30, 90, 200), "#1E5AC8"))
+    menu.invoke(labels.index("Other…"))
+    assert search.color.color == "#1e5ac8"
+    app.pump(lambda: window.pages.known and names_in_grid(app) == {"phone", "red and blue"},
+             "the blue ones")
 
 
 def test_a_damaged_image_says_why(app: App, tmp_path: Path) -> None:
