@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from library.protocol import TaskProgress
 from library.schemas import Task
 from library.worker.context import Services
 from library.worker.files.thumbstore import NoThumbnail, store_for
@@ -283,9 +284,9 @@ class PreviewPool:
             if not force and now - run.last_event < EVENT_EVERY and done < total:
                 return
             run.last_event = now
-        self.services.emit("task.progress", {"command": COMMAND, "taskId": run.task_id,
-                                             "done": done, "total": total,
-                                             "message": "Making previews"}, None)
+        self.services.emit(TaskProgress(library_id=self.services.library_id, command=COMMAND,
+                                        task_id=run.task_id, done=done, total=total,
+                                        message="Making previews"))
 
     def stop(self) -> None:
         with self._cond:
