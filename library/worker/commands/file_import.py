@@ -5,8 +5,8 @@ item gets its own result; one bad file never fails the others. Files are copied 
 in one pass into `.staging/`, moved to `files/<ab>/<sha256>.<ext>`, and recorded in batches:
 each batch is one transaction, committed only after its files are durable, so a crash or a
 cancel leaves committed assets whole and nothing half-written (an uncommitted file is an
-orphan that recovery reports). Making a batch durable (one `syncfs` on Linux) runs on a
-helper thread while the next batch is copied, so the disk flush overlaps the copying.
+orphan that recovery reports). Making a batch durable (its own files and folders synced,
+`FileStore.make_durable`) runs on a helper thread while the next batch is copied.
 Content already in the library is reported as a duplicate with the asset that holds it.
 An unreadable image header (a truncated JPEG) still imports: the file is the user's, it
 just has no width/height. Empty files and things that are not regular files fail with
