@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchdata import write_images, write_small_images  # noqa: E402
+from benchdata import record, write_images, write_small_images  # noqa: E402
 
 from library.client import LibraryHost  # noqa: E402
 
@@ -113,6 +113,11 @@ def main() -> int:
         print(f"ratio serpent / plain loop          {serpent / baseline:5.2f}x  "
               f"(target <= {target:.2f}x)")
         print(f"ratio serpent / plain loop + fsync  {serpent / baseline_fsync:5.2f}x")
+        what = f"{args.count} {'small files' if args.small else 'images'}"
+        record(f"import {what}", serpent, "s", baseline=baseline,
+               target=f"<= {target:.1f}x plain copy+hash")
+        record(f"import {what} vs fsync loop", serpent, "s", baseline=baseline_fsync,
+               target="<= 1.0x plain copy+hash+fsync")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

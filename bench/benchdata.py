@@ -9,6 +9,8 @@ image with its own content hash, as an import sees it.
 from __future__ import annotations
 
 import io
+import json
+import os
 import random
 import statistics
 import struct
@@ -110,3 +112,14 @@ def percentile(values: list[float], pct: float) -> float:
 def summary(values: list[float]) -> str:
     return (f"p50 {percentile(values, 50) * 1000:.2f} ms, p99 {percentile(values, 99) * 1000:.2f}"
             f" ms, mean {statistics.fmean(values) * 1000:.2f} ms")
+
+
+def record(figure: str, value: float, unit: str, *, baseline: float | None = None,
+           target: str = "", note: str = "") -> None:
+    """One figure for `bench/run_all.py`'s table (appended to `$SERPENT_BENCH_RECORD`)."""
+    path = os.environ.get("SERPENT_BENCH_RECORD")
+    if not path:
+        return
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"figure": figure, "value": value, "unit": unit,
+                                 "baseline": baseline, "target": target, "note": note}) + "\n")

@@ -13,6 +13,7 @@ import errno
 import os
 import shutil
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,7 @@ def create_library(parent: str, name: str) -> Path:
 
 
 def open_library(path: str) -> OpenLibrary:
+    started = time.perf_counter()
     root = Path(pathrules.parse_user_path(path, field="path"))
     if not root.exists():
         raise LibraryError(PATH_NOT_FOUND, "The library folder is not there (moved, deleted, or "
@@ -136,7 +138,9 @@ def open_library(path: str) -> OpenLibrary:
     except OSError as error:
         raise translate_os(error) from error
     try:
-        return _open_locked(layout, lock)
+        opened = _open_locked(layout, lock)
+        opened.recovery["openMs"] = round((time.perf_counter() - started) * 1000, 1)
+        return opened
     except BaseException:
         lock.release()
         raise
