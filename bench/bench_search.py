@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchdata import percentile, summary  # noqa: E402
+from benchdata import percentile, record, summary  # noqa: E402
 
 from library.client import LibraryHost  # noqa: E402
 
@@ -212,6 +212,10 @@ def main() -> int:
         print(f"p50 client - raw = {p50_gap:.2f} ms (target <= 2 ms); "
               f"ratio p50 {percentile(all_client, 50) / percentile(all_raw, 50):.2f}x; "
               f"client p99 = {p99:.2f} ms (target < 20 ms)")
+        record(f"search page p50 ({args.assets:,} assets)", percentile(all_client, 50) * 1000,
+               "ms", baseline=percentile(all_raw, 50) * 1000, target="<= raw + 2 ms")
+        record(f"search page p99 ({args.assets:,} assets)", p99, "ms",
+               baseline=percentile(all_raw, 99) * 1000, target="< 20 ms")
     finally:
         host.shutdown()
         shutil.rmtree(work, ignore_errors=True)

@@ -8,8 +8,9 @@
    100 ms. The same heartbeat on the idle window is the baseline.
 
 Run: `.venv/bin/python bench/bench_ui.py [--assets 100000] [--seconds 30] [--clients 8]
-[--dir DIR]`. Needs a display (Xvfb is fine). The generated library is kept in DIR
-(default: bench/results/ui-library) and reused by later runs.
+[--dir DIR]`. Needs a display (Xvfb is fine). The library is built with SQL inserts and
+cached outside the repository (`scalelib`); DIR (default: a temp folder) holds the MCP
+writers' scratch files.
 """
 
 from __future__ import annotations
@@ -20,76 +21,24 @@ import json
 import os
 import random
 import statistics
-import struct
 import subprocess
 import sys
+import tempfile
 import time
-import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-BATCH = 1000
-
+sys.path.insert(0, str(ROOT / "bench"))
 
 # -- the library -------------------------------------------------------------------------------
 
-def tiny_png(number: int) -> bytes:
-    """A valid 4×4 PNG whose pixels encode `number` (so every file is distinct)."""
-    pixel = bytes([(number >> 16) & 255, (number >> 8) & 255, number & 255])
-    raw = b"".join(b"\x00" + pixel * 4 for _ in range(4))
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return (struct.pack(">I", len(data)) + kind + data
-                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
-
-    header = struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw))
-            + chunk(b"IEND", b""))
-
-
 def ensure_library(base: Path, count: int) -> Path:
-    """User data dir whose default library holds `count` assets (made once, then reused)."""
-    from library.client import LibraryHost
+    """User data dir whose default library holds `count` assets (built with SQL inserts
+    once and cached by `scalelib`; `base` is unused, kept for the command line)."""
+    import scalelib
 
-    user_data = base / f"userdata-{count}"
-    library = user_data / "data" / "Libraries" / "My Library.serpent"
-    os.environ["SERPENT_USER_DATA_PATH"] = str(user_data)
-    host = LibraryHost()
-    try:
-        if library.is_dir():
-            ref = host.open(library).result(600)
-            info = host.call(ref["libraryId"], "library.info", {}).result(600)
-            if info["assetCount"] >= count:
-                return user_data
-        else:
-            library.parent.mkdir(parents=True, exist_ok=True)
-            ref = host.create(library.parent, "My Library").result(600)
-        info = host.call(ref["libraryId"], "library.info", {}).result(600)
-        have = info["assetCount"]
-        files = base / "files"
-        print(f"making the {count:,}-asset library (once; it has {have:,})…", flush=True)
-        started = time.perf_counter()
-        for first in range(have, count, BATCH):
-            folder = files / f"{first // BATCH:04d}"
-            folder.mkdir(parents=True, exist_ok=True)
-            paths = []
-            for number in range(first, min(count, first + BATCH)):
-                path = folder / f"ref-{number:06d}.png"
-                path.write_bytes(tiny_png(number))
-                paths.append(str(path))
-            host.call(ref["libraryId"], "file.import", {"sourcePaths": paths}).result(3600)
-            if (first // BATCH) % 10 == 0:
-                print(f"  {first + len(paths):,} imported ({time.perf_counter() - started:.0f} s)",
-                      flush=True)
-    finally:
-        host.shutdown()
-    from serpent_tk.settings import SettingsStore
-    SettingsStore(user_data / "config" / "settings.json").update(
-        lambda s: (s.remember_library(library, "My Library"),
-                   setattr(s.mcp, "auto_start", False)))
-    return user_data
+    return scalelib.ensure(count)
 
 
 # -- 1. launch ---------------------------------------------------------------------------------
@@ -299,7 +248,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--dir", type=Path, default=ROOT / "bench" / "results" / "ui-library")
+    parser.add_argument("--dir", type=Path,
+                        default=Path(tempfile.gettempdir()) / "serpent-bench-ui")
     parser.add_argument("--writer", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.writer:

@@ -9,6 +9,8 @@ image with its own content hash, as an import sees it.
 from __future__ import annotations
 
 import io
+import json
+import os
 import random
 import statistics
 import struct
@@ -74,6 +76,33 @@ def write_images(folder: Path, count: int) -> tuple[list[Path], int]:
     return paths, total
 
 
+def tiny_png(number: int) -> bytes:
+    """A valid 4x4 PNG whose pixels encode `number` (so every file is distinct)."""
+    pixel = bytes([(number >> 16) & 255, (number >> 8) & 255, number & 255])
+    raw = b"".join(b"\x00" + pixel * 4 for _ in range(4))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+    header = struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw))
+            + chunk(b"IEND", b""))
+
+
+def write_small_images(folder: Path, count: int) -> tuple[list[Path], int]:
+    """`count` distinct tiny PNGs in `folder`; returns the paths and their total size."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths, total = [], 0
+    for n in range(count):
+        data = tiny_png(n)
+        path = folder / f"small_{n:06d}.png"
+        path.write_bytes(data)
+        paths.append(path)
+        total += len(data)
+    return paths, total
+
+
 def percentile(values: list[float], pct: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(pct / 100 * (len(ordered) - 1))))
@@ -83,3 +112,14 @@ def percentile(values: list[float], pct: float) -> float:
 def summary(values: list[float]) -> str:
     return (f"p50 {percentile(values, 50) * 1000:.2f} ms, p99 {percentile(values, 99) * 1000:.2f}"
             f" ms, mean {statistics.fmean(values) * 1000:.2f} ms")
+
+
+def record(figure: str, value: float, unit: str, *, baseline: float | None = None,
+           target: str = "", note: str = "") -> None:
+    """One figure for `bench/run_all.py`'s table (appended to `$SERPENT_BENCH_RECORD`)."""
+    path = os.environ.get("SERPENT_BENCH_RECORD")
+    if not path:
+        return
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"figure": figure, "value": value, "unit": unit,
+                                 "baseline": baseline, "target": target, "note": note}) + "\n")

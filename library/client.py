@@ -230,6 +230,13 @@ class LibraryHost:
             worker = self._workers.get(library_id)
             return worker.process.pid if worker else None
 
+    def recovery_report(self, library_id: str) -> dict[str, Any]:
+        """What the worker's last start checked and did (`check`: `integrity_check` after an
+        unclean stop, `quick_check`, or `skipped-clean-close`); empty if it is not open."""
+        with self._lock:
+            worker = self._workers.get(library_id)
+            return dict(worker.recovery) if worker else {}
+
     def _import_thread(self, archive: str, parent: str, replay: Replay | None,
                        future: Future) -> None:  # type: ignore[type-arg]
         try:
@@ -284,7 +291,7 @@ class LibraryHost:
                     "(is this folder a copy of an open library?).", libraryId=hello.library_id))
                 return
             worker = WorkerHandle(hello.library_id, hello.name, hello.path, process, conn,
-                             hello.change_sequence)
+                             hello.change_sequence, recovery=dict(hello.recovery))
             self._workers[worker.library_id] = worker
             self._known.add(worker.library_id)
         self._start_reader(worker)
@@ -401,6 +408,7 @@ class LibraryHost:
             return
         with self._lock:
             worker.process, worker.conn = process, conn
+            worker.recovery = dict(hello.recovery)
             worker.change_sequence = max(worker.change_sequence, hello.change_sequence)
             closing = worker.state != "restarting"  # close() was called meanwhile
             if closing:

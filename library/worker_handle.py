@@ -53,6 +53,7 @@ class WorkerHandle:
     vanished: bool = False
     restarts: list[float] = field(default_factory=list)
     closed_future: Future | None = None  # type: ignore[type-arg]
+    recovery: dict[str, Any] = field(default_factory=dict)  # the last start's report
 
     def ref(self) -> dict[str, Any]:
         return {"libraryId": self.library_id, "name": self.name, "path": self.path,

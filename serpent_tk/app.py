@@ -25,6 +25,8 @@ log = logging.getLogger(__name__)
 # interval lets it win the GIL back sooner after each Tk call, so the window stays smooth
 # while agents are busy (bench/bench_ui.py measures it).
 DESKTOP_SWITCH_INTERVAL_S = 0.001
+FIRST_LIBRARY_WAIT_S = 120.0  # then MCP starts anyway (said in the log by `warm_up`)
+FIRST_PAGE_WAIT_S = 3.0       # after the first library settled: it may have failed
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,9 +68,11 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
                  bus: Any, run_window: Any) -> int:
     """settings → gateway (which owns the LibraryHost) → plugins → MCP service → window.
 
-    The MCP stack is imported on a background thread once the window is drawn, so the window
-    never waits for it; the server starts accepting only once the window's first library is
-    open, so an agent's first `library.list-open` already lists it. Shutdown in the opposite
+    The MCP stack and the plugins are imported and started on a background thread once the
+    grid shows its first page (or the first library could not be opened), so neither the
+    window nor its first page waits for them or competes with them for the GIL; the server
+    starts accepting only once the window's first library is open, so an agent's first
+    `library.list-open` already lists it. Shutdown in the opposite
     order: window, MCP service, gateway and its workers."""
     from serpent_tk.automation.gateway import Gateway
     from serpent_tk.credentials import CredentialStore
@@ -94,8 +98,11 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
 
     controls = DesktopMcpControls(credentials, make_service=make_service)
     first_library = threading.Event()  # the window's first library is open (or failed)
+    first_page = threading.Event()     # the grid shows its first page
 
     def start_mcp() -> None:
+        first_library.wait(FIRST_LIBRARY_WAIT_S)
+        first_page.wait(FIRST_PAGE_WAIT_S)  # bounded: a library that failed shows no page
         plugins.start()  # their host processes start beside the MCP stack's import
         controls.warm_up(settings.mcp.enabled and settings.mcp.auto_start, first_library)
         settle_after_start_up()
@@ -105,7 +112,7 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
         services = WindowServices(bus=bus, gateway=gateway, settings_store=store,
                                   settings=settings, mcp=controls, credentials=credentials,
                                   notices=notices, first_library_settled=first_library.set,
-                                  plugins=plugins)
+                                  first_page_shown=first_page.set, plugins=plugins)
         return int(run_window(services, on_ready=warm_up.start))
     finally:
         first_library.set()  # closed before the library opened: nothing to wait for

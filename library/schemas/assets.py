@@ -116,12 +116,10 @@ class FileImportIn(Model):
     folder_id: FolderId | None = Field(default=None,
                                        description="Put the new assets in this folder.")
     tags: Annotated[list[TagName], Field(max_length=100)] = Field(
-        default_factory=list, description="Tags to add to every imported asset (also to "
-        "content already there).")
+        default_factory=list, description="Tags to add to every imported asset.")
     recursive: bool = Field(default=True, description="Folders: also their subfolders.")
-    keep_folder_tree: bool = Field(default=True, description="A folder becomes a library "
-                                   "folder (inside folderId), its subfolders subfolders; "
-                                   "false: every file straight into folderId.")
+    keep_folder_tree: bool = Field(default=True, description="Folders become library "
+                                   "folders (in folderId); false: files straight into it.")
 
 
 class ImportItem(Model):
@@ -177,32 +175,22 @@ class AssetSearchIn(Model):
     rating_max: int | None = Field(default=None, ge=0, le=5, description="At most.")
     added_after: datetime | None = Field(default=None, description="Added after (ISO).")
     added_before: datetime | None = Field(default=None, description="Added before (ISO).")
-    taken_after: datetime | None = Field(default=None, description="Photos taken at or "
-                                         "after (camera's local time).")
-    taken_before: datetime | None = Field(default=None, description="Photos taken before.")
-    camera: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
-        default=None, description="Part of the camera make/model.")
-    lens: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
-        default=None, description="Part of the lens model.")
-    orientation: list[Orientation] = Field(default_factory=list, description="Any of these "
-                                           "shapes as displayed (square: within 5 %; "
-                                           "panoramic: 2:1 or more).")
-    aspect_ratio_min: float | None = Field(default=None, gt=0, le=100, description="Width / "
-                                           "height at least (1.5 for 3:2).")
-    aspect_ratio_max: float | None = Field(default=None, gt=0, le=100,
-                                           description="Width / height at most.")
-    color: HexColor | None = Field(default=None, description="A palette colour covering "
-                                   "colorMinRatio within colorTolerance of this.")
-    color_tolerance: float = Field(default=20, ge=1, le=100, description="CIELAB delta E: "
-                                   "2 barely visible, 10 another shade, 30+ another colour.")
+    taken_after: datetime | None = Field(default=None, description="Taken after (camera "
+                                         "time).")
+    taken_before: datetime | None = Field(default=None, description="Taken before.")
+    orientation: list[Orientation] = Field(default_factory=list, description="As displayed; "
+                                           "square ±5 %, panoramic ≥ 2:1.")
+    color: HexColor | None = Field(default=None, description="#rrggbb in the palette "
+                                   "(colorTolerance, colorMinRatio).")
+    color_tolerance: float = Field(default=20, ge=1, le=100, description="ΔE (CIELAB): 2 barely "
+                                   "visible, 30+ other.")
     color_min_ratio: float = Field(default=0.05, ge=0, le=1, description="Share of the "
-                                   "picture (0-1).")
+                                   "picture.")
     rules: RulesLikeCreate = Field(default=None, description="Also match these smart-"
                                   "collection rules.")
     trashed: bool = Field(default=False, description="Search the trash instead.")
     sort: SearchSort = Field(default="added-desc", description="collection-order needs "
-                             "collectionId; color-similarity needs color; hue: red to violet, "
-                             "then greys.")
+                             "collectionId, color-similarity color.")
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor | None = None
     offset: int | None = Field(default=None, ge=0, description="Skip this many instead of "
@@ -285,17 +273,17 @@ class AssetBatchOut(BatchOut):
 
 
 class RenameItem(Model):
-    asset_id: AssetId
-    name: EntityName = Field(description="The asset's new name.")
-    expected_version: int | None = Field(default=None, ge=1, description="Refuse the whole "
-                                         "batch with VERSION_CONFLICT unless the asset is at "
-                                         "this version.")
+    asset_id: AssetId = Field(description="The asset.")
+    name: EntityName = Field(description="Its new name.")
+    expected_version: int | None = Field(default=None, ge=1, description="Refuse the batch "
+                                         "unless at this version.")
 
 
 class AssetRenameBatchIn(Model):
     """Give several assets new names at once: one step of the history (one undo)."""
 
-    items: Annotated[list[RenameItem], Field(min_length=1, max_length=1000)]
+    items: Annotated[list[RenameItem], Field(min_length=1, max_length=1000)] = Field(
+        description="Each asset and its new name.")
 
     @model_validator(mode="after")
     def _each_asset_once(self) -> AssetRenameBatchIn:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
 from pydantic import Discriminator, Field, Tag, WithJsonSchema
 
@@ -111,22 +111,32 @@ class RuleSet(RuleGroup):
 
 
 # What a tool advertises for rules: pydantic's schema of the four levels inlines `Rule` at
-# each of them (about 6 KB per tool), while a model reads the fields and operators once in the
-# description. Validation still uses RuleSet, and this schema accepts everything it does.
+# each of them (about 6 KB per tool), while a model reads the fields and operators once, in
+# the description (RuleSet's docstring says the same at length). Validation still uses
+# RuleSet (unknown fields and ops are refused there, naming the rule), and this schema
+# accepts everything it does.
 _MATCH = {"enum": ["all", "any"], "default": "all", "description": "all rules, or any."}
 _RULE_OR_GROUP = {
     "type": "object",
-    "description": "A rule {field, op, value}, or a group {match, rules} (nested at most 4 "
-                   "deep).",
-    "properties": {"field": {"enum": list(get_args(RuleField))},
-                   "op": {"enum": list(get_args(RuleOp))},
-                   "value": {}, "match": _MATCH, "rules": {"type": "array"}},
+    "properties": {
+        "field": {"description":
+                  "With its ops: tag, name, notes, source-url, camera, lens: is, is-not, "
+                  "contains, not-contains; ext, kind, orientation (portrait, landscape, square, "
+                  "panoramic): is, is-not (one or a list); rating, width, height, size, "
+                  "aspect-ratio: is, is-not, gte, lte; added-at, taken-at: "
+                  "before, after (ISO date), in-last-days; folder: is, is-not, within; "
+                  "untagged: is, is-not (true/false); color: is, is-not (\"#rrggbb\" or "
+                  "{color, tolerance, minRatio})."},
+        "op": {"description": "See field."},
+        "value": {"description": "See field."},
+        "match": {"description": "A group's: all or any."},
+        "rules": {"type": "array", "description": "A group's rules."}},
 }
 RULES_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "description": (RuleSet.__doc__ or "").replace("\n    ", " ").strip(),
     "properties": {"match": _MATCH,
-                   "rules": {"type": "array", "items": _RULE_OR_GROUP}},
+                   "rules": {"type": "array", "items": _RULE_OR_GROUP, "description":
+                             "Rules {field, op, value}, groups {match, rules}; 4 deep."}},
     "required": ["rules"],
 }
 Rules = Annotated[RuleSet, WithJsonSchema(RULES_SCHEMA)]

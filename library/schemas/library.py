@@ -78,6 +78,8 @@ class LibraryImportExportedIn(Model):
 
 
 class LibraryRefreshOut(Model):
+    integrity: str = Field(default="ok", description="SQLite's quick check of the database "
+                           "(`ok`; a damaged database fails the refresh instead).")
     checked: int = Field(description="Asset records checked against the files on disk.")
     missing_files: int = Field(description="Assets whose file is gone (flagged `missing`; "
                                "the records are kept).")

@@ -78,9 +78,8 @@ class FindDuplicatesIn(Model):
 
     method: Literal["exact", "similar"] = Field(default="similar", description="exact "
                                                 "never finds any.")
-    max_distance: int = Field(default=10, ge=0, le=16, description="0-2: the same picture "
-                              "resized or re-encoded, 10: also cropped a few %, 16: loosely "
-                              "similar; colour and shape must match too.")
+    max_distance: int = Field(default=10, ge=0, le=16, description="0-2: resized or "
+                              "re-encoded, 10: also cropped a few %, 16: loosely similar.")
     limit: Limit = DEFAULT_LIMIT
     cursor: Cursor | None = None
 
@@ -126,7 +125,7 @@ class FindDuplicatesOut(Page):
 class FindSimilarIn(Model):
     """The images that look like one asset (the same test as asset.find-duplicates)."""
 
-    asset_id: AssetId
+    asset_id: AssetId = Field(description="The image to compare with.")
     max_distance: int = Field(default=10, ge=0, le=16, description="As in "
                               "asset.find-duplicates.")
     limit: Limit = DEFAULT_LIMIT

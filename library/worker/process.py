@@ -133,16 +133,18 @@ def _run(conn: Connection, sender: Sender, opening: dict[str, Any]) -> int:
             code=INTERNAL, message="The library could not be opened because of an internal "
             "error; see the log.", details={})))
         return 0
-    from library.worker.server import WorkerServer
-
     clean = False
     try:
-        server = WorkerServer(library, conn, sender)
+        # Hello first: the commands' imports below overlap the host's own work, and calls
+        # sent meanwhile wait in the pipe
         sender.send(Hello(protocol=PROTOCOL_VERSION, pid=os.getpid(),
                           library_id=library.library_id, name=library.name,
                           path=str(library.layout.root), schema_version=library.schema_version,
                           change_sequence=library.change_sequence,
                           recovery=json_safe(library.recovery)))
+        from library.worker.server import WorkerServer
+
+        server = WorkerServer(library, conn, sender)
         clean = server.serve()
     finally:
         library.close(clean=clean)

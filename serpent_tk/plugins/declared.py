@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError as SchemaError
-from jsonschema.exceptions import best_match
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError, ValidationError
+
+if TYPE_CHECKING:  # jsonschema costs ~90 ms to import: only when a plugin declares a command
+    from jsonschema.exceptions import ValidationError as SchemaError
 
 TARGETS = {"assetIds": "asset_ids", "folderIds": "folder_ids", "collectionIds": "collection_ids"}
 MAX_TARGETS = 1000
@@ -87,6 +87,10 @@ def model_for(title: str, schema: dict[str, Any]) -> type[BaseModel]:
     """A model that validates with `schema` and advertises exactly it. Target fields (if the
     schema has them) are typed fields, so the registry can check that the command takes
     them; every other argument passes through as given."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError as SchemaError
+    from jsonschema.exceptions import best_match
+
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as error:

@@ -11,8 +11,6 @@ import re
 import tomllib
 from pathlib import Path
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from serpent_tk import __version__
@@ -64,6 +62,8 @@ class Manifest(_Strict):
     @field_validator("serpent")
     @classmethod
     def _specifier(cls, value: str) -> str:
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet  # 70 ms: not at start
+
         try:
             SpecifierSet(value)
         except InvalidSpecifier:
@@ -78,6 +78,9 @@ class Manifest(_Strict):
         return value
 
     def works_with(self, serpent_version: str = __version__) -> bool:
+        from packaging.specifiers import SpecifierSet
+        from packaging.version import InvalidVersion, Version
+
         try:
             return Version(serpent_version) in SpecifierSet(self.serpent)
         except InvalidVersion:

@@ -77,7 +77,8 @@ def test_the_exposure_matrix_on_list_and_on_call(server: Server, plugins: Plugin
                     if visible:
                         schema = listed[TOOL].input_schema
                         assert set(schema["required"]) == {"libraryId", "assetIds"}
-                        assert schema["properties"]["assetIds"]["minItems"] == 1
+                        # lean schemas leave length checks to the gateway: refused below
+                        assert schema["properties"]["assetIds"]["type"] == "array"
                         for without in ({"libraryId": library},
                                         {"libraryId": library, "assetIds": []}):
                             refused = await call(client, TOOL, without)

@@ -1,8 +1,11 @@
-"""`library.refresh` (full re-scan of the file store, missing thumbnails rebuilt) and
+"""`library.refresh` (database check, full re-scan of the file store, missing thumbnails
+rebuilt) and
 `library.delete-from-disk` (dangerous: plan, then delete the whole folder when closed).
 
 Runs in the worker process. Refresh is a `task` on the writer thread (no import can add
 files while the store is scanned); it shows up as a `refresh` task and can be cancelled.
+It first runs SQLite's `quick_check` (the check an open skips after a clean close): a damaged
+database fails the refresh with `INTERNAL` / reason `corrupt` and nothing is changed.
 Files without a record go to `.orphans/<time>/` and are reported, never deleted; records
 whose file is gone are flagged `missing` (kept, reported) and unflagged when the file is
 back; a size that differs from the record is reported as damaged. The flag changes are one
@@ -41,7 +44,7 @@ from library.worker.files import imageformats
 from library.worker.files.thumbstore import NoThumbnail, store_for
 from library.worker.rows.assetrows import chunks, marks
 from library.worker.store.layout import Layout, stored_name
-from library.worker.store.recovery import move_orphans
+from library.worker.store.recovery import check_database, move_orphans
 from library.worker.tasks.taskrunner import Tracked, tracked
 
 MAX_REPORTED = 200
@@ -57,6 +60,9 @@ def refresh(ctx: TaskContext, args: Empty) -> LibraryRefreshOut:
     out = LibraryRefreshOut(checked=0, missing_files=0, thumbnails_rebuilt=0, orphans_moved=0)
     with tracked(ctx, "refresh", len(rows)) as task:
         out.task_id = task.task_id
+        task.progress(0, task.total, "Checking the database")
+        check_database(ctx.conn)
+        out.integrity = "ok"
         gone = _check_files(ctx, task, rows, out)
         if not task.cancelled():
             _rebuild_thumbnails(ctx, task, rows, gone, out)

@@ -62,15 +62,8 @@ def build(conn: sqlite3.Connection, args: AssetSearchIn) -> filters.Group | None
             add(_rule(field, "after", after.isoformat(), field))
         if before is not None:
             add(_rule(field, "before", before.isoformat(), field))
-    for field, text in (("camera", args.camera), ("lens", args.lens)):
-        if text is not None:
-            add(_rule(field, "contains", text, field))
     if args.orientation:
         add(_rule("orientation", "is", list(args.orientation), "orientation"))
-    for value, op in ((args.aspect_ratio_min, "gte"), (args.aspect_ratio_max, "lte")):
-        if value is not None:
-            add(_rule("aspect-ratio", op, value, "aspectRatioMin" if op == "gte"
-                      else "aspectRatioMax"))
     if args.color is not None:
         add(_rule("color", "is", {"color": args.color, "tolerance": args.color_tolerance,
                                   "minRatio": args.color_min_ratio}, "color"))

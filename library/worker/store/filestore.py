@@ -1,12 +1,14 @@
 """The content-addressed file store: `files/<ab>/<sha256>.<ext>`, written through `.staging/`.
 
 Runs in the worker process, writer thread. A source file is copied into `.staging/` while
-it is hashed (one read pass), then fsynced and moved into place with `os.replace`, so the
-store never holds a half-written file under a final name. Durability is batched:
-`make_durable()` runs once before the transaction that records a batch of files commits.
-On Linux that is one `syncfs()` of the library's filesystem (file data and the renames in a
-single journal commit) instead of an fsync per file plus one per directory; elsewhere each
-staged copy is fsynced as it is written and the touched directories at the batch's end.
+it is hashed (one read pass), then moved into place with `os.replace`, so the store never
+holds a half-written file under a final name. Durability is batched and touches only what
+the batch wrote: `make_durable()` runs once before the transaction that records a batch
+commits, and fdatasyncs each file the batch stored, then fsyncs each directory that got a
+new name. On Linux each copy's write-back is started as soon as it is written
+(`sync_file_range`), so by the batch's end the data is on its way and the first fdatasync's
+journal commit carries the whole batch; the later ones find little left to do. Other
+programs' dirty data on the same disk is never waited for (no `syncfs`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from library import private_paths
 from library.durable import fsync_directory
@@ -53,8 +56,9 @@ class FileStore:
     def __init__(self, layout: Layout) -> None:
         self.layout = layout
         self._dirty_directories: set[Path] = set()
+        self._dirty_files: list[Path] = []
         self._dirty_lock = threading.Lock()  # make_durable may run on a helper thread
-        self._syncfs = _syncfs_function()
+        self._known_buckets: set[Path] = set()
 
     def stage_copy(self, source: Path, cancelled: Callable[[], bool]) -> Staged:
         """Copy `source` into `.staging/`, hashing as it goes; the copy is fsynced."""
@@ -63,8 +67,9 @@ class FileStore:
         size = 0
         reader = open_regular(source)
         try:
-            with reader, open(staged, "xb") as writer:
-                buffer = bytearray(CHUNK)
+            with reader, open(staged, "xb", buffering=0) as writer:
+                # one read past the end tells EOF: a small file needs a small buffer
+                buffer = bytearray(min(CHUNK, _size_hint(reader) + 1))
                 view = memoryview(buffer)
                 while True:
                     try:
@@ -74,13 +79,11 @@ class FileStore:
                     if not count:
                         break
                     digest.update(view[:count])
-                    writer.write(view[:count])
+                    _write_all(writer, view[:count])
                     size += count
                     if size > CHUNK * 16 and cancelled():
                         raise CopyCancelled
-                writer.flush()
-                if self._syncfs is None:
-                    os.fsync(writer.fileno())
+                start_write_back(writer.fileno())
         except BaseException:
             staged.unlink(missing_ok=True)
             raise
@@ -89,10 +92,17 @@ class FileStore:
     def commit_staged(self, staged: Staged, ext: str) -> Path:
         """Move a staged copy to its final content-addressed name."""
         target = self.layout.file_for(staged.sha256, ext)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        bucket = target.parent
+        if bucket not in self._known_buckets:
+            if not bucket.is_dir():
+                bucket.mkdir(parents=True, exist_ok=True)
+                with self._dirty_lock:
+                    self._dirty_directories.add(bucket.parent)  # the new bucket's own name
+            self._known_buckets.add(bucket)
         os.replace(staged.path, target)
         with self._dirty_lock:
-            self._dirty_directories.add(target.parent)
+            self._dirty_directories.add(bucket)
+            self._dirty_files.append(target)
         return target
 
     def discard(self, staged: Staged) -> None:
@@ -103,13 +113,18 @@ class FileStore:
         commit."""
         with self._dirty_lock:
             dirty, self._dirty_directories = self._dirty_directories, set()
-        if not dirty:
-            return
-        if self._syncfs is not None:
-            self._syncfs(self.layout.files)
-        else:
-            for directory in sorted(dirty):
-                fsync_directory(directory)
+            files, self._dirty_files = self._dirty_files, []
+        for path in files:
+            try:
+                fd = os.open(path, os.O_RDONLY)
+            except FileNotFoundError:
+                continue  # removed meanwhile (a duplicate undone): nothing to keep
+            try:
+                _datasync(fd)
+            finally:
+                os.close(fd)
+        for directory in sorted(dirty, key=lambda d: len(d.parts), reverse=True):
+            fsync_directory(directory)
 
     def remove(self, sha256: str, ext: str) -> None:
         """Delete a stored file (after the commit that deleted its row)."""
@@ -158,26 +173,38 @@ def _opened_path(fd: int, source: Path) -> str:
         return str(source)
 
 
-def _syncfs_function() -> Callable[[Path], None] | None:
-    """`syncfs(2)` where the OS has it (Linux), else None."""
-    if not sys.platform.startswith("linux"):
-        return None
+def _size_hint(reader: io.BufferedReader) -> int:
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        syncfs = libc.syncfs
+        return max(0, os.fstat(reader.fileno()).st_size)
+    except OSError:
+        return CHUNK
+
+
+def _write_all(writer: Any, data: memoryview) -> None:
+    """An unbuffered write may be short; write until all of `data` is out."""
+    while data:
+        written = writer.write(data)
+        data = data[written:]
+
+
+_datasync: Callable[[int], None] = getattr(os, "fdatasync", os.fsync)
+
+
+def _sync_file_range_function() -> Callable[[int], None]:
+    """Start the write-back of a file's dirty pages now, without waiting (Linux only)."""
+    if not sys.platform.startswith("linux"):
+        return lambda fd: None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).sync_file_range
     except (OSError, AttributeError):
-        return None
-    syncfs.argtypes = [ctypes.c_int]
-    syncfs.restype = ctypes.c_int
+        return lambda fd: None
+    function.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]
+    function.restype = ctypes.c_int
+    write = 2  # SYNC_FILE_RANGE_WRITE
 
-    def sync_filesystem(path: Path) -> None:
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            if syncfs(fd) != 0:
-                number = ctypes.get_errno()
-                raise OSError(number, os.strerror(number), str(path))
-        finally:
-            os.close(fd)
-    return sync_filesystem
+    def start(fd: int) -> None:
+        function(fd, 0, 0, write)  # a hint: a failure only means fdatasync does all the work
+    return start
 
 
+start_write_back = _sync_file_range_function()

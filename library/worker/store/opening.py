@@ -13,6 +13,7 @@ import errno
 import os
 import shutil
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from library.errors import (
 )
 from library.library_folder import LIBRARY_SUFFIX
 from library.worker.rows import assetrows, textindex
-from library.worker.store import recovery, schema
+from library.worker.store import cleanclose, recovery, schema
 from library.worker.store.database import connect, translate, translate_os
 from library.worker.store.identity import new_library_id, utc_now
 from library.worker.store.layout import Layout, enclosing_library
@@ -49,14 +50,19 @@ class OpenLibrary:
     identity: tuple[int, int]  # (st_dev, st_ino) of library.sqlite: notices a vanished folder
 
     def close(self, *, clean: bool) -> None:
+        marked = False
         try:
             if clean:
                 self.writer.execute("UPDATE library_state SET clean_shutdown = 1")
-                self.writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                busy = self.writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                marked = not busy
         except sqlite3.Error:
             pass
-        finally:
+        try:
             self.writer.close()
+            if marked:  # the next open may skip the database check (see `cleanclose`)
+                cleanclose.write(self.layout, self.library_id)
+        finally:
             self.lock.release()
 
 
@@ -117,6 +123,7 @@ def create_library(parent: str, name: str) -> Path:
 
 
 def open_library(path: str) -> OpenLibrary:
+    started = time.perf_counter()
     root = Path(pathrules.parse_user_path(path, field="path"))
     if not root.exists():
         raise LibraryError(PATH_NOT_FOUND, "The library folder is not there (moved, deleted, or "
@@ -131,7 +138,9 @@ def open_library(path: str) -> OpenLibrary:
     except OSError as error:
         raise translate_os(error) from error
     try:
-        return _open_locked(layout, lock)
+        opened = _open_locked(layout, lock)
+        opened.recovery["openMs"] = round((time.perf_counter() - started) * 1000, 1)
+        return opened
     except BaseException:
         lock.release()
         raise
@@ -144,6 +153,7 @@ def _open_locked(layout: Layout, lock: LibraryLock) -> OpenLibrary:
         probe = layout.staging / f".write-probe-{os.getpid()}"
         probe.write_bytes(b"")
         probe.unlink()
+        untouched = cleanclose.take(layout)  # gone before anything is served
     except OSError as error:
         raise translate_os(error) from error
     try:
@@ -161,7 +171,8 @@ def _open_locked(layout: Layout, lock: LibraryLock) -> OpenLibrary:
             raise LibraryError(PATH_INVALID, "This folder is not a Serpent library.",
                                field="path", reason="not-a-library")
         textindex.ensure(writer)
-        report = recovery.recover(writer, layout, full=not state["clean_shutdown"])
+        report = recovery.recover(writer, layout, full=not state["clean_shutdown"],
+                                  check=not (state["clean_shutdown"] and untouched))
         writer.execute("UPDATE library_state SET clean_shutdown = 0")
         sequence = writer.execute("SELECT change_sequence FROM library_state").fetchone()[0]
         stat = layout.database.stat()

@@ -4,9 +4,10 @@ Runs in the worker process at startup, before `Hello`. Nothing is ever silently 
 files without a row are moved to `.orphans/<time>/` and reported; rows whose file is gone
 are flagged `missing` on the asset (and un-flagged when the file is back) and reported.
 After an unclean end (a crash, a `kill -9`, a power cut) recovery runs SQLite's full
-`integrity_check` and the full file reconciliation; after a clean close it runs the much
-faster `quick_check` (seconds vs. a fraction of one on 100,000 assets) and only clears
-staging, since a clean close leaves nothing to reconcile.
+`integrity_check` and the full file reconciliation. After a clean close whose marker still
+vouches for the database file (`cleanclose`) it skips the check and only clears staging; a
+clean close whose file changed since (copied, restored, edited) gets the faster
+`quick_check`. `library.refresh` runs `quick_check` on demand (`check_database`).
 """
 
 from __future__ import annotations
@@ -26,20 +27,31 @@ from library.worker.store.layout import Layout, stored_name
 MAX_REPORTED = 200
 
 
-def recover(conn: sqlite3.Connection, layout: Layout, *, full: bool) -> dict[str, Any]:
+def recover(conn: sqlite3.Connection, layout: Layout, *, full: bool, check: bool = True
+            ) -> dict[str, Any]:
+    """`full` after an unclean end; `check=False` only when a clean close vouches for it."""
     report: dict[str, Any] = {"fullScan": full}
-    check = "integrity_check" if full else "quick_check"  # quick: 20x faster, no index check
-    problems = [row[0] for row in conn.execute(f"PRAGMA {check}").fetchall()]
-    if problems != ["ok"]:
-        raise LibraryError(INTERNAL, "The library database is damaged and cannot be opened "
-                           "safely. Restore it from a backup.", reason="corrupt",
-                           problems=problems[:20])
-    report["integrity"] = "ok"
-    report["check"] = check
+    if full or check:
+        pragma = "integrity_check" if full else "quick_check"  # quick: 20x faster, no indexes
+        check_database(conn, pragma)
+        report["integrity"] = "ok"
+        report["check"] = pragma
+    else:
+        report["integrity"] = "not-checked"
+        report["check"] = "skipped-clean-close"
     report["stagingRemoved"] = _clear_staging(layout)
     if full:
         report.update(_reconcile_files(conn, layout))
     return report
+
+
+def check_database(conn: sqlite3.Connection, pragma: str = "quick_check") -> None:
+    """SQLite's own check of every page; a damaged database is an error, never served."""
+    problems = [row[0] for row in conn.execute(f"PRAGMA {pragma}").fetchall()]
+    if problems != ["ok"]:
+        raise LibraryError(INTERNAL, "The library database is damaged and cannot be opened "
+                           "safely. Restore it from a backup.", reason="corrupt",
+                           problems=problems[:20])
 
 
 def _clear_staging(layout: Layout) -> int:

@@ -11,11 +11,9 @@ from serpent_tk.automation.registry import CommandSpec, Words, command
 COMMANDS: list[CommandSpec] = [
     command(
         "file.import", "normal",
-        "Copy files or folders from this computer into the library (originals stay); a folder "
-        "keeps its tree as library folders (keepFolderTree). Content already there is a "
-        "duplicate and still gets the folder and tags.",
-        "items per source path (status imported/duplicate/failed/skipped, assetId, warning, "
-        "reason).",
+        "Copy files or folders from this computer into the library (originals stay), folder "
+        "trees kept; content already there is reported as a duplicate.",
+        "items per source path (status imported/duplicate/failed/skipped, assetId, warning).",
         {"libraryId": LIB, "sourcePaths": [f"{HOME}/Downloads/refs"], "tags": ["refs"]},
         title="Import files", essential=True, lifecycle="imported", imports=True,
         words=Words("imported {files} into “{library}”", "imported {files} into a library"),
@@ -23,10 +21,10 @@ COMMANDS: list[CommandSpec] = [
     command(
         "asset.search", "read",
         "Find assets by words, tags, folder, collection, kind, extension, rating, dates, "
-        "camera, lens, orientation, aspect ratio or colour (all given filters must match; "
-        "rules: any/all groups); untagged: true finds those without tags.",
+        "camera, lens, shape or colour (all must match; rules: any/all groups); untagged: "
+        "true finds those without tags.",
         "items (id, name, tags, rating, folderIds, version...), total, nextCursor.",
-        {"libraryId": LIB, "text": "sunset", "tags": ["sky"], "color": "#ff8800", "limit": 20},
+        {"libraryId": LIB, "text": "sunset", "color": "#ff8800", "limit": 20},
         title="Search assets", essential=True),
     command(
         "asset.get", "read",
@@ -133,9 +131,8 @@ COMMANDS: list[CommandSpec] = [
         title="Empty the trash", words=Words("emptied the trash"), recount="everywhere"),
     command(
         "asset.find-duplicates", "read",
-        "Find groups of near-identical images (resized, re-encoded, brightened, cropped a few "
-        "%; colour must match) to clean up: each names one to keep. Not analysed yet: "
-        "notAnalysed.",
+        "Find groups of near-identical images (resized, re-encoded, brightened, slightly "
+        "cropped; same colours) to clean up, each with one to keep.",
         "items: groups (assetIds oldest first, keep, members).",
         {"libraryId": LIB, "maxDistance": 10},
         title="Find duplicates", essential=True),

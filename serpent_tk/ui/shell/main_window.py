@@ -88,6 +88,9 @@ class WindowServices:
     # called once (any thread may be told) when the first library is open or could not be:
     # the app starts accepting MCP only then, so agents never see a half-started window
     first_library_settled: Callable[[], None] | None = None
+    # called once (Tk thread) when the grid first shows a library's page: the app imports and
+    # starts the MCP stack and plugins only then, so they never compete with the first page
+    first_page_shown: Callable[[], None] | None = None
     plugins: PluginControls | None = None  # Settings → Plugins (the plugin manager)
 
 
@@ -322,6 +325,9 @@ class MainWindow:
             self._logged_library = self.session.library_id
             log.info("grid shows library %s: %d assets", self._logged_library,
                      self.pages.count())
+            shown, self.services.first_page_shown = self.services.first_page_shown, None
+            if shown is not None:
+                shown()
         self.view.show()
         if self.session.current is not None and self.pages.known:
             self.status.show_counts(self.browser.summary())
