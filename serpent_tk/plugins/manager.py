@@ -120,6 +120,9 @@ class PluginManager:
         self._control.submit(self._sync).result()
 
     def shutdown(self) -> None:
+        """Stop every plugin and the settings watcher; a second call does nothing."""
+        if self._stopping.is_set():
+            return
         self._stopping.set()
         if self._watcher is not None:
             self._watcher.join(2 * self._watch_interval_s + 1)

@@ -43,6 +43,8 @@ def test_hooks_hear_the_window_an_agent_and_a_plugin_alike(
     guard = write_plugin(plugins_dir, "guard", GUARD, commands=("tag-through-api",),
                          will_hooks=True, did_hooks=True)
     write_plugin(plugins_dir, "tagger", TAGGER, commands=("tag",))
+    manager.shutdown()  # one manager per gateway, as in the app: the old one's settings
+    # watcher would re-apply its own view of the switches (and unexpose these plugins)
     fresh = PluginManager(gateway, manager._settings, plugins_dir, limits=TEST_LIMITS,
                           entry_points=False)
     try:
@@ -111,6 +113,8 @@ def test_plugin_analysers_run_after_serpents_analysis_of_an_import(
         gateway: Gateway, plugins_dir: Path, manager: PluginManager, library: str,
         tmp_path: Path) -> None:
     write_plugin(plugins_dir, "orientation", ANALYSER, analysers=("orientation",))
+    manager.shutdown()  # one manager per gateway, as in the app: the old one's settings
+    # watcher would re-apply its own view of the switches (and unexpose these plugins)
     fresh = PluginManager(gateway, manager._settings, plugins_dir, limits=TEST_LIMITS,
                           entry_points=False)
     try:

@@ -58,6 +58,8 @@ def test_a_plugin_that_raises_hangs_or_dies_is_turned_off_and_nothing_else_is(
     write_plugin(plugins_dir, "counter", COUNTER, commands=("count",))
     write_plugin(plugins_dir, plugin_id, source,
                  commands=("explode", "refuse") if bad == "explode" else (bad,))
+    manager.shutdown()  # one manager per gateway, as in the app: the old one's settings
+    # watcher would re-apply its own view of the switches (and unexpose these plugins)
     fresh = PluginManager(gateway, SettingsStore(app_dirs().settings_file), plugins_dir,
                           limits=manager.limits, entry_points=False)
     try:
@@ -111,6 +113,8 @@ def test_a_plugin_that_does_not_import_is_reported_and_turned_off(
     write_plugin(plugins_dir, "counter", COUNTER, commands=("count",))
     write_plugin(plugins_dir, "broken", BROKEN_IMPORT, commands=("count",))
     write_plugin(plugins_dir, "liar", COUNTER, commands=("count", "more"))
+    manager.shutdown()  # one manager per gateway, as in the app: the old one's settings
+    # watcher would re-apply its own view of the switches (and unexpose these plugins)
     fresh = PluginManager(gateway, SettingsStore(app_dirs().settings_file), plugins_dir,
                           limits=manager.limits, entry_points=False)
     try:

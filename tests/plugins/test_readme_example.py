@@ -29,6 +29,8 @@ def test_the_readme_plugin_runs_as_written(gateway: Gateway, plugins_dir: Path,
     folder.mkdir()
     (folder / "plugin.toml").write_text(manifest)
     (folder / "keep_guard.py").write_text(module)
+    manager.shutdown()  # one manager per gateway, as in the app: the old one's settings
+    # watcher would re-apply its own view of the switches (and unexpose these plugins)
     fresh = PluginManager(gateway, manager._settings, plugins_dir, limits=manager.limits,
                           entry_points=False)
     try:

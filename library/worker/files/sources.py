@@ -84,6 +84,8 @@ def _walk(root: Path, top: tuple[str, ...] | None, recursive: bool,
             reason = _skipped_folder(here / name, private) if recursive else None
             if reason is not None:
                 items.append(_skipped(here / name, *reason))
+                if reason[0] == "private":  # refused, as when given directly
+                    items[-1].error_code = PATH_FORBIDDEN
             elif recursive:
                 kept.append(name)
         subdirs[:] = kept
