@@ -29,6 +29,7 @@ TARGET_FIELDS = {"asset_ids": "assetIds", "folder_ids": "folderIds",
                  "collection_ids": "collectionIds"}
 DEFAULT_COMMAND_TIMEOUT_S = 120.0
 MAX_COMMAND_TIMEOUT_S = 600.0
+MAX_TITLE_LENGTH = 60
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -119,6 +120,7 @@ class CommandDef:
     example: dict[str, Any]
     idempotent: bool
     timeout_s: float
+    title: str = ""
 
 
 @dataclass(frozen=True)
@@ -141,19 +143,23 @@ class Plugin:
     def command(self, verb: str, *, input: type[BaseModel], output: type[BaseModel],
                 summary: str, returns: str, example: dict[str, Any], risk: Risk = "normal",
                 idempotent: bool = False,
-                timeout_s: float = DEFAULT_COMMAND_TIMEOUT_S) -> Callable[[F], F]:
+                timeout_s: float = DEFAULT_COMMAND_TIMEOUT_S, title: str = "") -> Callable[[F], F]:
         """`handler(api, args) -> output model (or its dict)`: the command
         `plugin.<id>.<verb>`. `input` must take at least one of `asset_ids`, `folder_ids`,
         `collection_ids` (the targets every call names); `example` is one realistic call's
-        arguments (with `libraryId`)."""
+        arguments (with `libraryId`). `title`: its short name in the window's Plugins menu
+        ("Make contact sheet"; default: the plugin's name and the verb)."""
         if not any(name in input.model_fields for name in TARGET_FIELDS):
             raise TypeError(f"{verb}: the input takes asset_ids, folder_ids or collection_ids")
         if not 0 < timeout_s <= MAX_COMMAND_TIMEOUT_S:
             raise ValueError(f"{verb}: timeout_s is between 0 and {MAX_COMMAND_TIMEOUT_S}")
+        if len(title) > MAX_TITLE_LENGTH:
+            raise ValueError(f"{verb}: a title has at most {MAX_TITLE_LENGTH} characters")
 
         def declare(handler: F) -> F:
             self.commands[verb] = CommandDef(verb, handler, input, output, risk, summary,
-                                             returns, example, idempotent, timeout_s)
+                                             returns, example, idempotent, timeout_s,
+                                             title.strip())
             return handler
         return declare
 

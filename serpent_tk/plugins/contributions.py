@@ -75,7 +75,8 @@ def _spec(plugin_id: str, name: str, info: CommandInfo, process: PluginProcess,
         idempotent=info.idempotent,
         handler=Remembered(command, asking("command", info.timeout_s)),
         plan=asking("plan", limits.plan_s) if info.planned else None,
-        words=Words(done=f"used {name} on {{assets}}", fallback=f"used {name}"))
+        words=Words(done=f"used {name} on {{assets}}", fallback=f"used {name}"),
+        title=info.title or f"{name}: {info.verb}")
 
 
 def install_hooks(hooks: Hooks, plugin_id: str, name: str, declaration: Declaration,

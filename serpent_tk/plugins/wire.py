@@ -35,6 +35,7 @@ class CommandInfo(_Wire):
     input_schema: JsonObject
     output_schema: JsonObject
     planned: bool  # it has a plan (a dangerous command must)
+    title: str = ""  # its short name for people ("Make contact sheet")
 
 
 class HookInfo(_Wire):

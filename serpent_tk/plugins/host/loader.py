@@ -84,7 +84,7 @@ def declaration(plugin: Plugin) -> Declaration:
             verb=verb, risk=command.risk, summary=command.summary, returns=command.returns,
             example=example, idempotent=command.idempotent, timeout_s=command.timeout_s,
             input_schema=input_schema, output_schema=output_schema,
-            planned=verb in plugin.plans))
+            planned=verb in plugin.plans, title=command.title))
     return Declaration(
         commands=commands,
         will_hooks=[HookInfo(name=h.name, commands=list(h.commands)) for h in plugin.will_hooks],

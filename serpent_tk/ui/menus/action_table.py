@@ -44,6 +44,11 @@ class Target:
         return str(self.scope.kind) if self.scope is not None else self.row
 
 
+# a submenu's entry: (label, command), or (label, command, enabled) to grey it out in the menu
+# bar (right-click menus leave disabled entries out)
+CascadeEntry = tuple[str, Callable[[], None]] | tuple[str, Callable[[], None], bool]
+
+
 def _always(target: Target) -> bool:
     return True
 
@@ -62,7 +67,7 @@ class Action:
     focus: tuple[str, ...] = ()                # its keys only work with the focus in these
     group: int = 0                             # a separator between groups of a menu
     checked: Callable[[], bool] | None = None  # a check item ("Sidebar")
-    cascade: Callable[[Target], list[tuple[str, Callable[[], None]]]] | None = None
+    cascade: Callable[[Target], list[CascadeEntry]] | None = None
     in_menu_bar: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
 

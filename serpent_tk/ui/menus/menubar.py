@@ -10,7 +10,7 @@ from __future__ import annotations
 import tkinter as tk
 from collections.abc import Callable, Sequence
 
-from serpent_tk.ui.menus.action_table import MENUS, Action, Target
+from serpent_tk.ui.menus.action_table import MENUS, Action, CascadeEntry, Target
 from serpent_tk.ui.menus.menu_style import themed_menu
 from serpent_tk.ui.shell.theme import Theme
 
@@ -31,6 +31,8 @@ def fill(menu: tk.Menu, theme: Theme, actions: Sequence[Action], target: Target,
         if only_available and not available:
             continue
         entries = action.cascade(target) if action.cascade is not None and available else []
+        if only_available:                       # a context menu lists what it can run
+            entries = [e for e in entries if entry_enabled(e)]
         if action.cascade is not None and only_available and not entries:
             continue
         if group is not None and action.group != group:
@@ -41,8 +43,9 @@ def fill(menu: tk.Menu, theme: Theme, actions: Sequence[Action], target: Target,
         if action.cascade is not None:
             sub = themed_menu(menu, theme)
             menu._serpent_subs.append(sub)  # type: ignore[attr-defined]
-            for text, command in entries:
-                sub.add_command(label=text, command=command)
+            for entry in entries:
+                sub.add_command(label=entry[0], command=entry[1],
+                                state="normal" if entry_enabled(entry) else "disabled")
             menu.add_cascade(label=label, menu=sub, state=state if entries else "disabled")
         elif action.checked is not None:
             variable = tk.BooleanVar(master=menu, value=action.checked())
@@ -54,6 +57,11 @@ def fill(menu: tk.Menu, theme: Theme, actions: Sequence[Action], target: Target,
                              command=_runner(action, target))
         added += 1
     return added
+
+
+def entry_enabled(entry: CascadeEntry) -> bool:
+    """A cascade entry is (label, command) or (label, command, enabled)."""
+    return len(entry) < 3 or bool(entry[2])
 
 
 def entry_count(menu: tk.Menu) -> int:
@@ -138,6 +146,14 @@ class ContextMenu:
                 action.run(target)
                 return
         raise LookupError(f"no entry {label!r} for {target}")
+
+    def cascade(self, target: Target, label: str) -> list[CascadeEntry]:
+        """The entries of submenu `label` it would show for `target` (tests)."""
+        for action in self.actions:
+            if action.cascade is not None and action.when(target) and \
+                    action.text(target) == label:
+                return [e for e in action.cascade(target) if entry_enabled(e)]
+        return []
 
     def popup(self, target: Target, x: int, y: int) -> None:
         if self.menu is not None:

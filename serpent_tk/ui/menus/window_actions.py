@@ -200,6 +200,8 @@ def window_actions(w: Any) -> list[Action]:
         Action("library.empty-trash", "Empty Trash…", "Library",
                lambda t: actions.empty_trash(), group=3, places=("sidebar",),
                when=lambda t: has("trash.empty") and on_rows(t, ("trash",))),
+        Action("library.plugins", "Plugins", "Library", lambda t: None, group=4,
+               places=("asset", "sidebar"), cascade=w.plugin_commands.entries),
         # Help ----------------------------------------------------------------------------
         Action("help.shortcuts", "Keyboard shortcuts", "Help", lambda t: w.show_shortcuts(),
                keys=("<F1>",), accelerator="F1", typing=True),

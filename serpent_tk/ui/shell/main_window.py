@@ -20,6 +20,7 @@ from serpent_tk.automation.events import (
     ChangeMade,
     LibraryChanged,
     LibraryLifecycle,
+    PluginsChanged,
     ShowInDesktop,
     TaskProgress,
     Toast,
@@ -32,6 +33,7 @@ from serpent_tk.ui.actions.asset_menu import AssetMenu
 from serpent_tk.ui.actions.drag_out import DragOut
 from serpent_tk.ui.actions.finding import Finding
 from serpent_tk.ui.actions.importing import DropZone, Importer
+from serpent_tk.ui.actions.plugin_commands import PluginCommands
 from serpent_tk.ui.activity.agent_activity import AgentActivity
 from serpent_tk.ui.activity.status_bar import StatusBar
 from serpent_tk.ui.activity.task_status import TaskStatus
@@ -227,6 +229,9 @@ class MainWindow:
             "new-smart": lambda: self.sidebar_menu.smart_collection(None)}
         self.sidebar.on_action = lambda action: sidebar_actions[action]()
         self.importer.on_finished = lambda run: None
+        self.plugin_commands = PluginCommands(commands, self.theme, root,
+                                              lambda: self.session.current, self.toast,
+                                              self.actions.undo_change)
 
         self.action_table = window_actions(self)
         self.menubar = MenuBar(root, self.theme, self.action_table, self.current_target)
@@ -248,6 +253,7 @@ class MainWindow:
         bus.subscribe(TaskProgress, self.tasks.progress)
         bus.subscribe(ShowInDesktop, self._show_in_desktop)
         bus.subscribe(ToolsChanged, lambda e: self.browser._sections())
+        bus.subscribe(PluginsChanged, lambda e: self.menubar.refresh("Library"))
         self._unsubscribe = self.services.gateway.subscribe(bus.post)
         self.services.gateway.window_attached = True
         for notice in self.services.notices:

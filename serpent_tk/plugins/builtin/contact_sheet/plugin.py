@@ -61,7 +61,7 @@ class MakeOut(Model):
 
 
 @plugin.command(
-    "make", input=MakeIn, output=MakeOut, risk="normal",
+    "make", input=MakeIn, output=MakeOut, risk="normal", title="Make contact sheet",
     summary="Make a contact sheet: one PNG showing the given assets side by side with their "
             "names, added to the library as a new asset (e.g. to share a selection or "
             "review a folder at a glance).",

@@ -64,7 +64,7 @@ class ApplyOut(Model):
 
 
 @plugin.command(
-    "apply", input=ApplyIn, output=ApplyOut, risk="normal",
+    "apply", input=ApplyIn, output=ApplyOut, risk="normal", title="Rename by pattern",
     summary="Rename assets by a pattern such as {folder}-{n:03} (→ Skies-001, Skies-002, "
             "...) in one step that one history.undo takes back. Call it with dryRun true "
             "first to see the planned names.",
