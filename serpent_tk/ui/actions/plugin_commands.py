@@ -77,6 +77,16 @@ def preview_lines(result: dict[str, Any]) -> list[str]:
     return [f"{key}: {value}" for key, value in result.items() if key != PREVIEW_KEY]
 
 
+def plugin_error(reply: Reply) -> str:
+    """What a person reads when a plugin command failed: the plugin's (or the check's) own
+    words — a plugin writes its refusals for people, and a veto of a command it called
+    reaches the window as that command's error — else the window's usual sentence."""
+    message = reply.error.get("message")
+    if message and reply.code != "VERSION_CONFLICT":
+        return str(message)
+    return describe_error(reply)
+
+
 class PluginCommands:
     """The Plugins submenu and the runs it starts."""
 
@@ -190,7 +200,7 @@ class PluginCommands:
                 names = [str(t.get("name") or t.get("id")) for t in report.get("targets", [])]
                 dialog.show_preview([str(report.get("summary") or ""), *names])
             else:
-                dialog.show_error(describe_error(reply))
+                dialog.show_error(plugin_error(reply))
 
         arguments = {**base, **values, **({PREVIEW_KEY: True} if dry else {})}
         self.commands.call(spec.name, arguments, answered)
@@ -209,9 +219,9 @@ class PluginCommands:
                     dialog.close()
                 self._done(spec, arguments, reply)
             elif dialog is not None and not dialog.closed:
-                dialog.show_error(describe_error(reply))
+                dialog.show_error(plugin_error(reply))
             else:
-                self.toast(describe_error(reply, f"run “{spec.title}”"), "error")
+                self.toast(f"Could not run “{spec.title}”: {plugin_error(reply)}", "error")
 
         self.commands.call(spec.name, arguments, answered)
 
@@ -225,7 +235,7 @@ class PluginCommands:
             if reply.ok:
                 self._done(spec, arguments, reply)
             else:
-                self.toast(describe_error(reply, f"run “{spec.title}”"), "error")
+                self.toast(f"Could not run “{spec.title}”: {plugin_error(reply)}", "error")
 
         def confirmed() -> None:
             self.commands.call(spec.name, {**arguments, "confirmChallenge": challenge}, second)

@@ -21,6 +21,7 @@ from serpent_tk.settings import SettingsStore
 from serpent_tk.ui.actions.plugin_dialog import PluginDialog
 from serpent_tk.ui.menus.menubar import entry_count
 from tests.plugins.conftest import TEST_LIMITS
+from tests.plugins.samples import GUARD, PURGE, RAISING, TAGGER, write_plugin
 from tests.ui.conftest import App, make_images
 
 pytestmark = pytest.mark.gui
@@ -243,3 +244,71 @@ def _shoot_context_menu(app: App, tmp_path: Path, shots: Path) -> None:
     menu.unpost()
     app.root.grab_release()
     app.settle(0.1)
+
+
+def test_dangerous_refused_crashed_and_vetoed_plugin_commands_say_so(
+        app: App, tmp_path: Path) -> None:
+    dirs = app_dirs().ensure()
+    write_plugin(dirs.plugins, "purge", PURGE, commands=("purge",), name="Purger")
+    write_plugin(dirs.plugins, "raising", RAISING, commands=("explode", "refuse"),
+                 name="Raiser")
+    write_plugin(dirs.plugins, "guard", GUARD, commands=("tag-through-api",),
+                 will_hooks=True, did_hooks=True, name="Guard")
+    write_plugin(dirs.plugins, "tagger", TAGGER, commands=("tag",), name="Tagger")
+    manager = PluginManager(app.services.gateway, SettingsStore(dirs.settings_file),
+                            dirs.plugins, status_file=dirs.plugin_status, limits=TEST_LIMITS,
+                            entry_points=False)
+    try:
+        manager.start().result(60)
+        library_id = app.open_default()
+        app.import_images(make_images(tmp_path / "refs", 3))
+        for plugin_id in ("purge", "raising", "guard", "tagger"):
+            switch(app, manager, plugin_id, True)
+        window = app.window
+        keys = select_first(app, 1)
+        app.pump(lambda: len(plugin_entries(app)) == 5, "the five plugin entries")
+        assert list(plugin_entries(app)) == [
+            "Guard: tag-through-api", "Purger: purge…", "Raiser: explode", "Raiser: refuse",
+            "Tagger: tag…"]
+
+        # a refusal on purpose: the plugin's words in an error toast, the plugin stays on
+        plugin_entries(app)["Raiser: refuse"]()
+        app.pump(lambda: any("these assets are not mine to count" in t for t in toasts(app)),
+                 "the refusal")
+        assert manager.state("raising").status == "running"  # type: ignore[union-attr]
+
+        # a will-hook's veto of what a plugin command does: said in its dialog
+        dialog = open_dialog(app, "Tagger: tag…")
+        assert [i.spec.key for i in dialog.inputs] == ["tags"]
+        dialog.field("tags").variable.set("locked")
+        dialog.confirm()
+        app.pump(lambda: "the tag locked is reserved" in str(dialog.error.cget("text")),
+                 "the veto in the dialog")
+        dialog.cancel()
+        switch(app, manager, "guard", False)       # it also vetoes every asset.trash
+
+        # a dangerous plugin command: its risk report as a preview, then the red two-step
+        dialog = open_dialog(app, "Purger: purge…")
+        assert dialog.inputs == [] and str(dialog.run_button.cget("text")) == "Continue…"
+        dialog.ask_preview()
+        app.pump(lambda: "Purge 1 assets for good." in str(dialog.preview.cget("text")),
+                 "the risk report")
+        count = window.pages.count()
+        dialog.confirm()
+        confirm = app.pump(lambda: window.plugin_commands.confirm, "the red confirmation")
+        assert confirm.danger and "Purge 1 assets for good." in str(confirm.text.cget("text"))
+        assert window.pages.count() == count, "nothing happens before the second step"
+        confirm.confirm()
+        app.pump(lambda: window.pages.count() == count - 1, "the purged asset gone")
+        trash = app.gateway_call("trash.list", {"libraryId": library_id})
+        assert [item["id"] for item in trash["items"]] == list(keys)
+
+        # a crash: the window says the plugin failed and was turned off; its entries go
+        select_first(app, 1)
+        plugin_entries(app)["Raiser: explode"]()
+        app.pump(lambda: any("failed" in t and "turned off" in t for t in toasts(app)),
+                 "the crash said")
+        app.pump(lambda: not any(label.startswith("Raiser") for label in plugin_entries(app)),
+                 "the crashed plugin's entries gone")
+    finally:
+        manager.shutdown()
