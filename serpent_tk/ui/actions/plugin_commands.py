@@ -19,7 +19,13 @@ from typing import Any
 from serpent_tk.automation.events import PluginsChanged
 from serpent_tk.automation.registry import CommandSpec
 from serpent_tk.ui.actions.plugin_dialog import PluginDialog, Values
-from serpent_tk.ui.actions.plugin_fields import PREVIEW_KEY, TARGET_KEYS, Fields, fields_of
+from serpent_tk.ui.actions.plugin_fields import (
+    PREVIEW_KEY,
+    TARGET_KEYS,
+    FieldInput,
+    Fields,
+    fields_of,
+)
 from serpent_tk.ui.menus.action_table import CascadeEntry, Target
 from serpent_tk.ui.shell import humanize
 from serpent_tk.ui.shell.commands import Commands, Reply, describe_error
@@ -172,19 +178,14 @@ class PluginCommands:
 
     def _offer_choices(self, dialog: PluginDialog, library_id: str) -> None:
         """Fill the folder and collection choosers from the library."""
-        for kind, command in (("folder", "folder.list"), ("collection", "collection.list")):
-            inputs = [i for i in dialog.inputs if i.spec.kind == kind]
-            if not inputs:
-                continue
-
-            def listed(reply: Reply, inputs: list[Any] = inputs) -> None:
-                items = reply.result.get("items", []) if reply.ok else []
-                choices = sorted(((str(i["id"]), str(i["name"])) for i in items),
-                                 key=lambda c: c[1].casefold())
-                for field in inputs:
-                    field.offer(choices)
-
-            self.commands.call(command, {"libraryId": library_id, "limit": 500}, listed)
+        folders = [i for i in dialog.inputs if i.spec.kind == "folder"]
+        if folders:
+            self.commands.call("folder.list", {"libraryId": library_id},
+                               _offering(folders))
+        collections = [i for i in dialog.inputs if i.spec.kind == "collection"]
+        if collections:
+            self.commands.call("collection.list", {"libraryId": library_id},
+                               _offering(collections))
 
     def _preview(self, spec: CommandSpec, base: Values, values: Values) -> None:
         dialog = self.dialog
@@ -255,3 +256,14 @@ class PluginCommands:
             sequence is not None and self.commands.available("history.undo") else None
         self.toast(f"{spec.title}: done{on}.", "success", key=f"plugin:{spec.name}",
                    action=action)
+
+
+def _offering(inputs: list[FieldInput]) -> Callable[[Reply], None]:
+    """Put a list answer's items (by name) into these choosers."""
+    def listed(reply: Reply) -> None:
+        items = reply.result.get("items", []) if reply.ok else []
+        choices = sorted(((str(i["id"]), str(i["name"])) for i in items),
+                         key=lambda c: c[1].casefold())
+        for field in inputs:
+            field.offer(choices)
+    return listed

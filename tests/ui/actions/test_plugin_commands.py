@@ -135,6 +135,7 @@ def test_a_contact_sheet_from_the_right_click_menu(app: App, plugins: PluginMana
     shots = Path("/work/wt/plugin-menus-shots")
     _shoot_context_menu(app, tmp_path, shots)
 
+    folder = app.gateway_call("folder.create", {"libraryId": library_id, "name": "Sheets"})
     dialog = open_dialog(app, "Make contact sheet…")
     assert [i.spec.key for i in dialog.inputs] == ["columns", "cellSize", "title", "folderId",
                                                    "tags"]
@@ -143,6 +144,9 @@ def test_a_contact_sheet_from_the_right_click_menu(app: App, plugins: PluginMana
     dialog.field("title").variable.set("Review sheet")
     dialog.field("columns").variable.set("3")
     dialog.field("tags").variable.set("review, sheet")
+    chooser = dialog.field("folderId")
+    app.pump(lambda: "Sheets" in chooser.widget.cget("values"), "the library's folders offered")
+    chooser.variable.set("Sheets")
     _shoot(app, tmp_path, shots, "plugin-arguments-dialog", dialog)
     count = window.pages.count()
     dialog.confirm()
@@ -153,6 +157,7 @@ def test_a_contact_sheet_from_the_right_click_menu(app: App, plugins: PluginMana
              "the success toast")
     found = app.gateway_call("asset.search", {"libraryId": library_id, "tags": ["review"]})
     assert [item["name"] for item in found["items"]] == ["Review sheet"]
+    assert found["items"][0]["folderIds"] == [folder["id"]]
 
     # nothing selected: Library → Plugins shows the command greyed out, the right-click menu
     # of nothing has none
@@ -165,7 +170,6 @@ def test_rename_by_pattern_previews_runs_undoes_and_leaves_when_disabled(
         app: App, plugins: PluginManager, tmp_path: Path) -> None:
     library_id = app.open_default()
     app.import_images(make_images(tmp_path / "refs", 3, prefix="sky"))
-    window = app.window
     switch(app, plugins, "rename-pattern", True)
     switch(app, plugins, "contact-sheet", True)
     keys = select_first(app, 2)
