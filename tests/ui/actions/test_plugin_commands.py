@@ -132,8 +132,7 @@ def test_a_contact_sheet_from_the_right_click_menu(app: App, plugins: PluginMana
     assert list(plugin_entries(app)) == ["Make contact sheet…"]
     assert library_plugins_menu(app) == [("Make contact sheet…", "normal")]
 
-    shots = Path("/work/wt/plugin-menus-shots")
-    _shoot_context_menu(app, tmp_path, shots)
+    _shoot_context_menu(app, tmp_path)
 
     folder = app.gateway_call("folder.create", {"libraryId": library_id, "name": "Sheets"})
     dialog = open_dialog(app, "Make contact sheet…")
@@ -147,7 +146,7 @@ def test_a_contact_sheet_from_the_right_click_menu(app: App, plugins: PluginMana
     chooser = dialog.field("folderId")
     app.pump(lambda: "Sheets" in chooser.widget.cget("values"), "the library's folders offered")
     chooser.variable.set("Sheets")
-    _shoot(app, tmp_path, shots, "plugin-arguments-dialog", dialog)
+    _shoot(app, tmp_path, "plugin-arguments-dialog", dialog)
     count = window.pages.count()
     dialog.confirm()
     app.pump(lambda: dialog.closed, "the dialog to close after the run")
@@ -195,7 +194,7 @@ def test_rename_by_pattern_previews_runs_undoes_and_leaves_when_disabled(
     assert str(dialog.preview.cget("text")).splitlines() == [
         f"{before[0]}  →  shot-01", f"{before[1]}  →  shot-02"]
     assert names(app, library_id, keys) == before, "a preview renames nothing"
-    _shoot(app, tmp_path, Path("/work/wt/plugin-menus-shots"), "plugin-rename-preview", dialog)
+    _shoot(app, tmp_path, "plugin-rename-preview", dialog)
 
     dialog.confirm()
     app.pump(lambda: dialog.closed, "the dialog to close")
@@ -220,15 +219,13 @@ def test_rename_by_pattern_previews_runs_undoes_and_leaves_when_disabled(
     assert library_plugins_menu(app) == []
 
 
-def _shoot(app: App, tmp_path: Path, shots: Path, name: str, widget: Any) -> None:
-    made = app.shot(tmp_path, name, widget)
-    shots.mkdir(parents=True, exist_ok=True)
-    (shots / made.name).write_bytes(made.read_bytes())
+def _shoot(app: App, tmp_path: Path, name: str, widget: Any) -> None:
+    made = app.shot(tmp_path, name, widget)  # also to $SERPENT_SHOTS_DIR when set
     with Image.open(made) as image:
         assert image.width > 200 and image.height > 100
 
 
-def _shoot_context_menu(app: App, tmp_path: Path, shots: Path) -> None:
+def _shoot_context_menu(app: App, tmp_path: Path) -> None:
     """The right-click menu posted over the grid with its Plugins submenu open."""
     window = app.window
     grid = window.grid.canvas
@@ -242,9 +239,7 @@ def _shoot_context_menu(app: App, tmp_path: Path, shots: Path) -> None:
     menu.tk.call(str(menu), "postcascade", index)
     app.settle(0.3)
     bbox = (max(0, x - 220), max(0, y - 60), x + 560, y + menu.winfo_reqheight() + 40)
-    made = app.shot(tmp_path, "plugin-context-menu", bbox=bbox)
-    shots.mkdir(parents=True, exist_ok=True)
-    (shots / made.name).write_bytes(made.read_bytes())
+    app.shot(tmp_path, "plugin-context-menu", bbox=bbox)
     menu.unpost()
     app.root.grab_release()
     app.settle(0.1)

@@ -4,7 +4,6 @@ switches start, expose and stop a plugin, and a change from the command line sho
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +22,6 @@ from tests.ui.conftest import App
 
 pytestmark = pytest.mark.gui
 
-SHOTS = Path("/work/wt/plugins-shots")
 
 
 @pytest.fixture
@@ -86,10 +84,7 @@ def test_the_plugins_page_lists_switches_and_follows_changes(
     assert not broken.enabled_var.get() and saved("broken") == (False, False)
     app.pump(lambda: any("Broken import" in t.cget("text") for t in _toast_labels(app)),
              "the toast about it")
-    shot = app.screenshot("settings-plugins", app.window.settings_window)
-    shutil.copy(shot, tmp_path / "settings-plugins.png")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    shutil.copy(shot, SHOTS / "settings-plugins.png")
+    shot = app.shot(tmp_path, "settings-plugins", app.window.settings_window)
     with Image.open(shot) as image:
         assert image.width > 300 and image.height > 300
 
