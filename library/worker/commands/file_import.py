@@ -25,7 +25,6 @@ DISK_FULL and what was imported stays.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import time
 import unicodedata
@@ -121,6 +120,8 @@ class _ImportRun:
         self.args = args
         self.items = items
         self.store = FileStore(ctx.layout)
+        self.budget = diskspace.SpaceBudget(ctx.layout.staging)
+        self.previews: list[previews.Job] = []  # of the batch being copied
         self.batch: list[Pending] = []
         self.batch_started = time.monotonic()
         self.in_run: dict[str, str] = {}  # sha256 -> new asset id (the same content twice)
@@ -135,10 +136,9 @@ class _ImportRun:
 
     def one(self, candidate: Candidate) -> None:
         shown = candidate.shown
-        with contextlib.suppress(OSError):  # gone or unreadable: stage_copy says which
-            diskspace.ensure_room(self.ctx.layout.staging, candidate.path.stat().st_size)
         try:
-            staged = self.store.stage_copy(candidate.path, self.ctx.cancelled)
+            staged = self.store.stage_copy(candidate.path, self.ctx.cancelled,
+                                           self.budget.ensure)
         except CopyCancelled:
             self.cancelled = True
             self.items.append(ImportItem(source_path=shown, status="skipped",
@@ -176,17 +176,19 @@ class _ImportRun:
             self._add(Pending(item, candidate, new=False))
             return
         ext = media.normalized_ext(candidate.path)
-        facts = (media.probe_image(staged.path, ext) if media.kind_of(ext) == "image"
+        kind = media.kind_of(ext)
+        facts = (media.probe_image(staged.path, ext, staged.data) if kind == "image"
                  else media.NO_FACTS)
         self.store.commit_staged(staged, ext)
         item = ImportItem(source_path=shown, status="imported", asset_id=new_id("ast"))
         if facts.problem is not None:
             item.warning = assetrows.PROBLEMS[facts.problem]
         self.in_run[staged.sha256] = item.asset_id or ""
-        if media.kind_of(ext) == "image":  # its preview is made now, from the stored file
-            previews.after_import(self.ctx.services, [previews.Job(
-                item.asset_id or "", staged.sha256, ext, facts.width, facts.height)])
-        self._add(Pending(item, candidate, new=True, staged=staged, ext=ext, facts=facts))
+        if kind == "image":  # its preview is made with its batch's, from the stored file
+            self.previews.append(previews.Job(item.asset_id or "", staged.sha256, ext,
+                                              facts.width, facts.height))
+        self._add(Pending(item, candidate, new=True, staged=staged.without_data(), ext=ext,
+                          facts=facts))
 
     def _add(self, pending: Pending) -> None:
         self.batch.append(pending)
@@ -207,6 +209,8 @@ class _ImportRun:
         """Start making the batch durable; commit the previous batch, whose flush is done."""
         self.batch_started = time.monotonic()
         batch, self.batch = self.batch, []
+        jobs, self.previews = self.previews, []
+        previews.after_import(self.ctx.services, jobs)
         previous = self.syncing
         self.syncing = (batch, self.syncer.submit(self.store.make_durable)) if batch else None
         if previous is not None:
@@ -262,7 +266,24 @@ class _ImportRun:
         conn = tx.conn
         tag_ids = assetrows.tag_ids(conn, self.args.tags, tx.now) if self.args.tags else {}
         changed: dict[str, None] = {}
+        fresh = [p for p in batch if p.new]
+        filed = [(p, self._folder_for(tx, p.candidate.folder)) for p in fresh]
+        conn.executemany("INSERT OR IGNORE INTO asset_folders (asset_id, folder_id) VALUES "
+                         "(?, ?)", [(p.item.asset_id, f) for p, f in filed if f is not None])
+        for pending, folder_id in filed:
+            pending.item.folder_id = folder_id
+        if tag_ids and fresh:  # new assets: every tag of the import is added
+            fresh_ids = [p.item.asset_id or "" for p in fresh]
+            conn.executemany("INSERT OR IGNORE INTO asset_tags (asset_id, tag_id) VALUES "
+                             "(?, ?)", [(a, t) for a in fresh_ids for t in tag_ids.values()])
+            now_tagged = assetrows.tags_of(conn, fresh_ids)
+            for pending in fresh:
+                pending.item.tags_added = now_tagged[pending.item.asset_id or ""]
+            if any(now_tagged.values()):
+                tx.touch("tag")
         for pending in batch:
+            if pending.new:
+                continue
             asset_id, item = pending.item.asset_id or "", pending.item
             folder_id = self._folder_for(tx, pending.candidate.folder)
             if folder_id is not None:

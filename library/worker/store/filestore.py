@@ -31,6 +31,8 @@ from library.durable import fsync_directory
 from library.worker.store.layout import Layout
 
 CHUNK = 1024 * 1024
+SMALL_FILE = 256 * 1024  # read whole, in one call
+_BINARY = getattr(os, "O_BINARY", 0)
 
 
 class CopyCancelled(Exception):
@@ -50,6 +52,11 @@ class Staged:
     path: Path
     sha256: str
     size: int
+    data: bytes | None = None  # the whole content of a small file (probed from memory)
+
+    def without_data(self) -> Staged:
+        """The same copy, its content no longer held in memory."""
+        return self if self.data is None else Staged(self.path, self.sha256, self.size)
 
 
 class FileStore:
@@ -60,16 +67,58 @@ class FileStore:
         self._dirty_lock = threading.Lock()  # make_durable may run on a helper thread
         self._known_buckets: set[Path] = set()
 
-    def stage_copy(self, source: Path, cancelled: Callable[[], bool]) -> Staged:
-        """Copy `source` into `.staging/`, hashing as it goes; the copy is fsynced."""
+    def stage_copy(self, source: Path, cancelled: Callable[[], bool],
+                   room: Callable[[int], None] | None = None) -> Staged:
+        """Copy `source` into `.staging/`, hashing as it goes; its write-back is started.
+
+        `room(size)` runs once the source is open and its size known, before anything is
+        written (it raises DISK_FULL). A small file is read whole in one call and kept in
+        `Staged.data`, so the caller can probe it without opening it again."""
+        reader = open_regular(source, content_checked_below=SMALL_FILE)
+        with reader:
+            size_hint = _size_hint(reader)
+            if room is not None:
+                room(size_hint)
+            if size_hint <= SMALL_FILE:
+                return self._stage_small(reader, size_hint)
+            return self._stage_large(reader, size_hint, cancelled)
+
+    def _stage_small(self, reader: io.BufferedReader, size_hint: int) -> Staged:
+        """A small file: one read (one byte more tells EOF), one write."""
+        try:  # a regular file's short read is its end
+            data = os.read(reader.fileno(), size_hint + 1)
+            while len(data) > size_hint:  # it grew while we looked: read the rest too
+                more = os.read(reader.fileno(), CHUNK)
+                if not more:
+                    break
+                data += more
+        except OSError as error:
+            raise SourceUnreadable(error) from error
+        if private_paths.secret_content(data):
+            raise ForbiddenSource(private_paths.MESSAGE)
+        staged = self.layout.staging / f"{secrets.token_hex(8)}.part"
+        fd = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY, 0o644)
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                start_write_back(fd)
+            finally:
+                os.close(fd)
+        except BaseException:
+            staged.unlink(missing_ok=True)
+            raise
+        return Staged(staged, hashlib.sha256(data).hexdigest(), len(data), data)
+
+    def _stage_large(self, reader: io.BufferedReader, size_hint: int,
+                     cancelled: Callable[[], bool]) -> Staged:
         staged = self.layout.staging / f"{secrets.token_hex(8)}.part"
         digest = hashlib.sha256()
         size = 0
-        reader = open_regular(source)
         try:
-            with reader, open(staged, "xb", buffering=0) as writer:
-                # one read past the end tells EOF: a small file needs a small buffer
-                buffer = bytearray(min(CHUNK, _size_hint(reader) + 1))
+            with open(staged, "xb", buffering=0) as writer:
+                buffer = bytearray(min(CHUNK, size_hint + 1))
                 view = memoryview(buffer)
                 while True:
                     try:
@@ -141,9 +190,11 @@ class ForbiddenSource(NotARegularFile):
     message says which."""
 
 
-def open_regular(source: Path) -> io.BufferedReader:
+def open_regular(source: Path, *, content_checked_below: int = 0) -> io.BufferedReader:
     """Open a regular file for reading without ever blocking on a FIFO; Serpent's own files
-    are refused (`ForbiddenSource`), checked on the opened file itself."""
+    are refused (`ForbiddenSource`), checked on the opened file itself. A caller that reads
+    a file of up to `content_checked_below` bytes whole checks its content itself
+    (`private_paths.secret_content`)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(source, flags)
@@ -153,10 +204,13 @@ def open_regular(source: Path) -> io.BufferedReader:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
             raise NotARegularFile(str(source))
-        refused = private_paths.current().refusal(_opened_path(fd, source), status)
+        real = _opened_path(fd)
+        private = private_paths.current()
+        refused = (private.refusal(source, status) if real is None
+                   else private.refusal_of_real(real, status))
         if refused is not None:
             raise ForbiddenSource(refused.message)
-        if private_paths.holds_secrets(fd, status.st_size):
+        if status.st_size > content_checked_below and private_paths.holds_secrets(fd, status.st_size):
             raise ForbiddenSource(private_paths.MESSAGE)
     except BaseException:
         os.close(fd)
@@ -165,12 +219,14 @@ def open_regular(source: Path) -> io.BufferedReader:
     return reader
 
 
-def _opened_path(fd: int, source: Path) -> str:
-    """Where the opened file really is (Linux knows it from the descriptor itself)."""
+def _opened_path(fd: int) -> str | None:
+    """Where the opened file really is, links resolved (Linux knows it from the descriptor
+    itself); None where the system cannot tell (the path is then resolved)."""
     try:
-        return os.readlink(f"/proc/self/fd/{fd}")
+        real = os.readlink(f"/proc/self/fd/{fd}")
     except OSError:
-        return str(source)
+        return None
+    return real if real.startswith("/") and not real.endswith(" (deleted)") else None
 
 
 def _size_hint(reader: io.BufferedReader) -> int:
