@@ -111,7 +111,7 @@ def _may_have_exif(image: Image.Image) -> bool:
     Pillow as one that came early."""
     if image.format != "PNG" or "exif" in image.info:
         return True
-    late = _late_png_exif(image.fp)
+    late = _late_png_exif(getattr(image, "fp", None))
     if late is None:
         return False
     image.info["exif"] = late
@@ -134,7 +134,7 @@ def _late_png_exif(fp: Any) -> bytes | None:
                 length = int.from_bytes(header[:4], "big")
                 kind = header[4:]
                 if kind == b"eXIf":
-                    block = fp.read(length)
+                    block = bytes(fp.read(length))
                     block = block[6:] if block.startswith(b"Exif\x00\x00") else block
                     return b"Exif\x00\x00" + block
                 if kind == b"IEND":

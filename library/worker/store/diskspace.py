@@ -1,8 +1,9 @@
 """Free disk space: the reserve every write keeps, and the one shape of a DISK_FULL error.
 
 Runs in the worker process (any thread: only `statvfs` calls, nothing cached, so space that
-is freed counts at once; a `SpaceBudget`, one writer's own, remembers a look for a moment). A write is refused before it starts when the disk it writes to
-would keep less than the reserve (`RESERVE_BYTES`, or `RESERVE_FRACTION` of a small disk),
+is freed counts at once; a `SpaceBudget`, one writer's own, remembers a look for a moment).
+A write is refused before it starts when the disk it writes to would keep less than the
+reserve (`RESERVE_BYTES`, or `RESERVE_FRACTION` of a small disk),
 so SQLite and the file store never meet a full disk half-way; a full disk met anyway
 (ENOSPC, EDQUOT, SQLITE_FULL) becomes DISK_FULL too, saying what is free and what was needed.
 """

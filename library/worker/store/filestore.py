@@ -210,7 +210,8 @@ def open_regular(source: Path, *, content_checked_below: int = 0) -> io.Buffered
                    else private.refusal_of_real(real, status))
         if refused is not None:
             raise ForbiddenSource(refused.message)
-        if status.st_size > content_checked_below and private_paths.holds_secrets(fd, status.st_size):
+        if (status.st_size > content_checked_below
+                and private_paths.holds_secrets(fd, status.st_size)):
             raise ForbiddenSource(private_paths.MESSAGE)
     except BaseException:
         os.close(fd)
