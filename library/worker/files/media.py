@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
+from PIL import Image, UnidentifiedImageError
 
 from library.worker.files import exif, imageformats
 
@@ -87,14 +87,14 @@ def facts_of(image: Image.Image) -> ImageFacts:
     return ImageFacts(width, height, image.format, photo.taken_at, photo.camera, photo.lens)
 
 
-def probe_image(path: Path, ext: str = "", data: bytes | None = None) -> ImageFacts:
+def probe_image(path: Path | str, ext: str = "", data: bytes | None = None) -> ImageFacts:
     """The image's facts from its header; nothing if Pillow cannot tell (`DAMAGED` when
     a decoder claims `ext` but cannot read the file). `data`: the file's whole content
     when it is at hand (a small file just copied), read instead of the file."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            with Image.open(path if data is None else io.BytesIO(data)) as image:
+            with _open(path if data is None else io.BytesIO(data), ext) as image:
                 return facts_of(image)
     except FileNotFoundError:
         raise
@@ -102,6 +102,28 @@ def probe_image(path: Path, ext: str = "", data: bytes | None = None) -> ImageFa
         if ext and imageformats.decodable_ext(ext):
             return DAMAGED
         return NO_FACTS
+
+
+def _open(source: Path | str | io.BytesIO, ext: str) -> Image.Image:
+    """Pillow's open, trying first the decoder the extension names (one header parse instead
+    of asking each decoder in turn); a file whose extension lies is opened as Pillow finds."""
+    expected = _format_of(ext)
+    if expected is not None:
+        try:
+            return Image.open(source, formats=[expected])
+        except UnidentifiedImageError:
+            if isinstance(source, io.BytesIO):
+                source.seek(0)
+    return Image.open(source)
+
+
+def _format_of(ext: str) -> str | None:
+    return _HINTS.get(ext)
+
+
+# the decoders Pillow loads first anyway (`preinit`): naming another would load them all
+_HINTS = {"png": "PNG", "jpg": "JPEG", "jpeg": "JPEG", "jpe": "JPEG", "jfif": "JPEG",
+          "gif": "GIF", "bmp": "BMP", "ppm": "PPM", "pgm": "PPM", "pbm": "PPM"}
 
 
 def _may_have_exif(image: Image.Image) -> bool:
