@@ -207,8 +207,9 @@ class _ImportRun:
             return None
         return row["id"], bool(self.key) and row["import_key"] == self.key
 
-    def flush(self) -> None:
-        """Start making the batch durable; commit the previous batch, whose flush is done."""
+    def flush(self, *, last: bool = False) -> None:
+        """Start making the batch durable; commit the previous batch, whose flush is done
+        (`last`: the run ends; everything is committed, the last commit synced)."""
         self.batch_started = time.monotonic()
         batch, self.batch = self.batch, []
         jobs, self.previews = self.previews, []
@@ -216,25 +217,26 @@ class _ImportRun:
         previous = self.syncing
         self.syncing = (batch, self.syncer.submit(self.store.make_durable)) if batch else None
         if previous is not None:
-            previous[1].result()
-            self._commit(previous[0])
+            previous[1].result()  # a later commit syncs this one, unless it is the last
+            self._commit(previous[0], synced=last and self.syncing is None)
+        if last and self.syncing is not None:
+            batch, durable = self.syncing
+            self.syncing = None
+            durable.result()
+            self._commit(batch, synced=True)
 
     def finish(self) -> None:
         try:
-            self.flush()
-            if self.syncing is not None:
-                batch, durable = self.syncing
-                self.syncing = None
-                durable.result()
-                self._commit(batch)
+            self.flush(last=True)
         finally:
             self.syncer.shutdown(wait=True)
 
-    def _commit(self, batch: list[Pending]) -> None:
-        """One transaction records a batch whose files are durable."""
+    def _commit(self, batch: list[Pending], *, synced: bool) -> None:
+        """One transaction records a batch whose files are durable (`synced`: the run's
+        last, whose commit makes the earlier ones durable too)."""
         new = [p for p in batch if p.new]
         new_ids = {p.item.asset_id for p in new}
-        with self.ctx.transaction(history_entry=self.history_entry) as tx:
+        with self.ctx.transaction(history_entry=self.history_entry, synced=synced) as tx:
             known = [p.item.asset_id or "" for p in batch if not p.new]
             tx.track("asset", [i for i in dict.fromkeys(known) if i not in new_ids])
             tx.conn.executemany(assetrows.INSERT_ASSET, [assetrows.new_asset_row(

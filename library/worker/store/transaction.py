@@ -59,11 +59,18 @@ def stored_result(conn: sqlite3.Connection, command: str, meta: CallMeta,
 
 
 class WriteTx:
-    """Use as `with WriteTx(...) as tx:`; the block's normal exit commits, an error rolls back."""
+    """Use as `with WriteTx(...) as tx:`; the block's normal exit commits, an error rolls back.
+
+    `synced=False`: one of a task's several transactions whose answer is not given yet; its
+    commit does not wait for the disk (WAL with `synchronous=NORMAL`: it survives the
+    worker being killed, and a power cut takes it only together with what followed), and
+    the task's last transaction, synced, makes it durable with its own (the WAL is synced up
+    to its end)."""
 
     def __init__(self, services: Services, command: str, meta: CallMeta, *,
                  history_entry: int | None = None, journal: bool = True,
-                 digest: str | None = None) -> None:
+                 digest: str | None = None, synced: bool = True) -> None:
+        self.synced = synced
         self.services = services
         self.digest = digest  # of the arguments, kept with the idempotency key
         self.conn = services.writer
@@ -126,8 +133,11 @@ class WriteTx:
     # -- the transaction ----------------------------------------------------------------
     def __enter__(self) -> WriteTx:
         try:
+            if not self.synced:
+                self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as error:
+            self._sync_again()
             raise translate(error) from error
         self._counts.begin()
         return self
@@ -137,11 +147,17 @@ class WriteTx:
             committed = self._end(exc_type, exc)
         finally:
             self._counts.end()
+            self._sync_again()
         if not committed:
             return
         for step in self._after_commit:
             step()
         self._notify()
+
+    def _sync_again(self) -> None:
+        if not self.synced:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("PRAGMA synchronous = FULL")
 
     def _end(self, exc_type: Any, exc: Any) -> bool:
         """Commit (True) or, after an error in the block, roll back (False)."""
