@@ -8,7 +8,9 @@ Prints the times and the ratios (target: Serpent <= 1.3x the plain copy+hash loo
 plain loop is shown twice: without fsync (the target's baseline) and with an fsync per file
 (what a crash-safe store must pay at least). The phases run in interleaved rounds
 (`--rounds`, default 2) and the best time of each counts, which damps the noise of a shared
-machine's disk and CPU.
+machine's disk and CPU. `--mcp` adds a phase importing the same files through MCP: one
+`serpent_file_import` call over HTTP to `serpent-tk serve` (its own process, an auto-mode
+credential, a new library per round), to show what the MCP path adds to the import itself.
 """
 
 from __future__ import annotations
@@ -53,6 +55,10 @@ def serpent_import(folder: Path, parent: Path) -> tuple[float, dict]:
     host = LibraryHost()
     try:
         ref = host.create(parent, "Bench").result(60)
+        # the worker answers once it serves (its commands loaded): the import is measured
+        # on an open library, not the worker's start (bench_ui and growth measure that)
+        host.call(ref["libraryId"], "library.change-sequence", {}).result(60)
+        settle()
         started = time.perf_counter()
         result = host.call(ref["libraryId"], "file.import",
                            {"sourcePaths": [str(folder)]}).result(3600)
@@ -62,9 +68,99 @@ def serpent_import(folder: Path, parent: Path) -> tuple[float, dict]:
     return elapsed, result
 
 
+class OverMcp:
+    """`serpent-tk serve` in its own process and an SDK client over Streamable HTTP."""
+
+    def __init__(self, work: Path) -> None:
+        from bench_mcp_roundtrip import start_serpent
+
+        self.env = {**os.environ, "SERPENT_USER_DATA_PATH": str(work / "mcp-user-data")}
+        saved = os.environ.get("SERPENT_USER_DATA_PATH")
+        os.environ["SERPENT_USER_DATA_PATH"] = self.env["SERPENT_USER_DATA_PATH"]
+        try:
+            from serpent_tk.credentials import CredentialStore
+            from serpent_tk.paths import app_dirs
+
+            store = CredentialStore(app_dirs().ensure().credentials_file)
+            self.token = store.create("Bench", "auto")[1]
+            store.set_toolset("Bench", "everything")  # library.create is not an essential
+        finally:
+            if saved is None:
+                os.environ.pop("SERPENT_USER_DATA_PATH", None)
+            else:
+                os.environ["SERPENT_USER_DATA_PATH"] = saved
+        self.process, self.url = start_serpent(self.env)
+
+    def stop(self) -> None:
+        from bench_mcp_roundtrip import stop
+
+        stop(self.process)
+
+    def import_once(self, folder: Path, parent: Path, name: str) -> tuple[float, dict]:
+        import asyncio
+
+        return asyncio.run(self._import(folder, parent, name))
+
+    async def _import(self, folder: Path, parent: Path, name: str) -> tuple[float, dict]:
+        import httpx2
+        from mcp import Client
+        from mcp.client.streamable_http import streamable_http_client
+
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {self.token}"},
+                                  timeout=httpx2.Timeout(60, read=3600))
+        async with http, Client(streamable_http_client(self.url, http_client=http)) as client:
+            async def call(tool: str, args: dict) -> dict:
+                result = await client.call_tool(tool, args)
+                if result.is_error:
+                    raise RuntimeError(f"{tool} failed: {result.content}")
+                return dict((result.structured_content or {}).get("result", {}))
+            made = await call("serpent_library_create", {"selectedParentPath": str(parent),
+                                                         "name": name})
+            library = str(made["libraryId"])
+            await call("serpent_library_change_sequence", {"libraryId": library})
+            settle()
+            started = time.perf_counter()
+            result = await call("serpent_file_import", {"libraryId": library,
+                                                        "sourcePaths": [str(folder)]})
+            elapsed = time.perf_counter() - started
+            await call("serpent_library_close", {"libraryId": library})
+        return elapsed, result
+
+
 def settle() -> None:
     os.sync()  # each phase starts without the previous one's dirty pages
     time.sleep(1)
+
+
+def rounds(args: argparse.Namespace, paths: list[Path], work: Path,
+           times: dict[str, list[float]], mcp: OverMcp | None) -> None:
+    """The phases in interleaved rounds: plain loop, loop with fsync, Serpent (and MCP)."""
+    for round_number in range(args.rounds):
+        settle()
+        times["plain"].append(plain_copy(paths, work / "plain", fsync=False))
+        shutil.rmtree(work / "plain")
+        settle()
+        times["fsync"].append(plain_copy(paths, work / "plain-fsync", fsync=True))
+        shutil.rmtree(work / "plain-fsync")
+        settle()
+        libraries = work / f"libraries-{round_number}"
+        libraries.mkdir()
+        elapsed, result = serpent_import(work / "sources", libraries)
+        assert result["imported"] == args.count, result
+        times["serpent"].append(elapsed)
+        shutil.rmtree(libraries)
+        over_mcp = ""
+        if mcp is not None:
+            settle()
+            libraries.mkdir()
+            elapsed_mcp, result = mcp.import_once(work / "sources", libraries,
+                                                  f"Bench {round_number}")
+            assert result["imported"] == args.count, result
+            times["mcp"].append(elapsed_mcp)
+            shutil.rmtree(libraries)
+            over_mcp = f", over MCP {elapsed_mcp:.2f} s"
+        print(f"round {round_number + 1}: plain {times['plain'][-1]:.2f} s, plain+fsync "
+              f"{times['fsync'][-1]:.2f} s, serpent {elapsed:.2f} s{over_mcp}", flush=True)
 
 
 def main() -> int:
@@ -73,6 +169,7 @@ def main() -> int:
     parser.add_argument("--small", action="store_true", help="small files (per-file cost)")
     parser.add_argument("--dir", type=Path, default=None)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--mcp", action="store_true", help="also import over MCP HTTP")
     args = parser.parse_args()
     args.count = args.count or (300 if args.small else 2000)
     work = Path(tempfile.mkdtemp(prefix="serpent-bench-import-", dir=args.dir))
@@ -84,23 +181,13 @@ def main() -> int:
             path.read_bytes()
         print(f"{args.count} files, {total / 1e6:.0f} MB", flush=True)
 
-        times: dict[str, list[float]] = {"plain": [], "fsync": [], "serpent": []}
-        for round_number in range(args.rounds):
-            settle()
-            times["plain"].append(plain_copy(paths, work / "plain", fsync=False))
-            shutil.rmtree(work / "plain")
-            settle()
-            times["fsync"].append(plain_copy(paths, work / "plain-fsync", fsync=True))
-            shutil.rmtree(work / "plain-fsync")
-            settle()
-            libraries = work / f"libraries-{round_number}"
-            libraries.mkdir()
-            elapsed, result = serpent_import(work / "sources", libraries)
-            assert result["imported"] == args.count, result
-            times["serpent"].append(elapsed)
-            shutil.rmtree(libraries)
-            print(f"round {round_number + 1}: plain {times['plain'][-1]:.2f} s, plain+fsync "
-                  f"{times['fsync'][-1]:.2f} s, serpent {elapsed:.2f} s", flush=True)
+        times: dict[str, list[float]] = {"plain": [], "fsync": [], "serpent": [], "mcp": []}
+        mcp = OverMcp(work) if args.mcp else None
+        try:
+            rounds(args, paths, work, times, mcp)
+        finally:
+            if mcp is not None:
+                mcp.stop()
         baseline, baseline_fsync, serpent = (min(times["plain"]), min(times["fsync"]),
                                              min(times["serpent"]))
 
@@ -113,6 +200,13 @@ def main() -> int:
         print(f"ratio serpent / plain loop          {serpent / baseline:5.2f}x  "
               f"(target <= {target:.2f}x)")
         print(f"ratio serpent / plain loop + fsync  {serpent / baseline_fsync:5.2f}x")
+        if times["mcp"]:
+            over = min(times["mcp"])
+            print(f"serpent_file_import over MCP  {over:7.2f} s  ({over / serpent:5.2f}x the "
+                  f"library.client call, +{(over - serpent) * 1000:.0f} ms; "
+                  f"{over / baseline:5.2f}x the plain loop)")
+            record(f"import {args.count} files over MCP vs library.client", over, "s",
+                   baseline=serpent, target="")
         what = f"{args.count} {'small files' if args.small else 'images'}"
         record(f"import {what}", serpent, "s", baseline=baseline,
                target=f"<= {target:.1f}x plain copy+hash")

@@ -74,6 +74,18 @@ class PrivateFolders:
             return LibraryError(PATH_FORBIDDEN, MESSAGE)
         return None
 
+    def refusal_of_real(self, real: str, status: os.stat_result) -> LibraryError | None:
+        """`refusal` of an opened file whose real path (links resolved: what the system says
+        of the descriptor) and status are known: no path is looked up again."""
+        here = _identity(status)
+        if here in self.files or here in self.folders:
+            return LibraryError(PATH_FORBIDDEN, MESSAGE)
+        if is_system_path(real):
+            return LibraryError(PATH_FORBIDDEN, SYSTEM_MESSAGE)
+        if self._inside(real, status):
+            return LibraryError(PATH_FORBIDDEN, MESSAGE)
+        return None
+
     def is_private_folder(self, path: str | os.PathLike[str]) -> bool:
         """True for one of the private folders themselves (a folder walk skips it)."""
         try:
@@ -110,19 +122,33 @@ class PrivateFolders:
         return verdict
 
 
+_JSON_STARTS = (b"{", b" ", b"\n", b"\r", b"\t", b"\xef")
+
+
 def holds_secrets(fd: int, size: int) -> bool:
     """Is the open file a copy of Serpent's credential store or endpoint file (by content)?"""
     if size == 0 or size > MAX_SNIFFED_BYTES:
         return False
     try:
         head = os.read(fd, 1)
-        if head not in (b"{", b" ", b"\n", b"\r", b"\t", b"\xef"):
+        if head not in _JSON_STARTS:
             return False
-        data = json.loads((head + os.read(fd, size)).decode("utf-8-sig"))
-    except (OSError, ValueError):
+        content = head + os.read(fd, size)
+    except OSError:
         return False
     finally:
         os.lseek(fd, 0, os.SEEK_SET)
+    return secret_content(content)
+
+
+def secret_content(content: bytes) -> bool:
+    """`holds_secrets` of a file's whole content, already read."""
+    if not content or len(content) > MAX_SNIFFED_BYTES or content[:1] not in _JSON_STARTS:
+        return False
+    try:
+        data = json.loads(content.decode("utf-8-sig"))
+    except ValueError:
+        return False
     if not isinstance(data, dict):
         return False
     entries = data.get("credentials")

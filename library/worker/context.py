@@ -91,8 +91,9 @@ class TaskContext:
             command=self.scope.command, done=done, total=total, message=message,
             task_id=task_id))
 
-    def transaction(self, *, history_entry: int | None = None) -> Any:
+    def transaction(self, *, history_entry: int | None = None, synced: bool = True) -> Any:
+        """One `WriteTx` of this task (`synced`: see `WriteTx`)."""
         from library.worker.store.transaction import WriteTx
 
         return WriteTx(self.services, self.scope.command, self.scope.meta,
-                       history_entry=history_entry)
+                       history_entry=history_entry, synced=synced)

@@ -7,8 +7,9 @@ oldest-first the earlier; pages never repeat or skip an asset. The `cursor` is o
 of the last row's sort key and rowid, bound to the filters it came from); `offset` jumps to a
 position instead. `collection-order` pages through a hand-picked
 collection in its members' order. `total` counts every match in the same snapshot: the
-unfiltered total comes from the trigger-kept `asset_counts`, a filtered one is counted once
-per filter and change sequence (`CountCache`), so paging through a grid counts only once.
+unfiltered total comes from the trigger-kept `asset_counts`, a filtered one is remembered
+per filter and change sequence (`CountCache`), so paging through a grid counts only once,
+and after a change it is moved along by the writer rather than counted again (`livecounts`).
 Free text is matched through the trigram index where it can (`textindex`).
 """
 
@@ -26,7 +27,7 @@ from library.errors import INVALID_ARGUMENT, LibraryError
 from library.schemas import AssetGetIn, AssetGetOut, AssetSearchIn
 from library.worker.commands import handles
 from library.worker.context import ReadContext
-from library.worker.rows import assetrows, filters, searchtree, textindex
+from library.worker.rows import assetrows, filters, livecounts, searchtree, textindex
 from library.worker.rows.assetrows import SUMMARY_COLUMNS
 
 # sort name -> (SQL expression, direction)
@@ -91,12 +92,13 @@ def search_page(conn: sqlite3.Connection, args: AssetSearchIn,
     if args.cursor is not None and args.offset is not None:
         raise LibraryError(INVALID_ARGUMENT, "Give either cursor or offset, not both.",
                            field="offset")
-    where, params = _filters(conn, args)
+    where, params, timeless = _filters(conn, args)
     if where is None:  # a filter that cannot match (an unknown tag)
         return {"items": [], "total": 0, "nextCursor": None, "truncated": False}
     if condition is not None:
         where.append(condition.sql)
         params += condition.params
+        timeless = timeless and condition.timeless
     only_text = len(where) == 1
     count_where, count_params = list(where), list(params)
     text = textindex.match(conn, args.text) if args.text else None
@@ -123,7 +125,8 @@ def search_page(conn: sqlite3.Connection, args: AssetSearchIn,
                               args.offset or 0)).fetchall()
     more = len(rows) > args.limit
     rows = rows[:args.limit]
-    total = _total(conn, count_where, count_params, text if only_text else None)
+    total = _total(conn, count_where, count_params, text if only_text else None,
+                   follow=timeless)
     next_cursor = _make_cursor(rows[-1]["sort_value"], rows[-1]["sort_row"], key) if more \
         else None
     return {"items": assetrows.summaries(conn, rows), "total": total,
@@ -147,7 +150,7 @@ def _sort(conn: sqlite3.Connection, args: AssetSearchIn) -> tuple[str, str, list
 
 
 def _total(conn: sqlite3.Connection, where: list[str], params: list,
-           text: textindex.TextMatch | None) -> int:
+           text: textindex.TextMatch | None, *, follow: bool) -> int:
     if len(where) == 1:  # only the trash flag: kept by triggers
         return conn.execute("SELECT n FROM asset_counts WHERE trashed = ?",
                             params).fetchone()[0]
@@ -158,14 +161,14 @@ def _total(conn: sqlite3.Connection, where: list[str], params: list,
         total = text.total(conn, params[0])
         if total is not None:
             _COUNTS.put(key, total)
-    if total is None:
-        total = conn.execute(f"SELECT count(*) FROM assets a WHERE {' AND '.join(where)}",
-                             params).fetchone()[0]
+    if total is None:  # counted with SQL once, then followed across changes
+        total = livecounts.COUNTS.count(conn, " AND ".join(where), params, follow=follow)
         _COUNTS.put(key, total)
     return total
 
 
-def _filters(conn: sqlite3.Connection, args: AssetSearchIn) -> tuple[list[str] | None, list]:
+def _filters(conn: sqlite3.Connection, args: AssetSearchIn
+             ) -> tuple[list[str] | None, list, bool]:
     """The conditions of every filter but the free text (`textindex.match`): the trash
     flag, then the filter tree (`searchtree`) compiled by the query builder smart
     collections use (`filters`)."""
@@ -173,12 +176,14 @@ def _filters(conn: sqlite3.Connection, args: AssetSearchIn) -> tuple[list[str] |
     params: list[Any] = [1 if args.trashed else 0]
     tree = searchtree.build(conn, args)
     if tree is None:  # a filter that cannot match (an unknown tag)
-        return None, []
+        return None, [], True
+    timeless = True
     if tree.rules:
         condition = filters.compile_tree(tree)
         where.append(condition.sql)
         params += condition.params
-    return where, params
+        timeless = condition.timeless
+    return where, params, timeless
 
 
 def _filter_key(args: AssetSearchIn) -> str:

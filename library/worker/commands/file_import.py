@@ -8,9 +8,10 @@ batches: each batch is one transaction, committed only after its files are durab
 crash or a cancel leaves committed assets whole and nothing half-written (an uncommitted
 file is an orphan that recovery reports). Making a batch durable (its own files and folders
 synced, `FileStore.make_durable`) runs on a helper thread while the next batch is copied.
-Each image goes to the preview pool (`files.previews`) as soon as it is stored, so previews
-are made on every core while the import goes on (a preview is a derived file of the content:
-one made for a file whose batch never commits is only an unused thumbnail).
+Each batch's images go to the preview pool (`files.previews`) as soon as they are stored, so
+previews are made on every core while the import goes on (small pictures' once the copying
+ends; a preview is a derived file of the content: one made for a file whose batch never
+commits is only an unused thumbnail).
 
 A given folder becomes a library folder of its name with its subfolders under it (inside
 `folderId`; folders of the same name are reused), unless `keepFolderTree` is false. Content
@@ -26,7 +27,6 @@ DISK_FULL and what was imported stays.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import time
 import unicodedata
@@ -122,6 +122,8 @@ class _ImportRun:
         self.args = args
         self.items = items
         self.store = FileStore(ctx.layout)
+        self.budget = diskspace.SpaceBudget(ctx.layout.staging)
+        self.previews: list[previews.Job] = []  # of the batch being copied
         self.batch: list[Pending] = []
         self.batch_started = time.monotonic()
         self.in_run: dict[str, str] = {}  # sha256 -> new asset id (the same content twice)
@@ -136,10 +138,9 @@ class _ImportRun:
 
     def one(self, candidate: Candidate) -> None:
         shown = candidate.shown
-        with contextlib.suppress(OSError):  # gone or unreadable: stage_copy says which
-            diskspace.ensure_room(self.ctx.layout.staging, candidate.path.stat().st_size)
         try:
-            staged = self.store.stage_copy(candidate.path, self.ctx.cancelled)
+            staged = self.store.stage_copy(candidate.path, self.ctx.cancelled,
+                                           self.budget.ensure)
         except CopyCancelled:
             self.cancelled = True
             self.items.append(ImportItem(source_path=shown, status="skipped",
@@ -177,17 +178,19 @@ class _ImportRun:
             self._add(Pending(item, candidate, new=False))
             return
         ext = media.normalized_ext(candidate.path)
-        facts = (media.probe_image(staged.path, ext) if media.kind_of(ext) == "image"
+        kind = media.kind_of(ext)
+        facts = (media.probe_image(staged.path, ext, staged.data) if kind == "image"
                  else media.NO_FACTS)
         self.store.commit_staged(staged, ext)
         item = ImportItem(source_path=shown, status="imported", asset_id=new_id("ast"))
         if facts.problem is not None:
             item.warning = assetrows.PROBLEMS[facts.problem]
         self.in_run[staged.sha256] = item.asset_id or ""
-        if media.kind_of(ext) == "image":  # its preview is made now, from the stored file
-            previews.after_import(self.ctx.services, [previews.Job(
-                item.asset_id or "", staged.sha256, ext, facts.width, facts.height)])
-        self._add(Pending(item, candidate, new=True, staged=staged, ext=ext, facts=facts))
+        if kind == "image":  # its preview is made with its batch's, from the stored file
+            self.previews.append(previews.Job(item.asset_id or "", staged.sha256, ext,
+                                              facts.width, facts.height))
+        self._add(Pending(item, candidate, new=True, staged=staged.without_data(), ext=ext,
+                          facts=facts))
 
     def _add(self, pending: Pending) -> None:
         self.batch.append(pending)
@@ -204,32 +207,36 @@ class _ImportRun:
             return None
         return row["id"], bool(self.key) and row["import_key"] == self.key
 
-    def flush(self) -> None:
-        """Start making the batch durable; commit the previous batch, whose flush is done."""
+    def flush(self, *, last: bool = False) -> None:
+        """Start making the batch durable; commit the previous batch, whose flush is done
+        (`last`: the run ends; everything is committed, the last commit synced)."""
         self.batch_started = time.monotonic()
         batch, self.batch = self.batch, []
+        jobs, self.previews = self.previews, []
+        previews.after_import(self.ctx.services, jobs)
         previous = self.syncing
         self.syncing = (batch, self.syncer.submit(self.store.make_durable)) if batch else None
         if previous is not None:
-            previous[1].result()
-            self._commit(previous[0])
+            previous[1].result()  # a later commit syncs this one, unless it is the last
+            self._commit(previous[0], synced=last and self.syncing is None)
+        if last and self.syncing is not None:
+            batch, durable = self.syncing
+            self.syncing = None
+            durable.result()
+            self._commit(batch, synced=True)
 
     def finish(self) -> None:
         try:
-            self.flush()
-            if self.syncing is not None:
-                batch, durable = self.syncing
-                self.syncing = None
-                durable.result()
-                self._commit(batch)
+            self.flush(last=True)
         finally:
             self.syncer.shutdown(wait=True)
 
-    def _commit(self, batch: list[Pending]) -> None:
-        """One transaction records a batch whose files are durable."""
+    def _commit(self, batch: list[Pending], *, synced: bool) -> None:
+        """One transaction records a batch whose files are durable (`synced`: the run's
+        last, whose commit makes the earlier ones durable too)."""
         new = [p for p in batch if p.new]
         new_ids = {p.item.asset_id for p in new}
-        with self.ctx.transaction(history_entry=self.history_entry) as tx:
+        with self.ctx.transaction(history_entry=self.history_entry, synced=synced) as tx:
             known = [p.item.asset_id or "" for p in batch if not p.new]
             tx.track("asset", [i for i in dict.fromkeys(known) if i not in new_ids])
             tx.conn.executemany(assetrows.INSERT_ASSET, [assetrows.new_asset_row(
@@ -263,7 +270,24 @@ class _ImportRun:
         conn = tx.conn
         tag_ids = assetrows.tag_ids(conn, self.args.tags, tx.now) if self.args.tags else {}
         changed: dict[str, None] = {}
+        fresh = [p for p in batch if p.new]
+        filed = [(p, self._folder_for(tx, p.candidate.folder)) for p in fresh]
+        conn.executemany("INSERT OR IGNORE INTO asset_folders (asset_id, folder_id) VALUES "
+                         "(?, ?)", [(p.item.asset_id, f) for p, f in filed if f is not None])
+        for pending, folder_id in filed:
+            pending.item.folder_id = folder_id
+        if tag_ids and fresh:  # new assets: every tag of the import is added
+            fresh_ids = [p.item.asset_id or "" for p in fresh]
+            conn.executemany("INSERT OR IGNORE INTO asset_tags (asset_id, tag_id) VALUES "
+                             "(?, ?)", [(a, t) for a in fresh_ids for t in tag_ids.values()])
+            now_tagged = assetrows.tags_of(conn, fresh_ids)
+            for pending in fresh:
+                pending.item.tags_added = now_tagged[pending.item.asset_id or ""]
+            if any(now_tagged.values()):
+                tx.touch("tag")
         for pending in batch:
+            if pending.new:
+                continue
             asset_id, item = pending.item.asset_id or "", pending.item
             folder_id = self._folder_for(tx, pending.candidate.folder)
             if folder_id is not None:

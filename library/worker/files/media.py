@@ -11,13 +11,15 @@ it is `damaged` (`ImageFacts.problem`).
 
 from __future__ import annotations
 
+import io
 import mimetypes
 import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from PIL import Image
+from PIL import Image, UnidentifiedImageError
 
 from library.worker.files import exif, imageformats
 
@@ -79,19 +81,20 @@ DAMAGED = ImageFacts(None, None, None, problem="damaged")
 
 def facts_of(image: Image.Image) -> ImageFacts:
     """The facts of an opened image (its header is enough)."""
-    photo = exif.read(image)
+    photo = exif.read(image) if _may_have_exif(image) else exif.NOTHING
     width, height = exif.displayed_size(int(image.size[0]), int(image.size[1]),
                                         photo.orientation)
     return ImageFacts(width, height, image.format, photo.taken_at, photo.camera, photo.lens)
 
 
-def probe_image(path: Path, ext: str = "") -> ImageFacts:
+def probe_image(path: Path | str, ext: str = "", data: bytes | None = None) -> ImageFacts:
     """The image's facts from its header; nothing if Pillow cannot tell (`DAMAGED` when
-    a decoder claims `ext` but cannot read the file)."""
+    a decoder claims `ext` but cannot read the file). `data`: the file's whole content
+    when it is at hand (a small file just copied), read instead of the file."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            with Image.open(path) as image:
+            with _open(path if data is None else io.BytesIO(data), ext) as image:
                 return facts_of(image)
     except FileNotFoundError:
         raise
@@ -99,3 +102,68 @@ def probe_image(path: Path, ext: str = "") -> ImageFacts:
         if ext and imageformats.decodable_ext(ext):
             return DAMAGED
         return NO_FACTS
+
+
+def _open(source: Path | str | io.BytesIO, ext: str) -> Image.Image:
+    """Pillow's open, trying first the decoder the extension names (one header parse instead
+    of asking each decoder in turn); a file whose extension lies is opened as Pillow finds."""
+    expected = _format_of(ext)
+    if expected is not None:
+        try:
+            return Image.open(source, formats=[expected])
+        except UnidentifiedImageError:
+            if isinstance(source, io.BytesIO):
+                source.seek(0)
+    return Image.open(source)
+
+
+def _format_of(ext: str) -> str | None:
+    return _HINTS.get(ext)
+
+
+# the decoders Pillow loads first anyway (`preinit`): naming another would load them all
+_HINTS = {"png": "PNG", "jpg": "JPEG", "jpeg": "JPEG", "jpe": "JPEG", "jfif": "JPEG",
+          "gif": "GIF", "bmp": "BMP", "ppm": "PPM", "pgm": "PPM", "pbm": "PPM"}
+
+
+def _may_have_exif(image: Image.Image) -> bool:
+    """Whether asking Pillow for the EXIF block is worth it. Pillow looks for a PNG's eXIf
+    chunk by decoding the whole picture when none came before the pixels; here the chunks
+    after the pixels are walked instead (their headers only), and a late eXIf is handed to
+    Pillow as one that came early."""
+    if image.format != "PNG" or "exif" in image.info:
+        return True
+    late = _late_png_exif(getattr(image, "fp", None))
+    if late is None:
+        return False
+    image.info["exif"] = late
+    return True
+
+
+def _late_png_exif(fp: Any) -> bytes | None:
+    """A PNG's eXIf chunk after its first IDAT, as Pillow keeps it (b"Exif\\0\\0" + TIFF
+    data); None when there is none (or the file cannot be walked)."""
+    if not hasattr(fp, "seek") or not hasattr(fp, "read"):
+        return None
+    try:
+        position = fp.tell()
+        try:
+            fp.seek(8)
+            for _ in range(1_000_000):  # a PNG of a million chunks is not a picture
+                header = fp.read(8)
+                if len(header) < 8:
+                    return None
+                length = int.from_bytes(header[:4], "big")
+                kind = header[4:]
+                if kind == b"eXIf":
+                    block = bytes(fp.read(length))
+                    block = block[6:] if block.startswith(b"Exif\x00\x00") else block
+                    return b"Exif\x00\x00" + block
+                if kind == b"IEND":
+                    return None
+                fp.seek(length + 4, io.SEEK_CUR)  # the data and its CRC
+            return None
+        finally:
+            fp.seek(position)
+    except (OSError, ValueError):
+        return None

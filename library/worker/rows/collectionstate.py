@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from library.schemas import Collection, RuleSet
-from library.worker.rows import filters
+from library.worker.rows import filters, livecounts
 from library.worker.rows.assetrows import chunks, marks
 
 if TYPE_CHECKING:
@@ -87,8 +87,8 @@ def collection_out(conn: sqlite3.Connection, row: sqlite3.Row) -> Collection:
     if row["smart"]:
         ruleset = RuleSet.model_validate_json(row["rules"])
         condition = filters.compile_rules(ruleset)
-        count = conn.execute(f"SELECT count(*) FROM assets a WHERE a.trashed = 0 AND "
-                             f"{condition.sql}", condition.params).fetchone()[0]
+        count = livecounts.COUNTS.count(conn, f"a.trashed = 0 AND {condition.sql}",
+                                        condition.params, follow=condition.timeless)
     else:
         ruleset = None
         count = conn.execute("SELECT count(*) FROM collection_assets ca JOIN assets a ON "

@@ -32,6 +32,7 @@ class Condition:
     sql: str  # over `assets a`, wrapped in parentheses
     params: list[Any]
     key: str  # names this filter (pagination cursors are bound to it)
+    timeless: bool = True  # False: it names the current time ("in the last 7 days")
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,15 @@ def compile_tree(tree: RuleGroup | Group, now: datetime | None = None) -> Condit
     """A canonical tree (checked rules) as one condition."""
     params: list[Any] = []
     sql = _sql(tree, now or datetime.now(UTC), params)
-    return Condition(sql, params, key_of(tree))
+    return Condition(sql, params, key_of(tree), not _uses_now(tree))
+
+
+def _uses_now(node: Node | Group) -> bool:
+    if isinstance(node, Raw):
+        return False
+    if isinstance(node, Rule):
+        return node.op == "in-last-days"
+    return any(_uses_now(child) for child in node.rules)
 
 
 def _sql(node: Node | Group, now: datetime, params: list[Any]) -> str:

@@ -1,8 +1,9 @@
 """Free disk space: the reserve every write keeps, and the one shape of a DISK_FULL error.
 
 Runs in the worker process (any thread: only `statvfs` calls, nothing cached, so space that
-is freed counts at once). A write is refused before it starts when the disk it writes to
-would keep less than the reserve (`RESERVE_BYTES`, or `RESERVE_FRACTION` of a small disk),
+is freed counts at once; a `SpaceBudget`, one writer's own, remembers a look for a moment).
+A write is refused before it starts when the disk it writes to would keep less than the
+reserve (`RESERVE_BYTES`, or `RESERVE_FRACTION` of a small disk),
 so SQLite and the file store never meet a full disk half-way; a full disk met anyway
 (ENOSPC, EDQUOT, SQLITE_FULL) becomes DISK_FULL too, saying what is free and what was needed.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import time
 from pathlib import Path
 
 from library.errors import DISK_FULL, LibraryError
@@ -57,6 +59,38 @@ def ensure_room(path: Path, needed: int = 0, *, where: str = "the library's disk
     wanted = max(needed, 0) + reserve_for(total)
     if free < wanted:
         raise disk_full(free, wanted, where=where, field=field)
+
+
+class SpaceBudget:
+    """`ensure_room` for one writer's many small writes (an import's files): the disk is
+    asked again only when the last look is older than `FRESH_SECONDS`, or when what was
+    written since brings it within `MARGIN_BYTES` of the reserve, so on a disk close to full
+    every write is checked as `ensure_room` does, and elsewhere a file costs no `statvfs`.
+    Not thread-safe (one writer)."""
+
+    FRESH_SECONDS = 0.5
+    MARGIN_BYTES = 256 * 1024 * 1024
+
+    def __init__(self, path: Path, *, where: str = "the library's disk") -> None:
+        self.path = path
+        self.where = where
+        self._looked = -1.0
+        self._left = 0  # bytes that may still be written before the reserve, at the last look
+
+    def ensure(self, needed: int) -> None:
+        """Raise DISK_FULL unless `needed` more bytes fit with the reserve left."""
+        needed = max(needed, 0)
+        if (time.monotonic() - self._looked > self.FRESH_SECONDS
+                or self._left - needed < self.MARGIN_BYTES):
+            try:
+                free, total = _usage(self.path)
+            except OSError:
+                return  # cannot tell: the write itself will say
+            self._looked = time.monotonic()
+            self._left = free - reserve_for(total)
+            if self._left < needed:
+                raise disk_full(free, needed + reserve_for(total), where=self.where)
+        self._left -= needed
 
 
 def disk_full(free: int | None, needed: int | None, *, where: str = "the library's disk",

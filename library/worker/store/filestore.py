@@ -4,18 +4,21 @@ Runs in the worker process, writer thread. A source file is copied into `.stagin
 it is hashed (one read pass), then moved into place with `os.replace`, so the store never
 holds a half-written file under a final name. Durability is batched and touches only what
 the batch wrote: `make_durable()` runs once before the transaction that records a batch
-commits, and fdatasyncs each file the batch stored, then fsyncs each directory that got a
-new name. On Linux each copy's write-back is started as soon as it is written
-(`sync_file_range`), so by the batch's end the data is on its way and the first fdatasync's
-journal commit carries the whole batch; the later ones find little left to do. Other
+commits (on a helper thread, while the next batch is copied), and fdatasyncs each file the
+batch stored, then fsyncs each directory that got a new name. On Linux the write-back of
+every file of the batch is started first (`sync_file_range`; a large file's already as it
+is written), so the first fdatasync's journal commit carries the whole batch and the later
+ones find little left to do. Other
 programs' dirty data on the same disk is never waited for (no `syncfs`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import io
+import itertools
 import os
 import secrets
 import stat
@@ -28,9 +31,11 @@ from typing import Any
 
 from library import private_paths
 from library.durable import fsync_directory
-from library.worker.store.layout import Layout
+from library.worker.store.layout import Layout, stored_name
 
 CHUNK = 1024 * 1024
+SMALL_FILE = 256 * 1024  # read whole, in one call
+_BINARY = getattr(os, "O_BINARY", 0)
 
 
 class CopyCancelled(Exception):
@@ -47,29 +52,81 @@ class SourceUnreadable(Exception):
 
 @dataclass(frozen=True)
 class Staged:
-    path: Path
+    path: str  # in `.staging/` (str: this runs once per file of an import)
     sha256: str
     size: int
+    data: bytes | None = None  # the whole content of a small file (probed from memory)
+
+    def without_data(self) -> Staged:
+        """The same copy, its content no longer held in memory."""
+        return self if self.data is None else Staged(self.path, self.sha256, self.size)
 
 
 class FileStore:
     def __init__(self, layout: Layout) -> None:
         self.layout = layout
-        self._dirty_directories: set[Path] = set()
-        self._dirty_files: list[Path] = []
+        self._staging = os.fspath(layout.staging)
+        self._files = os.fspath(layout.files)
+        self._names = (f"{secrets.token_hex(6)}-{n}.part" for n in itertools.count())
+        self._dirty_directories: set[str] = set()
+        self._dirty_files: list[str] = []
         self._dirty_lock = threading.Lock()  # make_durable may run on a helper thread
-        self._known_buckets: set[Path] = set()
+        self._known_buckets: set[str] = set()
 
-    def stage_copy(self, source: Path, cancelled: Callable[[], bool]) -> Staged:
-        """Copy `source` into `.staging/`, hashing as it goes; the copy is fsynced."""
-        staged = self.layout.staging / f"{secrets.token_hex(8)}.part"
+    def _staging_name(self) -> str:
+        return os.path.join(self._staging, next(self._names))
+
+    def stage_copy(self, source: Path, cancelled: Callable[[], bool],
+                   room: Callable[[int], None] | None = None) -> Staged:
+        """Copy `source` into `.staging/`, hashing as it goes; its write-back is started.
+
+        `room(size)` runs once the source is open and its size known, before anything is
+        written (it raises DISK_FULL). A small file is read whole in one call and kept in
+        `Staged.data`, so the caller can probe it without opening it again."""
+        reader = open_regular(source, content_checked_below=SMALL_FILE)
+        with reader:
+            size_hint = _size_hint(reader)
+            if room is not None:
+                room(size_hint)
+            if size_hint <= SMALL_FILE:
+                return self._stage_small(reader, size_hint)
+            return self._stage_large(reader, size_hint, cancelled)
+
+    def _stage_small(self, reader: io.BufferedReader, size_hint: int) -> Staged:
+        """A small file: one read (one byte more tells EOF), one write."""
+        try:  # a regular file's short read is its end
+            data = os.read(reader.fileno(), size_hint + 1)
+            while len(data) > size_hint:  # it grew while we looked: read the rest too
+                more = os.read(reader.fileno(), CHUNK)
+                if not more:
+                    break
+                data += more
+        except OSError as error:
+            raise SourceUnreadable(error) from error
+        if private_paths.secret_content(data):
+            raise ForbiddenSource(private_paths.MESSAGE)
+        staged = self._staging_name()
+        fd = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY, 0o644)
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
+        except BaseException:
+            _unlink(staged)
+            raise
+        return Staged(staged, hashlib.sha256(data).hexdigest(), len(data), data)
+
+    def _stage_large(self, reader: io.BufferedReader, size_hint: int,
+                     cancelled: Callable[[], bool]) -> Staged:
+        staged = self._staging_name()
         digest = hashlib.sha256()
         size = 0
-        reader = open_regular(source)
         try:
-            with reader, open(staged, "xb", buffering=0) as writer:
-                # one read past the end tells EOF: a small file needs a small buffer
-                buffer = bytearray(min(CHUNK, _size_hint(reader) + 1))
+            with open(staged, "xb", buffering=0) as writer:
+                buffer = bytearray(min(CHUNK, size_hint + 1))
                 view = memoryview(buffer)
                 while True:
                     try:
@@ -85,19 +142,19 @@ class FileStore:
                         raise CopyCancelled
                 start_write_back(writer.fileno())
         except BaseException:
-            staged.unlink(missing_ok=True)
+            _unlink(staged)
             raise
         return Staged(staged, digest.hexdigest(), size)
 
-    def commit_staged(self, staged: Staged, ext: str) -> Path:
-        """Move a staged copy to its final content-addressed name."""
-        target = self.layout.file_for(staged.sha256, ext)
-        bucket = target.parent
+    def commit_staged(self, staged: Staged, ext: str) -> str:
+        """Move a staged copy to its final content-addressed name (`Layout.file_for`)."""
+        bucket = os.path.join(self._files, staged.sha256[:2])
+        target = os.path.join(bucket, stored_name(staged.sha256, ext))
         if bucket not in self._known_buckets:
-            if not bucket.is_dir():
-                bucket.mkdir(parents=True, exist_ok=True)
+            if not os.path.isdir(bucket):
+                os.makedirs(bucket, exist_ok=True)
                 with self._dirty_lock:
-                    self._dirty_directories.add(bucket.parent)  # the new bucket's own name
+                    self._dirty_directories.add(self._files)  # the new bucket's own name
             self._known_buckets.add(bucket)
         os.replace(staged.path, target)
         with self._dirty_lock:
@@ -106,7 +163,7 @@ class FileStore:
         return target
 
     def discard(self, staged: Staged) -> None:
-        staged.path.unlink(missing_ok=True)
+        _unlink(staged.path)
 
     def make_durable(self) -> None:
         """Make every copy and rename so far durable, before the rows that point at them
@@ -114,17 +171,22 @@ class FileStore:
         with self._dirty_lock:
             dirty, self._dirty_directories = self._dirty_directories, set()
             files, self._dirty_files = self._dirty_files, []
-        for path in files:
-            try:
-                fd = os.open(path, os.O_RDONLY)
-            except FileNotFoundError:
-                continue  # removed meanwhile (a duplicate undone): nothing to keep
-            try:
+        opened: list[int] = []
+        try:
+            for path in files:  # write-back of all of them first, then wait for each
+                try:
+                    fd = os.open(path, os.O_RDONLY)
+                except FileNotFoundError:
+                    continue  # removed meanwhile (a duplicate undone): nothing to keep
+                opened.append(fd)
+                start_write_back(fd)
+            for fd in opened:
                 _datasync(fd)
-            finally:
+        finally:
+            for fd in opened:
                 os.close(fd)
-        for directory in sorted(dirty, key=lambda d: len(d.parts), reverse=True):
-            fsync_directory(directory)
+        for directory in sorted(dirty, key=lambda d: d.count(os.sep), reverse=True):
+            fsync_directory(Path(directory))
 
     def remove(self, sha256: str, ext: str) -> None:
         """Delete a stored file (after the commit that deleted its row)."""
@@ -141,9 +203,11 @@ class ForbiddenSource(NotARegularFile):
     message says which."""
 
 
-def open_regular(source: Path) -> io.BufferedReader:
+def open_regular(source: Path, *, content_checked_below: int = 0) -> io.BufferedReader:
     """Open a regular file for reading without ever blocking on a FIFO; Serpent's own files
-    are refused (`ForbiddenSource`), checked on the opened file itself."""
+    are refused (`ForbiddenSource`), checked on the opened file itself. A caller that reads
+    a file of up to `content_checked_below` bytes whole checks its content itself
+    (`private_paths.secret_content`)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(source, flags)
@@ -153,10 +217,14 @@ def open_regular(source: Path) -> io.BufferedReader:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
             raise NotARegularFile(str(source))
-        refused = private_paths.current().refusal(_opened_path(fd, source), status)
+        real = _opened_path(fd)
+        private = private_paths.current()
+        refused = (private.refusal(source, status) if real is None
+                   else private.refusal_of_real(real, status))
         if refused is not None:
             raise ForbiddenSource(refused.message)
-        if private_paths.holds_secrets(fd, status.st_size):
+        if (status.st_size > content_checked_below
+                and private_paths.holds_secrets(fd, status.st_size)):
             raise ForbiddenSource(private_paths.MESSAGE)
     except BaseException:
         os.close(fd)
@@ -165,12 +233,19 @@ def open_regular(source: Path) -> io.BufferedReader:
     return reader
 
 
-def _opened_path(fd: int, source: Path) -> str:
-    """Where the opened file really is (Linux knows it from the descriptor itself)."""
+def _opened_path(fd: int) -> str | None:
+    """Where the opened file really is, links resolved (Linux knows it from the descriptor
+    itself); None where the system cannot tell (the path is then resolved)."""
     try:
-        return os.readlink(f"/proc/self/fd/{fd}")
+        real = os.readlink(f"/proc/self/fd/{fd}")
     except OSError:
-        return str(source)
+        return None
+    return real if real.startswith("/") and not real.endswith(" (deleted)") else None
+
+
+def _unlink(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
 
 
 def _size_hint(reader: io.BufferedReader) -> int:

@@ -20,7 +20,7 @@ from library.idempotency import key_reused, scope_of
 from library.protocol import CallMeta, LibraryChanged
 from library.schemas.common import Actor
 from library.worker.context import Services
-from library.worker.rows import entitystate
+from library.worker.rows import entitystate, livecounts
 from library.worker.store.database import translate
 from library.worker.store.identity import utc_now
 
@@ -59,11 +59,18 @@ def stored_result(conn: sqlite3.Connection, command: str, meta: CallMeta,
 
 
 class WriteTx:
-    """Use as `with WriteTx(...) as tx:`; the block's normal exit commits, an error rolls back."""
+    """Use as `with WriteTx(...) as tx:`; the block's normal exit commits, an error rolls back.
+
+    `synced=False`: one of a task's several transactions whose answer is not given yet; its
+    commit does not wait for the disk (WAL with `synchronous=NORMAL`: it survives the
+    worker being killed, and a power cut takes it only together with what followed), and
+    the task's last transaction, synced, makes it durable with its own (the WAL is synced up
+    to its end)."""
 
     def __init__(self, services: Services, command: str, meta: CallMeta, *,
                  history_entry: int | None = None, journal: bool = True,
-                 digest: str | None = None) -> None:
+                 digest: str | None = None, synced: bool = True) -> None:
+        self.synced = synced
         self.services = services
         self.digest = digest  # of the arguments, kept with the idempotency key
         self.conn = services.writer
@@ -84,11 +91,16 @@ class WriteTx:
         self._before: dict[tuple[str, str], dict[str, Any] | None] = {}
         self._before_versions: dict[tuple[str, str], int | None] = {}
         self._after_commit: list[Callable[[], None]] = []
+        self._touched_assets: set[str] = set()
+        self._counts = livecounts.COUNTS.following(self.conn)  # smart and search counts
 
     # -- what the command declares ------------------------------------------------------
     def touch(self, kind: str, ids: Iterable[str] = ()) -> None:
         """Tell listeners that entities of `kind` changed (no history by itself)."""
         self._kinds.add(kind)
+        if kind == "asset":
+            ids = list(ids)
+            self._touched_assets.update(ids)
         for entity_id in ids:
             if entity_id not in self._seen_ids:
                 self._seen_ids.add(entity_id)
@@ -97,6 +109,8 @@ class WriteTx:
     def track(self, kind: str, ids: Iterable[str]) -> None:
         """Snapshot entities *before* changing them, so undo can put them back."""
         ids = [i for i in ids if (kind, i) not in self._before]
+        if kind == "asset":
+            self._counts.tracked(ids)
         versions = entitystate.versions(self.conn, kind, ids)
         for entity_id, state in entitystate.snapshot_many(self.conn, kind, ids).items():
             self._before[(kind, entity_id)] = state
@@ -106,6 +120,8 @@ class WriteTx:
     def created(self, kind: str, ids: Iterable[str]) -> None:
         """Entities this command made: undo removes them (assets go to the trash)."""
         ids = list(ids)
+        if kind == "asset":
+            self._counts.created(ids)
         for entity_id in ids:
             self._before.setdefault((kind, entity_id), None)
         self.touch(kind, ids)
@@ -117,18 +133,40 @@ class WriteTx:
     # -- the transaction ----------------------------------------------------------------
     def __enter__(self) -> WriteTx:
         try:
+            if not self.synced:
+                self.conn.execute("PRAGMA synchronous = NORMAL")
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as error:
+            self._sync_again()
             raise translate(error) from error
+        self._counts.begin()
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        try:
+            committed = self._end(exc_type, exc)
+        finally:
+            self._counts.end()
+            self._sync_again()
+        if not committed:
+            return
+        for step in self._after_commit:
+            step()
+        self._notify()
+
+    def _sync_again(self) -> None:
+        if not self.synced:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("PRAGMA synchronous = FULL")
+
+    def _end(self, exc_type: Any, exc: Any) -> bool:
+        """Commit (True) or, after an error in the block, roll back (False)."""
         if exc_type is not None:
             with contextlib.suppress(sqlite3.Error):
                 self.conn.execute("ROLLBACK")
             if isinstance(exc, sqlite3.Error):
                 raise translate(exc) from exc
-            return
+            return False
         try:
             self._finish()
             self.conn.execute("COMMIT")
@@ -138,9 +176,9 @@ class WriteTx:
             if isinstance(error, sqlite3.Error):
                 raise translate(error) from error
             raise
-        for step in self._after_commit:
-            step()
-        self._notify()
+        assert self.change_sequence is not None
+        self._counts.committed(self.change_sequence)
+        return True
 
     def _finish(self) -> None:
         conn = self.conn
@@ -156,6 +194,7 @@ class WriteTx:
                       json.dumps(self._entity_ids[:MAX_EVENT_IDS])))
         if self.meta.idempotency_key and self.result is not None:
             self.store_result(self.result)
+        self._counts.finish(self._kinds, self._touched_assets)
 
     def store_result(self, result: dict[str, Any]) -> None:
         seq = self.change_sequence or self.services.change_sequence(self.conn)
