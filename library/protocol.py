@@ -68,6 +68,14 @@ class Request(_Message):
     plan: bool = False  # True: only compute the plan / risk report, change nothing
 
 
+class Open(_Message):
+    """A spare worker's first message from the main process: the library it is to serve
+    (the `opening` a worker is otherwise started with, see `process.worker_main`)."""
+
+    type: Literal["open"] = "open"
+    opening: dict[str, Any]
+
+
 class Cancel(_Message):
     type: Literal["cancel"] = "cancel"
     id: int
@@ -150,7 +158,10 @@ ToWorker = Annotated[Request | Cancel | Shutdown, Field(discriminator="type")]
 FromWorkerMessage = Hello | StartupFailed | Response | Event | LibraryChanged | TaskProgress
 FromWorker = Annotated[FromWorkerMessage, Field(discriminator="type")]
 
+ToSpare = Annotated[Open | Shutdown, Field(discriminator="type")]
+
 _to_worker: TypeAdapter[Request | Cancel | Shutdown] = TypeAdapter(ToWorker)
+_to_spare: TypeAdapter[Open | Shutdown] = TypeAdapter(ToSpare)
 _from_worker: TypeAdapter[FromWorkerMessage] = TypeAdapter(FromWorker)
 
 
@@ -160,6 +171,10 @@ def encode(message: _Message | _LibraryEvent) -> bytes:
 
 def decode_to_worker(data: bytes) -> Request | Cancel | Shutdown:
     return _to_worker.validate_json(data)
+
+
+def decode_to_spare(data: bytes) -> Open | Shutdown:
+    return _to_spare.validate_json(data)
 
 
 def decode_from_worker(data: bytes) -> FromWorkerMessage:

@@ -11,13 +11,11 @@ import logging
 import signal
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from serpent_tk.desktop_mcp import DesktopMcpControls
-from serpent_tk.logs import setup_logging
-from serpent_tk.paths import app_dirs
-from serpent_tk.settings import SettingsStore
-from serpent_tk.single_instance import AlreadyRunning, SingleInstance
+if TYPE_CHECKING:
+    from library.spare_worker import SpareWorkers
+    from serpent_tk.settings import SettingsStore
 
 log = logging.getLogger(__name__)
 
@@ -34,12 +32,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    dirs = app_dirs().ensure()
-    setup_logging(dirs.log)
+    """A spare library worker starts first of all: its imports overlap the app's own
+    (settings and pydantic, the window, the gateway), so the first library opens without
+    waiting for a new process. A second start only wakes the first (and kills the spare)."""
+    from library.spare_worker import SpareWorkers
+
+    spares = SpareWorkers()
+    spares.start()
+    try:
+        return _run_once(spares)
+    finally:
+        spares.shutdown()  # the gateway's host shut it down already, unless it never began
+
+
+def _run_once(spares: SpareWorkers) -> int:
+    from serpent_tk.logs import setup_logging
+    from serpent_tk.paths import app_dirs
+    from serpent_tk.single_instance import AlreadyRunning, SingleInstance
     from serpent_tk.ui.shell.bus import UiBus
-    from serpent_tk.ui.shell.desktop import NoDisplayError, run_window
     from serpent_tk.ui.shell.events import ActivateWindow, CloseRequested
 
+    dirs = app_dirs().ensure()
+    setup_logging(dirs.log)
     bus = UiBus()
     instance = SingleInstance(dirs.instance_lock, dirs.instance_info,
                               on_message=lambda _message: bus.post(ActivateWindow()))
@@ -48,6 +62,9 @@ def run(args: argparse.Namespace) -> int:
     except AlreadyRunning as running:
         print(running, file=sys.stderr)
         return 0 if running.activated else 1
+    from serpent_tk.settings import SettingsStore
+    from serpent_tk.ui.shell.desktop import NoDisplayError, run_window
+
     try:
         store = SettingsStore(dirs.settings_file)
         loaded = store.load()
@@ -55,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
             log.warning("settings: %s", notice)
         log.info("Serpent starting (data dir %s)", dirs.data)
         signal.signal(signal.SIGTERM, lambda _signum, _frame: bus.post(CloseRequested()))
-        return _run_desktop(dirs, store, loaded.settings, loaded.notices, bus, run_window)
+        return _run_desktop(dirs, store, loaded.settings, loaded.notices, bus, run_window,
+                            spares)
     except NoDisplayError as error:
         print(error, file=sys.stderr)
         return 1
@@ -65,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[str],
-                 bus: Any, run_window: Any) -> int:
+                 bus: Any, run_window: Any, spares: SpareWorkers) -> int:
     """settings → gateway (which owns the LibraryHost) → plugins → MCP service → window.
 
     The MCP stack and the plugins are imported and started on a background thread once the
@@ -74,13 +92,14 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
     starts accepting only once the window's first library is open, so an agent's first
     `library.list-open` already lists it. Shutdown in the opposite
     order: window, MCP service, gateway and its workers."""
-    from serpent_tk.automation.gateway import Gateway
+    from serpent_tk.automation.gateway import Gateway, default_host
     from serpent_tk.credentials import CredentialStore
+    from serpent_tk.desktop_mcp import DesktopMcpControls
     from serpent_tk.plugins.manager import PluginManager
     from serpent_tk.ui.shell.main_window import WindowServices
 
     sys.setswitchinterval(DESKTOP_SWITCH_INTERVAL_S)
-    gateway = Gateway(store)
+    gateway = Gateway(store, host_factory=lambda on_event: default_host(on_event, spares))
     credentials = CredentialStore(dirs.credentials_file)
     unusable = credentials.problem()  # a folder or pipe in its place: say so, never hang
     if unusable is not None:

@@ -19,7 +19,8 @@ JsonObject = dict[str, Any]
 
 
 class _Wire(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # built when first used: plugins start after the window's first page
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class CommandInfo(_Wire):
