@@ -35,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
     """A spare library worker starts first of all: its imports overlap the app's own
     (settings and pydantic, the window, the gateway), so the first library opens without
     waiting for a new process. A second start only wakes the first (and kills the spare)."""
+    gc.disable()  # until the first page: start-up makes little garbage (see `start_mcp`)
     from library.spare_worker import SpareWorkers
 
     spares = SpareWorkers()
@@ -43,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
         return _run_once(spares)
     finally:
         spares.shutdown()  # the gateway's host shut it down already, unless it never began
+        gc.enable()
 
 
 def _run_once(spares: SpareWorkers) -> int:
@@ -122,6 +124,7 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
     def start_mcp() -> None:
         first_library.wait(FIRST_LIBRARY_WAIT_S)
         first_page.wait(FIRST_PAGE_WAIT_S)  # bounded: a library that failed shows no page
+        gc.enable()  # off since `run` began: collections were ~10% of the start-up's time
         plugins.start()  # their host processes start beside the MCP stack's import
         controls.warm_up(settings.mcp.enabled and settings.mcp.auto_start, first_library)
         settle_after_start_up()
