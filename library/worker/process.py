@@ -106,11 +106,13 @@ def worker_main(conn: Connection, opening: dict[str, Any]) -> None:
 
 def import_ahead() -> None:
     """Import what opening and serving a library need (the store, the request loop, every
-    command module): a spare worker does it before it is told which library to open."""
+    command module) and build the validators of the first requests: a spare worker does it
+    before it is told which library to open."""
     from library.worker import commands, server  # noqa: F401
     from library.worker.store import opening  # noqa: F401
 
     commands.load()
+    commands.prepare_first_asked()
 
 
 def _library_path(opening: dict[str, Any]) -> Any:

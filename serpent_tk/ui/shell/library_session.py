@@ -52,6 +52,7 @@ class LibrarySession:
         """Open the last library, else the default one, creating it on the first run."""
         last = self.settings.last_library
         self.commands.background(lambda: _first_choice(last), self._chosen)
+        self.commands.prepare("asset.search")  # the first page's query, while the library opens
 
     def _chosen(self, choice: tuple[str, Path] | None, error: BaseException | None) -> None:
         if error is not None or choice is None:
