@@ -102,6 +102,7 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
 
     sys.setswitchinterval(DESKTOP_SWITCH_INTERVAL_S)
     gateway = Gateway(store, host_factory=lambda on_event: default_host(on_event, spares))
+    _open_ahead(gateway.host, settings.last_library)
     credentials = CredentialStore(dirs.credentials_file)
     unusable = credentials.problem()  # a folder or pipe in its place: say so, never hang
     if unusable is not None:
@@ -143,6 +144,22 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
         controls.shutdown()
         plugins.shutdown()
         gateway.shutdown()
+
+
+def _open_ahead(host: Any, last_library: Any) -> None:
+    """Start opening the window's first library (in the spare worker) while the window is
+    built; the session's `library.open`, through the gateway and audited as ever, then finds
+    it open or opening (the host opens a folder once). Only a library the session would open
+    first: choosing another, falling back and creating stay the session's; a failure here is
+    the session's to meet again and report."""
+    from serpent_tk.ui.shell.library_session import first_choice
+
+    def run() -> None:
+        action, path = first_choice(last_library)
+        if action == "open":
+            host.open(path)
+
+    threading.Thread(target=run, name="library-open-ahead", daemon=True).start()
 
 
 def settle_after_start_up() -> None:
