@@ -15,6 +15,7 @@ and the MCP layer (whose notification is a projection of `LibraryChanged`).
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Annotated, Any, Literal
 
@@ -160,9 +161,21 @@ FromWorker = Annotated[FromWorkerMessage, Field(discriminator="type")]
 
 ToSpare = Annotated[Open | Shutdown, Field(discriminator="type")]
 
-_to_worker: TypeAdapter[Request | Cancel | Shutdown] = TypeAdapter(ToWorker)
-_to_spare: TypeAdapter[Open | Shutdown] = TypeAdapter(ToSpare)
-_from_worker: TypeAdapter[FromWorkerMessage] = TypeAdapter(FromWorker)
+
+# Each built when first used: each process decodes only one direction.
+@functools.cache
+def _to_worker() -> TypeAdapter[Request | Cancel | Shutdown]:
+    return TypeAdapter(ToWorker)
+
+
+@functools.cache
+def _to_spare() -> TypeAdapter[Open | Shutdown]:
+    return TypeAdapter(ToSpare)
+
+
+@functools.cache
+def _from_worker() -> TypeAdapter[FromWorkerMessage]:
+    return TypeAdapter(FromWorker)
 
 
 def encode(message: _Message | _LibraryEvent) -> bytes:
@@ -170,15 +183,15 @@ def encode(message: _Message | _LibraryEvent) -> bytes:
 
 
 def decode_to_worker(data: bytes) -> Request | Cancel | Shutdown:
-    return _to_worker.validate_json(data)
+    return _to_worker().validate_json(data)
 
 
 def decode_to_spare(data: bytes) -> Open | Shutdown:
-    return _to_spare.validate_json(data)
+    return _to_spare().validate_json(data)
 
 
 def decode_from_worker(data: bytes) -> FromWorkerMessage:
-    return _from_worker.validate_json(data)
+    return _from_worker().validate_json(data)
 
 
 def json_safe(value: Any) -> Any:
