@@ -55,7 +55,8 @@ from library.protocol import (
     decode_from_worker,
     encode,
 )
-from library.worker_handle import STARTUP_TIMEOUT, WorkerHandle, log_worker, spawn
+from library.spare_worker import SpareWorkers
+from library.worker_handle import STARTUP_TIMEOUT, WorkerHandle, hand_over, log_worker, spawn
 
 log = logging.getLogger(__name__)
 
@@ -81,13 +82,17 @@ class LibraryHost:
 
     def __init__(self, on_event: Callable[[LibraryEvent], None] | None = None, *,
                  private_paths: Sequence[str | Path] = (),
-                 replay_file: Path | None = None) -> None:
+                 replay_file: Path | None = None,
+                 spares: SpareWorkers | None = None) -> None:
         """`private_paths`: Serpent's own folders, never read for a caller (every worker is
         told them, see `library.private_paths`); `replay_file`: where
-        `library.import-exported` keeps its idempotency keys (`library.import_replays`)."""
+        `library.import-exported` keeps its idempotency keys (`library.import_replays`);
+        `spares`: a spare worker to open the next library in (the host shuts it down with
+        itself)."""
         self._on_event = on_event
         self._private = [str(Path(p)) for p in private_paths]
         self._replays = ImportReplays(replay_file)
+        self._spares = spares
         self._context = multiprocessing.get_context("spawn")
         self._lock = threading.RLock()
         self._workers: dict[str, WorkerHandle] = {}
@@ -177,6 +182,8 @@ class LibraryHost:
         with self._lock:
             self._shut = True
             workers = list(self._workers.values())
+        if self._spares is not None:
+            self._spares.shutdown()
         futures = [self.close(w.library_id) for w in workers]
         deadline = time.monotonic() + timeout
         for future in futures:
@@ -262,8 +269,13 @@ class LibraryHost:
                 INTERNAL, "The library archive could not be unpacked."))
 
     def _spawn(self, opening: dict[str, Any]) -> tuple[Any, Connection, Any]:
-        """Start a worker; it is told Serpent's private folders, whatever it opens."""
-        return spawn(self._context, {**opening, private_paths.OPENING_KEY: self._private})
+        """Start a worker (or hand the spare the library); it is told Serpent's private
+        folders, whatever it opens."""
+        opening = {**opening, private_paths.OPENING_KEY: self._private}
+        spare = self._spares.take() if self._spares is not None else None
+        if spare is not None:
+            return hand_over(*spare, opening)
+        return spawn(self._context, opening)
 
     def _open_thread(self, opening: dict[str, Any], future: Future,  # type: ignore[type-arg]
                      key: str | None) -> None:

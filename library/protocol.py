@@ -15,6 +15,7 @@ and the MCP layer (whose notification is a projection of `LibraryChanged`).
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Annotated, Any, Literal
 
@@ -66,6 +67,14 @@ class Request(_Message):
     args: dict[str, Any] = Field(default_factory=dict)
     meta: CallMeta = Field(default_factory=CallMeta)
     plan: bool = False  # True: only compute the plan / risk report, change nothing
+
+
+class Open(_Message):
+    """A spare worker's first message from the main process: the library it is to serve
+    (the `opening` a worker is otherwise started with, see `process.worker_main`)."""
+
+    type: Literal["open"] = "open"
+    opening: dict[str, Any]
 
 
 class Cancel(_Message):
@@ -150,8 +159,23 @@ ToWorker = Annotated[Request | Cancel | Shutdown, Field(discriminator="type")]
 FromWorkerMessage = Hello | StartupFailed | Response | Event | LibraryChanged | TaskProgress
 FromWorker = Annotated[FromWorkerMessage, Field(discriminator="type")]
 
-_to_worker: TypeAdapter[Request | Cancel | Shutdown] = TypeAdapter(ToWorker)
-_from_worker: TypeAdapter[FromWorkerMessage] = TypeAdapter(FromWorker)
+ToSpare = Annotated[Open | Shutdown, Field(discriminator="type")]
+
+
+# Each built when first used: each process decodes only one direction.
+@functools.cache
+def _to_worker() -> TypeAdapter[Request | Cancel | Shutdown]:
+    return TypeAdapter(ToWorker)
+
+
+@functools.cache
+def _to_spare() -> TypeAdapter[Open | Shutdown]:
+    return TypeAdapter(ToSpare)
+
+
+@functools.cache
+def _from_worker() -> TypeAdapter[FromWorkerMessage]:
+    return TypeAdapter(FromWorker)
 
 
 def encode(message: _Message | _LibraryEvent) -> bytes:
@@ -159,11 +183,15 @@ def encode(message: _Message | _LibraryEvent) -> bytes:
 
 
 def decode_to_worker(data: bytes) -> Request | Cancel | Shutdown:
-    return _to_worker.validate_json(data)
+    return _to_worker().validate_json(data)
+
+
+def decode_to_spare(data: bytes) -> Open | Shutdown:
+    return _to_spare().validate_json(data)
 
 
 def decode_from_worker(data: bytes) -> FromWorkerMessage:
-    return _from_worker.validate_json(data)
+    return _from_worker().validate_json(data)
 
 
 def json_safe(value: Any) -> Any:

@@ -3,7 +3,8 @@ reading what it sends.
 
 Main process; thread-safe where it says so. `spawn` starts a worker (multiprocessing's
 spawn, target `library.worker.process.worker_main`) and waits for its first message: `Hello`,
-or `StartupFailed` raised as the `LibraryError` it names. A `WorkerHandle` is what
+or `StartupFailed` raised as the `LibraryError` it names; `hand_over` does the same with a
+spare worker started earlier (`library.spare_worker`). A `WorkerHandle` is what
 `library.client.LibraryHost` keeps per open library (its process, pipe, calls in flight).
 Restarts and the reader thread are the host's business.
 """
@@ -24,6 +25,7 @@ from library.protocol import (
     PROTOCOL_VERSION,
     Event,
     Hello,
+    Open,
     Request,
     StartupFailed,
     decode_from_worker,
@@ -85,6 +87,22 @@ def spawn(context: Any, opening: dict[str, Any]) -> tuple[Any, Connection, Hello
         process.join(5)
         raise
     return process, parent_conn, first
+
+
+def hand_over(process: Any, conn: Connection, opening: dict[str, Any]
+              ) -> tuple[Any, Connection, Hello]:
+    """Tell a spare worker (`library.spare_worker`) to open `opening`; wait for its `Hello`
+    as `spawn` does."""
+    try:
+        conn.send_bytes(encode(Open(opening=opening)))
+        first = _first_message(process, conn)
+    except BaseException:
+        conn.close()
+        if process.is_alive():
+            process.kill()
+        process.join(5)
+        raise
+    return process, conn, first
 
 
 def _first_message(process: Any, conn: Connection) -> Hello:

@@ -11,13 +11,11 @@ import logging
 import signal
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from serpent_tk.desktop_mcp import DesktopMcpControls
-from serpent_tk.logs import setup_logging
-from serpent_tk.paths import app_dirs
-from serpent_tk.settings import SettingsStore
-from serpent_tk.single_instance import AlreadyRunning, SingleInstance
+if TYPE_CHECKING:
+    from library.spare_worker import SpareWorkers
+    from serpent_tk.settings import SettingsStore
 
 log = logging.getLogger(__name__)
 
@@ -34,12 +32,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    dirs = app_dirs().ensure()
-    setup_logging(dirs.log)
+    """A spare library worker starts first of all: its imports overlap the app's own
+    (settings and pydantic, the window, the gateway), so the first library opens without
+    waiting for a new process. A second start only wakes the first (and kills the spare)."""
+    gc.disable()  # until the first page: start-up makes little garbage (see `start_mcp`)
+    from library.spare_worker import SpareWorkers
+
+    spares = SpareWorkers()
+    spares.start()
+    try:
+        return _run_once(spares)
+    finally:
+        spares.shutdown()  # the gateway's host shut it down already, unless it never began
+        gc.enable()
+
+
+def _run_once(spares: SpareWorkers) -> int:
+    from serpent_tk.logs import setup_logging
+    from serpent_tk.paths import app_dirs
+    from serpent_tk.single_instance import AlreadyRunning, SingleInstance
     from serpent_tk.ui.shell.bus import UiBus
-    from serpent_tk.ui.shell.desktop import NoDisplayError, run_window
     from serpent_tk.ui.shell.events import ActivateWindow, CloseRequested
 
+    dirs = app_dirs().ensure()
+    setup_logging(dirs.log)
     bus = UiBus()
     instance = SingleInstance(dirs.instance_lock, dirs.instance_info,
                               on_message=lambda _message: bus.post(ActivateWindow()))
@@ -48,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
     except AlreadyRunning as running:
         print(running, file=sys.stderr)
         return 0 if running.activated else 1
+    from serpent_tk.settings import SettingsStore
+    from serpent_tk.ui.shell.desktop import NoDisplayError, run_window
+
     try:
         store = SettingsStore(dirs.settings_file)
         loaded = store.load()
@@ -55,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
             log.warning("settings: %s", notice)
         log.info("Serpent starting (data dir %s)", dirs.data)
         signal.signal(signal.SIGTERM, lambda _signum, _frame: bus.post(CloseRequested()))
-        return _run_desktop(dirs, store, loaded.settings, loaded.notices, bus, run_window)
+        return _run_desktop(dirs, store, loaded.settings, loaded.notices, bus, run_window,
+                            spares)
     except NoDisplayError as error:
         print(error, file=sys.stderr)
         return 1
@@ -65,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[str],
-                 bus: Any, run_window: Any) -> int:
+                 bus: Any, run_window: Any, spares: SpareWorkers) -> int:
     """settings → gateway (which owns the LibraryHost) → plugins → MCP service → window.
 
     The MCP stack and the plugins are imported and started on a background thread once the
@@ -74,13 +94,15 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
     starts accepting only once the window's first library is open, so an agent's first
     `library.list-open` already lists it. Shutdown in the opposite
     order: window, MCP service, gateway and its workers."""
-    from serpent_tk.automation.gateway import Gateway
+    from serpent_tk.automation.gateway import Gateway, default_host
     from serpent_tk.credentials import CredentialStore
+    from serpent_tk.desktop_mcp import DesktopMcpControls
     from serpent_tk.plugins.manager import PluginManager
     from serpent_tk.ui.shell.main_window import WindowServices
 
     sys.setswitchinterval(DESKTOP_SWITCH_INTERVAL_S)
-    gateway = Gateway(store)
+    gateway = Gateway(store, host_factory=lambda on_event: default_host(on_event, spares))
+    _open_ahead(gateway.host, settings.last_library)
     credentials = CredentialStore(dirs.credentials_file)
     unusable = credentials.problem()  # a folder or pipe in its place: say so, never hang
     if unusable is not None:
@@ -103,6 +125,7 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
     def start_mcp() -> None:
         first_library.wait(FIRST_LIBRARY_WAIT_S)
         first_page.wait(FIRST_PAGE_WAIT_S)  # bounded: a library that failed shows no page
+        gc.enable()  # off since `run` began: collections were ~10% of the start-up's time
         plugins.start()  # their host processes start beside the MCP stack's import
         controls.warm_up(settings.mcp.enabled and settings.mcp.auto_start, first_library)
         settle_after_start_up()
@@ -121,6 +144,22 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
         controls.shutdown()
         plugins.shutdown()
         gateway.shutdown()
+
+
+def _open_ahead(host: Any, last_library: Any) -> None:
+    """Start opening the window's first library (in the spare worker) while the window is
+    built; the session's `library.open`, through the gateway and audited as ever, then finds
+    it open or opening (the host opens a folder once). Only a library the session would open
+    first: choosing another, falling back and creating stay the session's; a failure here is
+    the session's to meet again and report."""
+    from serpent_tk.ui.shell.library_session import first_choice
+
+    def run() -> None:
+        action, path = first_choice(last_library)
+        if action == "open":
+            host.open(path)
+
+    threading.Thread(target=run, name="library-open-ahead", daemon=True).start()
 
 
 def settle_after_start_up() -> None:

@@ -21,8 +21,11 @@ MAX_LIMIT = 500
 
 
 class Model(BaseModel):
+    """Every command model. Its validator is built when first used (`defer_build`): both
+    processes import all of them at start, and most commands are never called in a run."""
+
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid",
-                              ser_json_timedelta="float")
+                              ser_json_timedelta="float", defer_build=True)
 
 
 def _id_pattern(prefix: str) -> str:

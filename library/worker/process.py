@@ -104,6 +104,17 @@ def worker_main(conn: Connection, opening: dict[str, Any]) -> None:
     sys.exit(code)
 
 
+def import_ahead() -> None:
+    """Import what opening and serving a library need (the store, the request loop, every
+    command module) and build the validators of the first requests: a spare worker does it
+    before it is told which library to open."""
+    from library.worker import commands, server  # noqa: F401
+    from library.worker.store import opening  # noqa: F401
+
+    commands.load()
+    commands.prepare_first_asked()
+
+
 def _library_path(opening: dict[str, Any]) -> Any:
     """The folder to open: given, newly created, or unpacked from an exported archive."""
     if opening["action"] == "open":

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Generator
 from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -68,6 +68,9 @@ from serpent_tk.automation.registry import (
 from serpent_tk.credentials import MODES
 from serpent_tk.paths import app_dirs
 from serpent_tk.settings import SettingsStore
+
+if TYPE_CHECKING:
+    from library.spare_worker import SpareWorkers
 
 log = logging.getLogger("serpent.automation.gateway")
 
@@ -425,12 +428,14 @@ class Gateway:
         return report
 
 
-def default_host(on_event: Callable[[object], None]) -> LibraryHost:
+def default_host(on_event: Callable[[object], None],
+                 spares: SpareWorkers | None = None) -> LibraryHost:
     """The library host of this user's Serpent: its workers never read Serpent's own
-    folders for a caller, and `library.import-exported` keeps its keys in the data folder."""
+    folders for a caller, and `library.import-exported` keeps its keys in the data folder;
+    the desktop app hands it a spare worker (`library.spare_worker`) for the next open."""
     dirs = app_dirs()
     return LibraryHost(on_event, private_paths=dirs.private_roots,
-                       replay_file=dirs.import_keys_file)
+                       replay_file=dirs.import_keys_file, spares=spares)
 
 
 def _outcome(future: Future[Any]) -> tuple[Any, BaseException | None]:

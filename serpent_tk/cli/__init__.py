@@ -57,7 +57,9 @@ def _load(module: str) -> Subcommand:
 
 
 def run(argv: list[str]) -> int:
-    args = build_parser().parse_args(argv)
+    # no arguments: the desktop app (it takes no options), started without importing every
+    # subcommand to build a parser nothing will read
+    args = argparse.Namespace(command=None) if not argv else build_parser().parse_args(argv)
     module = SUBCOMMANDS[args.command][0] if args.command else DESKTOP
     try:
         return _load(module).run(args)

@@ -26,7 +26,8 @@ class ManifestError(ValueError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # built when first used: plugins start after the window's first page
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Contributes(_Strict):

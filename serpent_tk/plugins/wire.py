@@ -9,6 +9,7 @@ envelope). `Log` carries the plugin's log lines; `Stop` ends the host.
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -19,7 +20,8 @@ JsonObject = dict[str, Any]
 
 
 class _Wire(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # built when first used: plugins start after the window's first page
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class CommandInfo(_Wire):
@@ -121,8 +123,16 @@ class Stop(_Wire):
 
 FromHost = Annotated[Loaded | LoadFailed | Done | ApiCall | Log, Field(discriminator="type")]
 ToHost = Annotated[Invoke | ApiReply | Stop, Field(discriminator="type")]
-_from_host: TypeAdapter[Loaded | LoadFailed | Done | ApiCall | Log] = TypeAdapter(FromHost)
-_to_host: TypeAdapter[Invoke | ApiReply | Stop] = TypeAdapter(ToHost)
+
+
+@functools.cache
+def _from_host() -> TypeAdapter[Loaded | LoadFailed | Done | ApiCall | Log]:
+    return TypeAdapter(FromHost)  # built when first used: plugins start after the first page
+
+
+@functools.cache
+def _to_host() -> TypeAdapter[Invoke | ApiReply | Stop]:
+    return TypeAdapter(ToHost)
 
 
 def encode(message: _Wire) -> bytes:
@@ -130,8 +140,8 @@ def encode(message: _Wire) -> bytes:
 
 
 def decode_from_host(data: bytes) -> Loaded | LoadFailed | Done | ApiCall | Log:
-    return _from_host.validate_json(data)
+    return _from_host().validate_json(data)
 
 
 def decode_to_host(data: bytes) -> Invoke | ApiReply | Stop:
-    return _to_host.validate_json(data)
+    return _to_host().validate_json(data)

@@ -83,6 +83,18 @@ def handles(name: str, *, plan: Callable[..., Any] | None = None
     return register
 
 
+# What a window asks first when it shows a library: a spare worker builds their input
+# validators ahead (pydantic builds a command model on its first use otherwise).
+FIRST_ASKED = ("asset.search", "collection.list", "folder.list", "tag.list", "library.info")
+
+
+def prepare_first_asked() -> None:
+    for name in FIRST_ASKED:
+        handler = HANDLERS.get(name)
+        if handler is not None:
+            handler.input_model.model_rebuild()
+
+
 def load() -> dict[str, Handler]:
     """Import every command module of this package; returns the table they filled."""
     for module in pkgutil.iter_modules(__path__, prefix=f"{__name__}."):

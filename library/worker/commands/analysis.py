@@ -152,22 +152,36 @@ def analysis_job(ctx: JobContext) -> None:
 @background
 def catch_up(services: Services, stopping: threading.Event) -> Callable[[], None]:
     """At start, queue the assets analysed by an older Serpent's analysis (`ANALYSER`), so
-    their results are redone (migration 6 queued every asset of older libraries already)."""
-    conn = services.writer
-    outdated = conn.execute(
-        "SELECT count(*) FROM assets a JOIN asset_analysis x ON x.asset_id = a.id "
-        "WHERE a.trashed = 0 AND x.analyser < ?", (ANALYSER,)).fetchone()[0]
-    queued = conn.execute("SELECT 1 FROM tasks WHERE kind = ? AND status IN ('queued', "
-                          "'running')", (KIND,)).fetchone()
-    if outdated and not queued:
-        with services.write_lock, WriteTx(services, "analysis.run", CallMeta(
-                source="system", label="Serpent"), journal=False) as tx:
+    their results are redone (migration 6 queued every asset of older libraries already).
+    On a thread of its own: looking costs a pass over the analysis rows, which the first
+    requests never wait for; it holds the write lock, so writes wait (as they always did)."""
+    thread = threading.Thread(target=_queue_outdated, args=(services, stopping),
+                              name="analysis-catch-up", daemon=True)
+    thread.start()
+    return lambda: thread.join(30)
+
+
+def _queue_outdated(services: Services, stopping: threading.Event) -> None:
+    with services.write_lock:
+        if stopping.is_set():
+            return
+        conn = services.writer
+        any_outdated = conn.execute("SELECT 1 FROM asset_analysis WHERE analyser < ? LIMIT 1",
+                                    (ANALYSER,)).fetchone()
+        outdated = any_outdated and conn.execute(
+            "SELECT count(*) FROM assets a JOIN asset_analysis x ON x.asset_id = a.id "
+            "WHERE a.trashed = 0 AND x.analyser < ?", (ANALYSER,)).fetchone()[0]
+        queued = conn.execute("SELECT 1 FROM tasks WHERE kind = ? AND status IN ('queued', "
+                              "'running')", (KIND,)).fetchone()
+        if not outdated or queued:
+            return
+        with WriteTx(services, "analysis.run", CallMeta(source="system", label="Serpent"),
+                     journal=False) as tx:
             task_id = taskrows.create(tx.conn, KIND, params={"force": False, "all": True},
                                       total=outdated, actor_json=tx.actor_json, now=tx.now)
             tx.touch("task", [task_id])
             tx.summary = f"Queued analysis of {outdated} asset(s) not analysed by this Serpent"
-        board_for(services.layout.root).wake.set()
-    return lambda: None
+    board_for(services.layout.root).wake.set()
 
 
 def _next_given(ids: list[str], after: str | None) -> list[str]:

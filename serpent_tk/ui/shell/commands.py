@@ -97,6 +97,15 @@ class Commands:
         """Does the registry know `name`? Thread-safe."""
         return self.gateway.registry.commands.get(name) is not None
 
+    def prepare(self, name: str) -> None:
+        """Build command `name`'s input validator now, off the Tk thread: the command models
+        are built on first use (`defer_build`), and a call the person waits for (the first
+        page) should not pay for it."""
+        spec = self.spec(name)
+        if spec is not None:
+            with contextlib.suppress(RuntimeError):     # shut down: the window is closing
+                self._background.submit(spec.input_model.model_rebuild)
+
     def spec(self, name: str) -> CommandSpec | None:
         """What the registry says about command `name` (its words, what it changes), or None
         for a name it does not know. Thread-safe."""

@@ -116,9 +116,9 @@ def run_window(services: WindowServices, on_close: Callable[[], None] | None = N
     root = create_root()
     services.drops = enable_drops(root)
     window, _close = attach(root, services, on_close)
+    window.start()                   # the library opens (in its worker) while Tk lays out
     root.update_idletasks()          # lay out and draw before saying so
     log.info("window ready")
-    window.start()
     if on_ready is not None:
         on_ready()
     root.mainloop()

@@ -21,8 +21,8 @@ log = logging.getLogger(__name__)
 LibraryRef = dict[str, Any]   # {"libraryId", "name", "path"}
 
 
-def _first_choice(last_library: Path | None) -> tuple[str, Path]:
-    """Runs in the background: ("open", path) or ("create", parent folder)."""
+def first_choice(last_library: Path | None) -> tuple[str, Path]:
+    """Runs in the background: ("open", path) or ("create", parent folder). Thread-safe."""
     dirs = app_dirs()
     if last_library is not None and Path(last_library).is_dir():
         return "open", Path(last_library)
@@ -51,7 +51,8 @@ class LibrarySession:
     def start(self) -> None:
         """Open the last library, else the default one, creating it on the first run."""
         last = self.settings.last_library
-        self.commands.background(lambda: _first_choice(last), self._chosen)
+        self.commands.background(lambda: first_choice(last), self._chosen)
+        self.commands.prepare("asset.search")  # the first page's query, while the library opens
 
     def _chosen(self, choice: tuple[str, Path] | None, error: BaseException | None) -> None:
         if error is not None or choice is None:
@@ -80,7 +81,7 @@ class LibrarySession:
         if self.current is None and not self._fallback_tried:
             # The last library could not be opened (moved, damaged): fall back to the default.
             self._fallback_tried = True
-            self.commands.background(lambda: _first_choice(None), self._chosen)
+            self.commands.background(lambda: first_choice(None), self._chosen)
             return
         self._settle()
 

@@ -51,7 +51,6 @@ from serpent_tk.ui.menus.action_table import Target, bind_keys
 from serpent_tk.ui.menus.menubar import ContextMenu, MenuBar
 from serpent_tk.ui.menus.window_actions import window_actions
 from serpent_tk.ui.settings.mcp_controls import McpControls
-from serpent_tk.ui.settings.settings_plugins import PluginControls
 from serpent_tk.ui.shell.bus import UiBus
 from serpent_tk.ui.shell.commands import Commands
 from serpent_tk.ui.shell.events import CloseRequested, Notice, ShowToast
@@ -67,6 +66,7 @@ from serpent_tk.ui.viewer.placement import ViewerPlacement
 from serpent_tk.ui.viewer.viewer_pane import ViewerPane
 
 if TYPE_CHECKING:
+    from serpent_tk.ui.settings.settings_plugins import PluginControls
     from serpent_tk.ui.settings.settings_window import SettingsWindow
 
 log = logging.getLogger(__name__)
