@@ -56,7 +56,7 @@ def test_analysis_reloads_nothing_and_its_progress_comes_and_goes(app: App,
     # which may show first: "Making previews 300 / 500")
     app.pump(lambda: window.tasks.visible and window.tasks.text().startswith("Analysing"),
              "the analysis in the status bar", timeout=60)
-    assert re.fullmatch(r"Analysing [\d,]+ / [\d,]+( \(\+1 more\))?", window.tasks.text()), \
+    assert re.fullmatch(r"Analysing [\d,]+ / [\d,]+(  \(\+1 more\))?", window.tasks.text()), \
         window.tasks.text()
     app.screenshot("status-bar-task", window.status)
 
