@@ -66,7 +66,7 @@ class ApplyOut(Model):
 @plugin.command(
     "apply", input=ApplyIn, output=ApplyOut, risk="normal", title="Rename by pattern",
     summary="Rename assets by a pattern such as {folder}-{n:03} (→ Skies-001, Skies-002, "
-            "...) in one step that one history.undo takes back. Call it with dryRun true "
+            "...) in one undoable step. Call it with dryRun true "
             "first to see the planned names.",
     returns="each asset's old and new name; renamed: how many changed.",
     example={"libraryId": "lib_01j9z3k4m5n6p7q8",
