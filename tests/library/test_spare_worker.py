@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from library.client import LibraryHost
 from library.events import WorkerRestarted
 from library.spare_worker import SpareWorkers
 from tests.library.factories import TIMEOUT, EventLog, call, make_images
+from tests.library.pictures import wait_until
 
 
 @pytest.fixture
@@ -58,13 +58,6 @@ def spare_pid(spares: SpareWorkers) -> int:
     return int(taken[0].pid)
 
 
-def wait_until(predicate, timeout: float = TIMEOUT) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
-
-
 def test_the_next_library_opens_in_the_spare_and_a_new_spare_follows(
         spare_host, spares, tmp_path, sources):
     path = made_library(tmp_path, sources)
@@ -74,7 +67,8 @@ def test_the_next_library_opens_in_the_spare_and_a_new_spare_follows(
     assert spare_host.recovery_report(ref["libraryId"])["check"] == "skipped-clean-close"
     assert call(spare_host, ref["libraryId"], "asset.search")["total"] == 3
     assert call(spare_host, ref["libraryId"], "tag.list")["items"] == []
-    wait_until(lambda: spares.wait_ready(0.1))  # the refill: another process, ready too
+    # the refill: another process, ready too
+    wait_until(lambda: spares.wait_ready(0.1), "the refilled spare ready")
     assert spares._spare is not None and spares._spare[0].pid != pid
 
 
@@ -82,7 +76,8 @@ def test_a_dead_spare_is_passed_over(spare_host, spares, tmp_path, sources):
     path = made_library(tmp_path, sources, images=1)
     pid = spare_pid(spares)
     os.kill(pid, signal.SIGKILL)
-    wait_until(lambda: spares._spare is not None and not spares._spare[0].is_alive())
+    wait_until(lambda: spares._spare is not None and not spares._spare[0].is_alive(),
+               "the spare dead")
     ref = spare_host.open(path).result(TIMEOUT)
     assert spare_host.worker_pid(ref["libraryId"]) != pid
     assert call(spare_host, ref["libraryId"], "asset.search")["total"] == 1

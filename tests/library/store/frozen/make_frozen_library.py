@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
 from library.client import LibraryHost
 from library.worker.store.schema import LATEST
 from tests.library.factories import call, make_file, make_images
+from tests.library.pictures import wait_until
 
 HERE = Path(__file__).resolve().parent
 
@@ -43,9 +43,8 @@ def main() -> None:
                                                  "notes": "frozen note"})
             call(host, library, "collection.create", {"name": "Picks"})
             task = call(host, library, "analysis.run", {})["task"]  # palettes, signatures
-            while call(host, library, "task.get", {"taskId": task["id"]})["status"] in (
-                    "queued", "running"):
-                time.sleep(0.1)
+            wait_until(lambda: call(host, library, "task.get", {"taskId": task["id"]})[
+                "status"] not in ("queued", "running"), "the analysis")
             call(host, library, "asset.trash", {"assetIds": ids[3:]})
             host.close(library).result(60)
         finally:
