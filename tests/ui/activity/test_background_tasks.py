@@ -83,6 +83,8 @@ def test_clicking_the_indicator_cancels_the_task(app: App, tmp_path: Path) -> No
     app.pump(lambda: not app.gateway_call("task.list", {
         "libraryId": library_id, "status": ["queued", "running"]})["items"],
         "the analysis of the import done", timeout=120)
+    app.pump(lambda: app.gateway_call("asset.preview-status", {
+        "libraryId": library_id})["making"] is None, "the import's previews done", timeout=120)
     app.pump(lambda: not window.tasks.tasks, "the indicator gone", timeout=30)
 
     task = app.gateway_call("analysis.run", {"libraryId": library_id, "force": True})["task"]
