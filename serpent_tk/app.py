@@ -64,8 +64,21 @@ def _run_once(spares: SpareWorkers) -> int:
     except AlreadyRunning as running:
         print(running, file=sys.stderr)
         return 0 if running.activated else 1
+    from serpent_tk.ui.shell import theme
+    from serpent_tk.ui.shell.desktop import NoDisplayError, create_root, run_window
+
+    importing = threading.Thread(target=_import_the_app, name="start-imports", daemon=True)
+    importing.start()  # beside the theme's Tcl, which lets Python threads run meanwhile
+    try:
+        root = create_root()
+        theme.preload(root)
+    except NoDisplayError as error:
+        instance.release()
+        print(error, file=sys.stderr)
+        return 1
+    finally:
+        importing.join()
     from serpent_tk.settings import SettingsStore
-    from serpent_tk.ui.shell.desktop import NoDisplayError, run_window
 
     try:
         store = SettingsStore(dirs.settings_file)
@@ -74,14 +87,27 @@ def _run_once(spares: SpareWorkers) -> int:
             log.warning("settings: %s", notice)
         log.info("Serpent starting (data dir %s)", dirs.data)
         signal.signal(signal.SIGTERM, lambda _signum, _frame: bus.post(CloseRequested()))
-        return _run_desktop(dirs, store, loaded.settings, loaded.notices, bus, run_window,
+        return _run_desktop(dirs, store, loaded.settings, loaded.notices, bus,
+                            lambda *args, **kwargs: run_window(*args, root=root, **kwargs),
                             spares)
-    except NoDisplayError as error:
-        print(error, file=sys.stderr)
-        return 1
     finally:
         instance.release()
         log.info("Serpent stopped")
+
+
+def _import_the_app() -> None:
+    """Import what the window and its services are made of (on a thread, beside `Tk()`);
+    a module that fails to import fails again, and is reported, where it is used."""
+    import importlib
+
+    for name in ("serpent_tk.settings", "serpent_tk.ui.shell.main_window",
+                 "serpent_tk.ui.actions.importing",
+                 "serpent_tk.automation.gateway", "serpent_tk.credentials",
+                 "serpent_tk.desktop_mcp", "serpent_tk.plugins.manager"):
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - said where it is imported again
+            return
 
 
 def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[str],

@@ -146,6 +146,14 @@ class Commands:
         With it, the handler decides what to show.
         """
         future = self.submit(name, args)
+        self.reply_on_tk(name, future, on_reply, doing=doing)
+        return future
+
+    def reply_on_tk(self, name: str, future: Future[dict[str, Any]],
+                    on_reply: Callable[[Reply], None] | None = None, *,
+                    doing: str | None = None) -> None:
+        """When `future` (of `submit(name, ...)`) is done, `on_reply(reply)` runs on the Tk
+        thread (without it, a failure becomes an error toast, as in `call`). Thread-safe."""
 
         def done(f: Future[dict[str, Any]]) -> None:       # any thread: only posts
             if f.cancelled():
@@ -164,7 +172,6 @@ class Commands:
                 self.bus.post(ShowToast(describe_error(reply, doing or name), "error"))
 
         future.add_done_callback(done)
-        return future
 
     def background(self, work: Callable[[], Any],
                    on_done: Callable[[Any, BaseException | None], None] | None = None) -> None:

@@ -1,7 +1,9 @@
 """Builds the Tk root and runs the event loop. Tk thread only (the process's main thread).
 
 This module owns the root (DPI awareness before `Tk()`, the icon, tkdnd), the UiBus drain
-loop and the ordered close; the window itself is `main_window.MainWindow`.
+loop and the ordered close; the window itself is `main_window.MainWindow`. The window's
+modules are imported when the window is built, not with this module: the app makes its
+root (`create_root`) while they are still being imported on another thread.
 """
 
 from __future__ import annotations
@@ -9,14 +11,15 @@ from __future__ import annotations
 import logging
 import tkinter as tk
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from serpent_tk import APP_NAME
 from serpent_tk.resources import icon_path
-from serpent_tk.ui.actions.importing import enable_drops
-from serpent_tk.ui.shell.bus import UiBus
-from serpent_tk.ui.shell.events import ActivateWindow, CloseRequested, RunOnTk
-from serpent_tk.ui.shell.main_window import MainWindow, WindowServices
 from serpent_tk.ui.shell.theme import enable_windows_dpi_awareness
+
+if TYPE_CHECKING:
+    from serpent_tk.ui.shell.bus import UiBus
+    from serpent_tk.ui.shell.main_window import MainWindow, WindowServices
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +88,9 @@ def attach(root: tk.Tk, services: WindowServices,
 
     Tests use this with their own root; `run_window` is the app's path.
     """
+    from serpent_tk.ui.shell.events import ActivateWindow, CloseRequested, RunOnTk
+    from serpent_tk.ui.shell.main_window import MainWindow
+
     bus = services.bus
     bus.subscribe(RunOnTk, lambda event: event.fn(*event.args))
     window = MainWindow(root, services)
@@ -110,10 +116,13 @@ def attach(root: tk.Tk, services: WindowServices,
 
 
 def run_window(services: WindowServices, on_close: Callable[[], None] | None = None,
-               on_ready: Callable[[], None] | None = None) -> int:
-    """The desktop app: build the root and the window, open the first library, run.
-    `on_ready` runs once the window is drawn (the app starts the MCP service there)."""
-    root = create_root()
+               on_ready: Callable[[], None] | None = None, *, root: tk.Tk | None = None) -> int:
+    """The desktop app: build the window (on `root`, else on a new root), open the first
+    library, run. `on_ready` runs once the window is drawn (the app starts the MCP service
+    there)."""
+    from serpent_tk.ui.actions.importing import enable_drops
+
+    root = root or create_root()
     services.drops = enable_drops(root)
     window, _close = attach(root, services, on_close)
     window.start()                   # the library opens (in its worker) while Tk lays out

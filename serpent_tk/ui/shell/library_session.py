@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -49,10 +50,28 @@ class LibrarySession:
         return self.current["libraryId"] if self.current else None
 
     def start(self) -> None:
-        """Open the last library, else the default one, creating it on the first run."""
+        """Open the last library, else the default one, creating it on the first run.
+
+        The background thread that chose the library also sends its `library.open`: the
+        Tk loop is busy laying out and drawing the new window, and the first page should
+        not wait for it to pass the choice on."""
         last = self.settings.last_library
-        self.commands.background(lambda: first_choice(last), self._chosen)
+
+        def choose_and_open() -> tuple[str, Path, Future[dict[str, Any]] | None]:
+            action, path = first_choice(last)
+            opening = (self.commands.submit("library.open", {"path": str(path)})
+                       if action == "open" else None)
+            return action, path, opening
+
+        self.commands.background(choose_and_open, self._first_chosen)
         self.commands.prepare("asset.search")  # the first page's query, while the library opens
+
+    def _first_chosen(self, chosen: tuple[str, Path, Future[dict[str, Any]] | None] | None,
+                      error: BaseException | None) -> None:
+        if error is None and chosen is not None and chosen[2] is not None:
+            self.commands.reply_on_tk("library.open", chosen[2], self._opened_reply)
+            return
+        self._chosen(chosen[:2] if chosen is not None else None, error)
 
     def _chosen(self, choice: tuple[str, Path] | None, error: BaseException | None) -> None:
         if error is not None or choice is None:

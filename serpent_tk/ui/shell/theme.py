@@ -96,6 +96,19 @@ def enable_windows_dpi_awareness() -> None:
         log.info("DPI awareness not set: %s", error)
 
 
+def preload(root: tk.Tk) -> None:
+    """Source sv-ttk (both of its themes, at this display's scale) into a new root, so that
+    `Theme` later only switches to one. Tcl runs without holding Python's lock: the app
+    does this while its modules are still being imported on another thread."""
+    try:
+        Theme._scale_theme_images(root)
+        import sv_ttk
+
+        sv_ttk.get_theme(root)  # loads the theme files once per root
+    except Exception as error:  # cosmetics never stop the window: `Theme` says it again
+        log.info("theme not preloaded: %s", error)
+
+
 def system_prefers_dark() -> bool:
     """Best effort: does the desktop use a dark colour scheme? Bounded, never raises."""
     try:
