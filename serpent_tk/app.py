@@ -11,6 +11,7 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -103,7 +104,7 @@ def _import_the_app() -> None:
     for name in ("serpent_tk.settings", "serpent_tk.ui.shell.main_window",
                  "serpent_tk.ui.actions.importing",
                  "serpent_tk.automation.gateway", "serpent_tk.credentials",
-                 "serpent_tk.desktop_mcp", "serpent_tk.plugins.manager"):
+                 "serpent_tk.desktop_mcp"):
         try:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - said where it is imported again
@@ -123,7 +124,6 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
     from serpent_tk.automation.gateway import Gateway, default_host
     from serpent_tk.credentials import CredentialStore
     from serpent_tk.desktop_mcp import DesktopMcpControls
-    from serpent_tk.plugins.manager import PluginManager
     from serpent_tk.ui.shell.main_window import WindowServices
 
     sys.setswitchinterval(DESKTOP_SWITCH_INTERVAL_S)
@@ -134,7 +134,13 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
     if unusable is not None:
         log.warning("credentials: %s", unusable)
         notices = [*notices, unusable]
-    plugins = PluginManager(gateway, store, dirs.plugins, status_file=dirs.plugin_status)
+
+    def make_plugins() -> Any:
+        from serpent_tk.plugins.manager import PluginManager
+
+        return PluginManager(gateway, store, dirs.plugins, status_file=dirs.plugin_status)
+
+    plugins = LatePlugins(make_plugins)
 
     def make_service() -> Any:
         from serpent_tk.mcp.endpoint import endpoint_file
@@ -170,6 +176,47 @@ def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[s
         controls.shutdown()
         plugins.shutdown()
         gateway.shutdown()
+
+
+class LatePlugins:
+    """The plugin manager, imported and made with the MCP stack once the first page shows
+    (its modules stay off the window's start); until then Settings → Plugins lists none, and
+    it refreshes when the plugins are found (`PluginsChanged`). Thread-safe."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make = make
+        self._manager: Any = None
+        self._closed = False
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        with self._lock:
+            if self._closed or self._manager is not None:
+                return
+            self._manager = self._make()
+        self._manager.start()
+
+    def states(self) -> list[Any]:
+        manager = self._manager
+        return list(manager.states()) if manager is not None else []
+
+    def set_enabled(self, plugin_id: str, enabled: bool) -> Any:
+        return self._started().set_enabled(plugin_id, enabled)
+
+    def set_exposed(self, plugin_id: str, exposed: bool) -> Any:
+        return self._started().set_exposed(plugin_id, exposed)
+
+    def _started(self) -> Any:
+        if self._manager is None:
+            raise RuntimeError("The plugins are still starting; try again in a moment.")
+        return self._manager
+
+    def shutdown(self) -> None:
+        with self._lock:
+            self._closed = True
+            manager = self._manager
+        if manager is not None:
+            manager.shutdown()
 
 
 def _open_ahead(host: Any, last_library: Any) -> None:
