@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DRAIN_INTERVAL_MS = 15
+SOON_INTERVAL_MS = 3   # after a tick that handled events, at most SOON_TICKS times in a row
+SOON_TICKS = 4
 ICON_SIZES = (16, 32, 48, 64, 128, 256)
 
 
@@ -64,13 +66,20 @@ def bring_to_front(root: tk.Tk) -> None:
 
 
 def pump_bus(root: tk.Misc, bus: UiBus) -> None:
-    """Drain the bus every few milliseconds, on the Tk thread, within a time budget."""
+    """Drain the bus every few milliseconds, on the Tk thread, within a time budget. After
+    a tick that handled something the next comes sooner (a reply usually starts calls whose
+    replies follow within milliseconds: the first page is three such hops), a few times in
+    a row at most, so a flood of events still leaves Tk its time to draw."""
+    soon = 0
 
     def tick() -> None:
+        nonlocal soon
+        handled = 0
         try:
-            bus.drain()
+            handled = bus.drain()
         finally:
-            root.after(DRAIN_INTERVAL_MS, tick)
+            soon = soon + 1 if handled and soon < SOON_TICKS else 0
+            root.after(SOON_INTERVAL_MS if soon else DRAIN_INTERVAL_MS, tick)
 
     root.after(DRAIN_INTERVAL_MS, tick)
 
