@@ -43,7 +43,7 @@ from library.errors import (
     LibraryError,
 )
 from library.schemas import FileImportIn, FileImportOut, ImportItem
-from library.worker.commands import handles
+from library.worker.commands import handles, warm_up
 from library.worker.context import TaskContext
 from library.worker.files import media, previews
 from library.worker.files.sources import Candidate, expand
@@ -76,6 +76,15 @@ class Pending:
     staged: Staged | None = None
     ext: str = ""
     facts: media.ImageFacts = media.NO_FACTS
+
+
+@warm_up
+def _load_import_path() -> None:
+    """What the first import would load while it runs: the decoders its probes use and the
+    validators of its answer."""
+    media.load_decoders()
+    for model in (FileImportIn, ImportItem, FileImportOut):
+        model.model_rebuild()
 
 
 @handles("file.import")
@@ -135,6 +144,8 @@ class _ImportRun:
         self.key = ctx.scope.meta.idempotency_key
         self.cancelled = False
         self.done = 0
+        self._scanned = 0  # items counted by `_imported_before`
+        self._imported = 0
 
     def one(self, candidate: Candidate) -> None:
         shown = candidate.shown
@@ -245,13 +256,21 @@ class _ImportRun:
                 p.staged.size if p.staged else 0, p.staged.sha256 if p.staged else "",
                 p.facts, tx.now, tx.actor_json, self.key) for p in new])
             changed = self._file_and_tag(tx, batch, new_ids)
-            assetrows.refresh_search_text(tx.conn, [p.item.asset_id or "" for p in new])
+            if self.args.tags:  # inserted with the text of an asset without tags
+                assetrows.refresh_search_text(tx.conn, [p.item.asset_id or "" for p in new])
             assetrows.mark_modified(tx.conn, changed, tx.now, tx.actor_json)
             tx.created("asset", [p.item.asset_id or "" for p in new])
-            imported = sum(1 for i in self.items if i.status == "imported") + len(new)
+            imported = self._imported_before() + len(new)
             tx.summary = f"Imported {imported} file{'s' if imported != 1 else ''}"
         self.history_entry = tx.history_entry
         self.items.extend(p.item for p in batch)
+
+    def _imported_before(self) -> int:
+        """How many items so far say imported (counted once each, however long the run)."""
+        for item in self.items[self._scanned:]:
+            self._imported += item.status == "imported"
+        self._scanned = len(self.items)
+        return self._imported
 
     def recorded(self) -> bool:
         """Did this run import anything (committed, or copied and waiting for its batch)?"""
@@ -355,6 +374,8 @@ class _ImportRun:
 
 def _clean(text: str) -> str:
     text = unicodedata.normalize("NFC", text)
+    if text.isprintable():  # the usual name: no character to replace
+        return text.strip()
     return "".join(ch if ch.isprintable() else " " for ch in text).strip()
 
 
