@@ -250,7 +250,7 @@ class _ImportRun:
         with self.ctx.transaction(history_entry=self.history_entry, synced=synced) as tx:
             known = [p.item.asset_id or "" for p in batch if not p.new]
             tx.track("asset", [i for i in dict.fromkeys(known) if i not in new_ids])
-            tx.conn.executemany(assetrows.INSERT_ASSET, [assetrows.new_asset_row(
+            assetrows.insert_assets(tx.conn, [assetrows.new_asset_row(
                 p.item.asset_id or "", _asset_name(p.candidate.path),
                 _clean(p.candidate.path.name)[:255] or "file", p.ext,
                 p.staged.size if p.staged else 0, p.staged.sha256 if p.staged else "",

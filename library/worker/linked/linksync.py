@@ -133,7 +133,7 @@ class Syncer:
             return
         self.store.make_durable()
         with self._transaction() as tx:
-            tx.conn.executemany(assetrows.INSERT_ASSET, [  # search text: refreshed below
+            assetrows.insert_assets(tx.conn, [  # search text: refreshed below
                 (*c.insert, tx.now, tx.now, tx.actor_json, tx.actor_json, None, "")
                 for c in copied if c.insert is not None])
             mirror = Mirror.of(tx, row)
