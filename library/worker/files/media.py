@@ -11,6 +11,7 @@ it is `damaged` (`ImageFacts.problem`).
 
 from __future__ import annotations
 
+import functools
 import io
 import mimetypes
 import re
@@ -65,6 +66,7 @@ def load_decoders() -> None:
         mimetypes.init()
 
 
+@functools.lru_cache(maxsize=256)  # a handful of extensions, asked once per imported file
 def mime_of(ext: str) -> str:
     if ext in _MIME_EXTRA:
         return _MIME_EXTRA[ext]
