@@ -7,11 +7,14 @@ in one pass into `.staging/`, moved to `files/<ab>/<sha256>.<ext>`, and recorded
 batches: each batch is one transaction, committed only after its files are durable, so a
 crash or a cancel leaves committed assets whole and nothing half-written (an uncommitted
 file is an orphan that recovery reports). Making a batch durable (its own files and folders
-synced, `FileStore.make_durable`) runs on a helper thread while the next batch is copied.
-Each batch's images go to the preview pool (`files.previews`) as soon as they are stored, so
-previews are made on every core while the import goes on (small pictures' once the copying
-ends; a preview is a derived file of the content: one made for a file whose batch never
-commits is only an unused thumbnail).
+synced, `FileStore.make_durable`) runs on a helper thread while the next batch is copied;
+a batch's asset rows go in with their search text, many to a statement
+(`assetrows.insert_assets`). What the first import of a worker would load while it runs
+(Pillow's decoders, the answer's validators) is loaded ahead (`@warm_up`). Each batch's
+images go to the preview pool (`files.previews`) as soon as they are stored, so previews are
+made on every core while the import goes on (small pictures' once the copying ends; a
+preview is a derived file of the content: one made for a file whose batch never commits is
+only an unused thumbnail).
 
 A given folder becomes a library folder of its name with its subfolders under it (inside
 `folderId`; folders of the same name are reused), unless `keepFolderTree` is false. Content
