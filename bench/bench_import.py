@@ -158,9 +158,9 @@ def rounds(args: argparse.Namespace, paths: list[Path], work: Path,
             assert result["imported"] == args.count, result
             times["mcp"].append(elapsed_mcp)
             shutil.rmtree(libraries)
-            over_mcp = f", over MCP {elapsed_mcp:.2f} s"
-        print(f"round {round_number + 1}: plain {times['plain'][-1]:.2f} s, plain+fsync "
-              f"{times['fsync'][-1]:.2f} s, serpent {elapsed:.2f} s{over_mcp}", flush=True)
+            over_mcp = f", over MCP {elapsed_mcp:.3f} s"
+        print(f"round {round_number + 1}: plain {times['plain'][-1]:.3f} s, plain+fsync "
+              f"{times['fsync'][-1]:.3f} s, serpent {elapsed:.3f} s{over_mcp}", flush=True)
 
 
 def main() -> int:
@@ -192,10 +192,10 @@ def main() -> int:
                                              min(times["serpent"]))
 
         mb = total / 1e6
-        print(f"plain copy+hash loop          {baseline:7.2f} s  ({mb / baseline:6.0f} MB/s)")
-        print(f"plain copy+hash + fsync/file  {baseline_fsync:7.2f} s  "
+        print(f"plain copy+hash loop          {baseline:7.3f} s  ({mb / baseline:6.0f} MB/s)")
+        print(f"plain copy+hash + fsync/file  {baseline_fsync:7.3f} s  "
               f"({mb / baseline_fsync:6.0f} MB/s)")
-        print(f"serpent file.import           {serpent:7.2f} s  ({mb / serpent:6.0f} MB/s)")
+        print(f"serpent file.import           {serpent:7.3f} s  ({mb / serpent:6.0f} MB/s)")
         target = 1.5 if args.small else 1.3
         print(f"ratio serpent / plain loop          {serpent / baseline:5.2f}x  "
               f"(target <= {target:.2f}x)")

@@ -106,8 +106,8 @@ def worker_main(conn: Connection, opening: dict[str, Any]) -> None:
 
 def import_ahead() -> None:
     """Import what opening and serving a library need (the store, the request loop, every
-    command module) and build the validators of the first requests: a spare worker does it
-    before it is told which library to open."""
+    command module), build the validators of the first requests and do the commands'
+    `@warm_up` work: a spare worker does it before it is told which library to open."""
     from library.worker import commands, server  # noqa: F401
     from library.worker.store import opening  # noqa: F401
 

@@ -3,7 +3,8 @@ before anyone knows which library it will serve, so opening one does not wait fo
 
 Runs in the worker process. The main process imports this module only to name the target,
 so it imports nothing at the top. The spare does the imports every worker needs (the store,
-the request loop, every command module), says `worker.spare-ready`, then waits for its first
+the request loop, every command module) and the commands' `@warm_up` work (decoders a first
+import loads), says `worker.spare-ready`, then waits for its first
 message: `Open` makes it an ordinary worker for that library (`process.worker_main`, the same
 recovery and `Hello`); `Shutdown` or the pipe closing ends it, having touched no library.
 """

@@ -18,13 +18,17 @@ plus its handler. What a handler gets depends on the catalogue entry's `WorkerMo
             (thumbnails), so it never holds up reads.
 
 `plan(ctx: ReadContext, args) -> RiskReport`, when given, answers `plan=True` requests:
-a read-only risk report with a `stateToken`.
+a read-only risk report with a `stateToken`. `@warm_up` marks what a command's first call
+would otherwise load while it runs (decoders, tables): a spare worker does it before it
+knows its library (`prepare_first_asked`), any other worker `WARM_UP_AFTER` seconds after it
+starts serving, on a thread of its own.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -93,6 +97,32 @@ def prepare_first_asked() -> None:
         handler = HANDLERS.get(name)
         if handler is not None:
             handler.input_model.model_rebuild()
+    for prepare in WARM_UPS:
+        prepare()
+
+
+WARM_UPS: list[Callable[[], None]] = []
+WARM_UP_AFTER = 0.5  # seconds: the first requests (a window's first page) go first
+
+
+def warm_up(prepare: Callable[[], None]) -> Callable[[], None]:
+    """Run `prepare` ahead of the command's first call (it must be cheap when run again)."""
+    WARM_UPS.append(prepare)
+    return prepare
+
+
+@background
+def _warm_up_soon(services: Any, stopping: threading.Event) -> Callable[[], None]:
+    def run() -> None:
+        if stopping.wait(WARM_UP_AFTER):
+            return
+        for prepare in WARM_UPS:
+            if stopping.is_set():
+                return
+            prepare()
+    thread = threading.Thread(target=run, name="warm-up", daemon=True)
+    thread.start()
+    return lambda: thread.join(5)
 
 
 def load() -> dict[str, Handler]:

@@ -7,11 +7,14 @@ in one pass into `.staging/`, moved to `files/<ab>/<sha256>.<ext>`, and recorded
 batches: each batch is one transaction, committed only after its files are durable, so a
 crash or a cancel leaves committed assets whole and nothing half-written (an uncommitted
 file is an orphan that recovery reports). Making a batch durable (its own files and folders
-synced, `FileStore.make_durable`) runs on a helper thread while the next batch is copied.
-Each batch's images go to the preview pool (`files.previews`) as soon as they are stored, so
-previews are made on every core while the import goes on (small pictures' once the copying
-ends; a preview is a derived file of the content: one made for a file whose batch never
-commits is only an unused thumbnail).
+synced, `FileStore.make_durable`) runs on a helper thread while the next batch is copied;
+a batch's asset rows go in with their search text, many to a statement
+(`assetrows.insert_assets`). What the first import of a worker would load while it runs
+(Pillow's decoders, the answer's validators) is loaded ahead (`@warm_up`). Each batch's
+images go to the preview pool (`files.previews`) as soon as they are stored, so previews are
+made on every core while the import goes on (small pictures' once the copying ends; a
+preview is a derived file of the content: one made for a file whose batch never commits is
+only an unused thumbnail).
 
 A given folder becomes a library folder of its name with its subfolders under it (inside
 `folderId`; folders of the same name are reused), unless `keepFolderTree` is false. Content
@@ -43,7 +46,7 @@ from library.errors import (
     LibraryError,
 )
 from library.schemas import FileImportIn, FileImportOut, ImportItem
-from library.worker.commands import handles
+from library.worker.commands import handles, warm_up
 from library.worker.context import TaskContext
 from library.worker.files import media, previews
 from library.worker.files.sources import Candidate, expand
@@ -76,6 +79,15 @@ class Pending:
     staged: Staged | None = None
     ext: str = ""
     facts: media.ImageFacts = media.NO_FACTS
+
+
+@warm_up
+def _load_import_path() -> None:
+    """What the first import would load while it runs: the decoders its probes use and the
+    validators of its answer."""
+    media.load_decoders()
+    for model in (FileImportIn, ImportItem, FileImportOut):
+        model.model_rebuild()
 
 
 @handles("file.import")
@@ -135,6 +147,8 @@ class _ImportRun:
         self.key = ctx.scope.meta.idempotency_key
         self.cancelled = False
         self.done = 0
+        self._scanned = 0  # items counted by `_imported_before`
+        self._imported = 0
 
     def one(self, candidate: Candidate) -> None:
         shown = candidate.shown
@@ -239,19 +253,27 @@ class _ImportRun:
         with self.ctx.transaction(history_entry=self.history_entry, synced=synced) as tx:
             known = [p.item.asset_id or "" for p in batch if not p.new]
             tx.track("asset", [i for i in dict.fromkeys(known) if i not in new_ids])
-            tx.conn.executemany(assetrows.INSERT_ASSET, [assetrows.new_asset_row(
+            assetrows.insert_assets(tx.conn, [assetrows.new_asset_row(
                 p.item.asset_id or "", _asset_name(p.candidate.path),
                 _clean(p.candidate.path.name)[:255] or "file", p.ext,
                 p.staged.size if p.staged else 0, p.staged.sha256 if p.staged else "",
                 p.facts, tx.now, tx.actor_json, self.key) for p in new])
             changed = self._file_and_tag(tx, batch, new_ids)
-            assetrows.refresh_search_text(tx.conn, [p.item.asset_id or "" for p in new])
+            if self.args.tags:  # inserted with the text of an asset without tags
+                assetrows.refresh_search_text(tx.conn, [p.item.asset_id or "" for p in new])
             assetrows.mark_modified(tx.conn, changed, tx.now, tx.actor_json)
             tx.created("asset", [p.item.asset_id or "" for p in new])
-            imported = sum(1 for i in self.items if i.status == "imported") + len(new)
+            imported = self._imported_before() + len(new)
             tx.summary = f"Imported {imported} file{'s' if imported != 1 else ''}"
         self.history_entry = tx.history_entry
         self.items.extend(p.item for p in batch)
+
+    def _imported_before(self) -> int:
+        """How many items so far say imported (counted once each, however long the run)."""
+        for item in self.items[self._scanned:]:
+            self._imported += item.status == "imported"
+        self._scanned = len(self.items)
+        return self._imported
 
     def recorded(self) -> bool:
         """Did this run import anything (committed, or copied and waiting for its batch)?"""
@@ -355,6 +377,8 @@ class _ImportRun:
 
 def _clean(text: str) -> str:
     text = unicodedata.normalize("NFC", text)
+    if text.isprintable():  # the usual name: no character to replace
+        return text.strip()
     return "".join(ch if ch.isprintable() else " " for ch in text).strip()
 
 

@@ -11,6 +11,7 @@ it is `damaged` (`ImageFacts.problem`).
 
 from __future__ import annotations
 
+import functools
 import io
 import mimetypes
 import re
@@ -57,6 +58,15 @@ def kind_of(ext: str) -> str:
     return KIND_BY_EXT.get(ext, "other")
 
 
+def load_decoders() -> None:
+    """Load what the first probe would: Pillow's common decoders (`preinit`, some 25 ms) and
+    the system's mime table. Cheap once done."""
+    Image.preinit()
+    if not mimetypes.inited:
+        mimetypes.init()
+
+
+@functools.lru_cache(maxsize=256)  # a handful of extensions, asked once per imported file
 def mime_of(ext: str) -> str:
     if ext in _MIME_EXTRA:
         return _MIME_EXTRA[ext]
@@ -79,9 +89,10 @@ NO_FACTS = ImageFacts(None, None, None)
 DAMAGED = ImageFacts(None, None, None, problem="damaged")
 
 
-def facts_of(image: Image.Image) -> ImageFacts:
-    """The facts of an opened image (its header is enough)."""
-    photo = exif.read(image) if _may_have_exif(image) else exif.NOTHING
+def facts_of(image: Image.Image, data: bytes | None = None) -> ImageFacts:
+    """The facts of an opened image (its header is enough; `data`: the whole file, when the
+    image was opened from it)."""
+    photo = exif.read(image) if _may_have_exif(image, data) else exif.NOTHING
     width, height = exif.displayed_size(int(image.size[0]), int(image.size[1]),
                                         photo.orientation)
     return ImageFacts(width, height, image.format, photo.taken_at, photo.camera, photo.lens)
@@ -95,7 +106,7 @@ def probe_image(path: Path | str, ext: str = "", data: bytes | None = None) -> I
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with _open(path if data is None else io.BytesIO(data), ext) as image:
-                return facts_of(image)
+                return facts_of(image, data)
     except FileNotFoundError:
         raise
     except Exception:  # any decoder complaint: the file stays an asset without image facts
@@ -126,13 +137,16 @@ _HINTS = {"png": "PNG", "jpg": "JPEG", "jpeg": "JPEG", "jpe": "JPEG", "jfif": "J
           "gif": "GIF", "bmp": "BMP", "ppm": "PPM", "pgm": "PPM", "pbm": "PPM"}
 
 
-def _may_have_exif(image: Image.Image) -> bool:
+def _may_have_exif(image: Image.Image, data: bytes | None = None) -> bool:
     """Whether asking Pillow for the EXIF block is worth it. Pillow looks for a PNG's eXIf
     chunk by decoding the whole picture when none came before the pixels; here the chunks
     after the pixels are walked instead (their headers only), and a late eXIf is handed to
-    Pillow as one that came early."""
+    Pillow as one that came early. A PNG whose whole content (`data`) does not even hold
+    the chunk's name has none."""
     if image.format != "PNG" or "exif" in image.info:
         return True
+    if data is not None and b"eXIf" not in data:
+        return False
     late = _late_png_exif(getattr(image, "fp", None))
     if late is None:
         return False

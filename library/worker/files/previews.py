@@ -14,7 +14,8 @@ While an import copies, the previews of small pictures (`LIGHT_PIXELS` or fewer)
 to end: making one is mostly Python and a new file, which takes the writer's GIL and the
 disk's journal away from the copying and gains nothing (measured: 300 small files import in
 half the time); a large picture's preview is Pillow decoding without the GIL and starts at
-once, alongside the copying.
+once, alongside the copying. Queuing a small picture's preview wakes no pool thread (a woken
+thread only takes the GIL from the import to go back to sleep).
 
 The previews of an import show as one task (`kind` "previews", command `previews`) that
 lives in memory only (previews are derived files: making them never writes the library's
@@ -141,13 +142,13 @@ class PreviewPool:
         future: Future[Any] = Future()
         with self._cond:
             item = _Work(priority, next(self._seq), work, future, asset_id)
-            if after_imports and self._importing:
-                self._after_imports.append(item)
-            else:
-                heapq.heappush(self._heap, item)
             if asset_id is not None:
                 self._queued[asset_id] = self._queued.get(asset_id, 0) + 1
-            self._cond.notify()
+            if after_imports and self._importing:
+                self._after_imports.append(item)  # no thread is woken for it (see the text)
+            else:
+                heapq.heappush(self._heap, item)
+                self._cond.notify()
         return future
 
     @contextlib.contextmanager

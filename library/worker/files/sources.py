@@ -7,7 +7,9 @@ reason (hidden files, the operating system's clutter files). A hidden folder, a 
 folder, or a Serpent library inside the walked folder is one skipped item (its files are
 not looked at). With `keep_folder_tree`, a file's `folder` is the path of names from the
 given folder down to the file's own folder (`("refs", "faces")`); otherwise None (the
-import's folderId).
+import's folderId). A file met twice (given twice, or through a link) is imported once: its
+real path is its folder's, resolved once per walked folder, joined with its name (a file
+that is itself a link is resolved on its own).
 """
 
 from __future__ import annotations
@@ -65,37 +67,61 @@ def expand(args: FileImportIn, library_root: Path,
         if path.is_dir():
             top = (disk_name(resolved.name or str(resolved)),) if args.keep_folder_tree \
                 else None
-            _walk(path, top, args.recursive, candidates, items, lambda p: _new(p, seen),
+            _walk(path, top, args.recursive, candidates, items, lambda key: _new(key, seen),
                   private)
-        elif _new(path, seen):
+        elif _new(str(resolved), seen):
             candidates.append(Candidate(given, path))
     return candidates
 
 
 def _walk(root: Path, top: tuple[str, ...] | None, recursive: bool,
           candidates: list[Candidate], items: list[ImportItem],
-          new: Callable[[Path], bool], private: private_paths.PrivateFolders) -> None:
-    for directory, subdirs, files in os.walk(root, followlinks=False):
-        here = Path(directory)
-        folder = None if top is None else top + tuple(
-            disk_name(part) for part in here.relative_to(root).parts)
-        kept = []
-        for name in sorted(subdirs):
-            reason = _skipped_folder(here / name, private) if recursive else None
+          new: Callable[[str], bool], private: private_paths.PrivateFolders) -> None:
+    """The files of `root` and (`recursive`) its folders, top-down in name order, as
+    `os.walk` without following links; a folder that cannot be listed is passed over. A
+    file's own real path (for `new`) is its folder's, resolved once per folder, and its
+    name, unless the file is a link."""
+    pending = [(root, os.path.realpath(root), top)]
+    while pending:
+        here, real_here, folder = pending.pop()
+        try:
+            with os.scandir(here) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError:
+            continue
+        subfolders = []
+        for entry in entries:
+            if not _is_dir(entry):
+                continue
+            path = here / entry.name
+            reason = _skipped_folder(path, private) if recursive else None
             if reason is not None:
-                items.append(_skipped(here / name, *reason))
+                items.append(_skipped(path, *reason))
                 if reason[0] == "private":  # refused, as when given directly
                     items[-1].error_code = PATH_FORBIDDEN
             elif recursive:
-                kept.append(name)
-        subdirs[:] = kept
-        for name in sorted(files):
+                subfolders.append((path, os.path.join(real_here, entry.name),
+                                   None if folder is None else (*folder, disk_name(entry.name))))
+        for entry in entries:
+            if _is_dir(entry):
+                continue
+            name = entry.name
             file_path = here / name
             reason = _skipped_file(name)
             if reason is not None:
                 items.append(_skipped(file_path, *reason))
-            elif new(file_path):
+            elif new(os.path.realpath(file_path) if entry.is_symlink()
+                     else os.path.join(real_here, name)):
                 candidates.append(Candidate(str(file_path), file_path, folder))
+        pending.extend(reversed(subfolders))  # the first in name order is walked next
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    """As `os.walk` sorts entries: a folder, or a link to one (links are skipped later)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _skipped_folder(path: Path, private: private_paths.PrivateFolders
@@ -124,8 +150,8 @@ def _skipped(path: Path, reason: str, message: str) -> ImportItem:
                       error=message)
 
 
-def _new(path: Path, seen: set[str]) -> bool:
-    key = str(path.resolve())
+def _new(key: str, seen: set[str]) -> bool:
+    """Whether the file whose real path is `key` is met for the first time."""
     if key in seen:
         return False
     seen.add(key)

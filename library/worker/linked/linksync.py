@@ -133,8 +133,8 @@ class Syncer:
             return
         self.store.make_durable()
         with self._transaction() as tx:
-            tx.conn.executemany(assetrows.INSERT_ASSET, [
-                (*c.insert, tx.now, tx.now, tx.actor_json, tx.actor_json, None)
+            assetrows.insert_assets(tx.conn, [  # search text: refreshed below
+                (*c.insert, tx.now, tx.now, tx.actor_json, tx.actor_json, None, "")
                 for c in copied if c.insert is not None])
             mirror = Mirror.of(tx, row)
             tx.conn.executemany(

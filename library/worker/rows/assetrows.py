@@ -27,20 +27,43 @@ PROBLEMS = {  # assets.problem -> what the person reads
 }
 
 
-INSERT_ASSET = ("INSERT INTO assets (id, name, original_name, ext, kind, mime, format, size, "
-                "width, height, sha256, taken_at, camera, lens, problem, added_at, "
-                "modified_at, added_by, modified_by, import_key) VALUES "
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+_ASSET_COLUMNS = ("id, name, original_name, ext, kind, mime, format, size, width, height, "
+                  "sha256, taken_at, camera, lens, problem, added_at, modified_at, added_by, "
+                  "modified_by, import_key, search_text")
+_ASSET_VALUES = "(" + ", ".join("?" * (_ASSET_COLUMNS.count(",") + 1)) + ")"
+ROWS_PER_INSERT = 999 // (_ASSET_COLUMNS.count(",") + 1)  # SQLite's oldest variable limit
+
+
+def insert_assets(conn: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> None:
+    """Insert new asset rows (`new_asset_row`), `ROWS_PER_INSERT` to a statement: the text
+    index takes a statement's rows in one go (a statement per row costs it twice as much)."""
+    for start in range(0, len(rows), ROWS_PER_INSERT):
+        part = rows[start:start + ROWS_PER_INSERT]
+        conn.execute(f"INSERT INTO assets ({_ASSET_COLUMNS}) VALUES "
+                     f"{', '.join([_ASSET_VALUES] * len(part))}",
+                     [value for row in part for value in row])
 
 
 def new_asset_row(asset_id: str, name: str, original_name: str, ext: str, size: int,
                   sha256: str, facts: media.ImageFacts, now: str, actor_json: str,
                   import_key: str | None = None) -> tuple[Any, ...]:
-    """The parameters of INSERT_ASSET for a newly stored file."""
+    """The row `insert_assets` inserts for a newly stored file, its search text included
+    (that of an asset without notes, source URL or tags: `refresh_search_text` after
+    giving it tags)."""
     return (asset_id, name, original_name, ext, media.kind_of(ext), media.mime_of(ext),
             facts.format, size, facts.width, facts.height, sha256, facts.taken_at,
             facts.camera, facts.lens, facts.problem, now, now, actor_json, actor_json,
-            import_key)
+            import_key, search_text_of(name, original_name, camera=facts.camera,
+                                       lens=facts.lens))
+
+
+def search_text_of(name: str, original_name: str, notes: str = "",
+                   source_url: str | None = None, camera: str | None = None,
+                   lens: str | None = None, tags: str | None = None) -> str:
+    """The text `refresh_search_text` stores for these fields (`tags`: their names joined
+    with spaces), made without asking the database."""
+    return " ".join((name, original_name, notes, source_url or "", camera or "", lens or "",
+                     tags or "")).casefold()
 
 
 def chunks(ids: Sequence[str], size: int = CHUNK) -> Iterable[Sequence[str]]:
@@ -178,6 +201,8 @@ def mark_modified(conn: sqlite3.Connection, ids: Sequence[str], now: str, actor_
 
 
 def refresh_search_text(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
+    """Make the assets' search text from their fields and tags (`search_text_of` makes the
+    same text in Python)."""
     for part in chunks(list(ids)):
         conn.execute(
             f"UPDATE assets SET search_text = fold(name || ' ' || original_name || ' ' || "

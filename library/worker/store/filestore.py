@@ -9,7 +9,10 @@ batch stored, then fsyncs each directory that got a new name. On Linux the write
 every file of the batch is started first (`sync_file_range`; a large file's already as it
 is written), so the first fdatasync's journal commit carries the whole batch and the later
 ones find little left to do. Other
-programs' dirty data on the same disk is never waited for (no `syncfs`).
+programs' dirty data on the same disk is never waited for (no `syncfs`). A new library gets
+its 256 bucket folders `files/00` .. `files/ff` at creation (`create_buckets`), so an import
+makes none; a library from before (or unpacked from an archive) gets each one as its first
+file arrives.
 """
 
 from __future__ import annotations
@@ -67,14 +70,15 @@ class FileStore:
         self.layout = layout
         self._staging = os.fspath(layout.staging)
         self._files = os.fspath(layout.files)
-        self._names = (f"{secrets.token_hex(6)}-{n}.part" for n in itertools.count())
+        self._name_prefix = os.path.join(self._staging, secrets.token_hex(6))
+        self._numbers = itertools.count()  # next() of a count is atomic: copies run ahead
         self._dirty_directories: set[str] = set()
         self._dirty_files: list[str] = []
         self._dirty_lock = threading.Lock()  # make_durable may run on a helper thread
-        self._known_buckets: set[str] = set()
+        self._known_buckets = _existing_buckets(self._files)
 
     def _staging_name(self) -> str:
-        return os.path.join(self._staging, next(self._names))
+        return f"{self._name_prefix}-{next(self._numbers)}.part"
 
     def stage_copy(self, source: Path, cancelled: Callable[[], bool],
                    room: Callable[[int], None] | None = None) -> Staged:
@@ -83,21 +87,23 @@ class FileStore:
         `room(size)` runs once the source is open and its size known, before anything is
         written (it raises DISK_FULL). A small file is read whole in one call and kept in
         `Staged.data`, so the caller can probe it without opening it again."""
-        reader = open_regular(source, content_checked_below=SMALL_FILE)
-        with reader:
-            size_hint = _size_hint(reader)
+        fd, size_hint = _open_checked(source, content_checked_below=SMALL_FILE)
+        try:
             if room is not None:
                 room(size_hint)
             if size_hint <= SMALL_FILE:
-                return self._stage_small(reader, size_hint)
-            return self._stage_large(reader, size_hint, cancelled)
+                return self._stage_small(fd, size_hint)
+            with os.fdopen(fd, "rb", buffering=0, closefd=False) as reader:
+                return self._stage_large(reader, size_hint, cancelled)
+        finally:
+            os.close(fd)
 
-    def _stage_small(self, reader: io.BufferedReader, size_hint: int) -> Staged:
+    def _stage_small(self, fd: int, size_hint: int) -> Staged:
         """A small file: one read (one byte more tells EOF), one write."""
         try:  # a regular file's short read is its end
-            data = os.read(reader.fileno(), size_hint + 1)
+            data = os.read(fd, size_hint + 1)
             while len(data) > size_hint:  # it grew while we looked: read the rest too
-                more = os.read(reader.fileno(), CHUNK)
+                more = os.read(fd, CHUNK)
                 if not more:
                     break
                 data += more
@@ -106,20 +112,20 @@ class FileStore:
         if private_paths.secret_content(data):
             raise ForbiddenSource(private_paths.MESSAGE)
         staged = self._staging_name()
-        fd = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY, 0o644)
+        out = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY, 0o644)
         try:
             try:
                 view = memoryview(data)
                 while view:
-                    view = view[os.write(fd, view):]
+                    view = view[os.write(out, view):]
             finally:
-                os.close(fd)
+                os.close(out)
         except BaseException:
             _unlink(staged)
             raise
         return Staged(staged, hashlib.sha256(data).hexdigest(), len(data), data)
 
-    def _stage_large(self, reader: io.BufferedReader, size_hint: int,
+    def _stage_large(self, reader: Any, size_hint: int,
                      cancelled: Callable[[], bool]) -> Staged:
         staged = self._staging_name()
         digest = hashlib.sha256()
@@ -148,14 +154,15 @@ class FileStore:
 
     def commit_staged(self, staged: Staged, ext: str) -> str:
         """Move a staged copy to its final content-addressed name (`Layout.file_for`)."""
-        bucket = os.path.join(self._files, staged.sha256[:2])
+        name = staged.sha256[:2]
+        bucket = os.path.join(self._files, name)
         target = os.path.join(bucket, stored_name(staged.sha256, ext))
-        if bucket not in self._known_buckets:
+        if name not in self._known_buckets:  # a library made before buckets came with it
             if not os.path.isdir(bucket):
                 os.makedirs(bucket, exist_ok=True)
                 with self._dirty_lock:
                     self._dirty_directories.add(self._files)  # the new bucket's own name
-            self._known_buckets.add(bucket)
+            self._known_buckets.add(name)
         os.replace(staged.path, target)
         with self._dirty_lock:
             self._dirty_directories.add(bucket)
@@ -193,6 +200,25 @@ class FileStore:
         self.layout.file_for(sha256, ext).unlink(missing_ok=True)
 
 
+BUCKETS = tuple(f"{n:02x}" for n in range(256))
+
+
+def create_buckets(files: Path) -> None:
+    """Make every bucket folder of a new library's `files/` (durably: one fsync of `files/`)."""
+    for name in BUCKETS:
+        os.mkdir(files / name)
+    fsync_directory(files)
+
+
+def _existing_buckets(files: str) -> set[str]:
+    """The bucket folders `files/` has (one listing instead of a look per bucket)."""
+    try:
+        with os.scandir(files) as entries:
+            return {e.name for e in entries if len(e.name) == 2 and e.is_dir()}
+    except OSError:
+        return set()  # no `files/` yet: each bucket is made as it is needed
+
+
 class NotARegularFile(Exception):
     """A FIFO, socket or device: never opened for reading (a FIFO would block forever)."""
 
@@ -208,6 +234,13 @@ def open_regular(source: Path, *, content_checked_below: int = 0) -> io.Buffered
     are refused (`ForbiddenSource`), checked on the opened file itself. A caller that reads
     a file of up to `content_checked_below` bytes whole checks its content itself
     (`private_paths.secret_content`)."""
+    fd, _ = _open_checked(source, content_checked_below=content_checked_below)
+    reader: io.BufferedReader = os.fdopen(fd, "rb")
+    return reader
+
+
+def _open_checked(source: Path, *, content_checked_below: int) -> tuple[int, int]:
+    """`open_regular` as a descriptor and the file's size (the caller closes it)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(source, flags)
@@ -229,8 +262,7 @@ def open_regular(source: Path, *, content_checked_below: int = 0) -> io.Buffered
     except BaseException:
         os.close(fd)
         raise
-    reader: io.BufferedReader = os.fdopen(fd, "rb")
-    return reader
+    return fd, max(0, status.st_size)
 
 
 def _opened_path(fd: int) -> str | None:
@@ -246,13 +278,6 @@ def _opened_path(fd: int) -> str | None:
 def _unlink(path: str) -> None:
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
-
-
-def _size_hint(reader: io.BufferedReader) -> int:
-    try:
-        return max(0, os.fstat(reader.fileno()).st_size)
-    except OSError:
-        return CHUNK
 
 
 def _write_all(writer: Any, data: memoryview) -> None:

@@ -4,7 +4,8 @@ Runs in the worker process at startup. Every reason a library cannot be served b
 `LibraryError` with a `reason` detail (missing, not-a-library, locked, newer-schema,
 read-only, corrupt) that the worker sends as `StartupFailed`. A new library is built in a
 hidden temporary folder beside its final place and renamed into place, so a crash during
-creation never leaves a half-made library under the real name.
+creation never leaves a half-made library under the real name; it comes with the file
+store's 256 bucket folders (`filestore.create_buckets`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from library.library_folder import LIBRARY_SUFFIX
 from library.worker.rows import assetrows, textindex
 from library.worker.store import cleanclose, recovery, schema
 from library.worker.store.database import connect, translate, translate_os
+from library.worker.store.filestore import create_buckets
 from library.worker.store.identity import new_library_id, utc_now
 from library.worker.store.layout import Layout, enclosing_library
 from library.worker.store.lock import LibraryLock
@@ -91,6 +93,7 @@ def create_library(parent: str, name: str) -> Path:
         layout = Layout(building)
         for directory in layout.directories():
             directory.mkdir()
+        create_buckets(layout.files)  # an import never waits for a bucket folder
         writer = connect(layout.database)
         try:
             assetrows.register_functions(writer)

@@ -7,13 +7,14 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from library.protocol import CallMeta
 from library.schemas import AssetSearchIn
 from library.worker.commands import asset_search
 from library.worker.rows import assetrows, textindex
 from library.worker.store.database import connect
-from tests.library.factories import TIMEOUT, call, make_images
+from tests.library.factories import TIMEOUT, call, make_file, make_image, make_images
 
 PERSON = CallMeta(source="ui", label="You")
 
@@ -94,6 +95,42 @@ def test_text_search_matches_substrings_of_any_field_in_any_script(host, library
     ids, total = search_ids(host, library_id, "art", tags=["概念"])
     assert len(ids) == total == 1
     integrity_check_after_close(host, library)
+
+
+def test_imported_assets_carry_the_text_a_refresh_would_make(host, library, sources):
+    """An import writes each new asset's search text with its row (tags: refreshed after
+    they are given); it is the very text `refresh_search_text` makes from the fields."""
+    library_id = library["libraryId"]
+    make_image(sources / "plain" / "Straße NIGHT.png", seed=1)
+    make_image(sources / "plain" / "ΣΟΦΙΑ 参考 İstanbul.png", seed=2)
+    make_file(sources / "plain" / "NOTES WITHOUT EXTENSION", b"some notes")
+    exif = Image.Exif()
+    exif[0x010F], exif[0x0110] = "Canon", "Canon EOS R5"
+    exif.get_ifd(0x8769)[0xA434] = "RF24-70mm F2.8"
+    (sources / "plain").mkdir(exist_ok=True)
+    Image.new("RGB", (40, 30), (9, 9, 9)).save(sources / "plain" / "Shot.JPG", "JPEG",
+                                               exif=exif)
+    make_image(sources / "tagged" / "Tagged Ünïcode.png", seed=3)
+    call(host, library_id, "file.import", {"sourcePaths": [str(sources / "plain")]})
+    call(host, library_id, "file.import", {"sourcePaths": [str(sources / "tagged")],
+                                           "tags": ["Reise", "概念"]})
+    assert search_ids(host, library_id, "eos r5")[1] == 1
+    assert search_ids(host, library_id, "straße night")[1] == 1
+    assert search_ids(host, library_id, "概念 ünïc")[1] == 1
+    host.close(library_id).result(TIMEOUT)
+    db = connect(Path(library["path"]) / "library.sqlite")
+    try:
+        assetrows.register_functions(db)
+        stored = dict(db.execute("SELECT id, search_text FROM assets").fetchall())
+        assert len(stored) == 5 and all(stored.values())
+        db.execute("BEGIN IMMEDIATE")
+        assetrows.refresh_search_text(db, list(stored))
+        refreshed = dict(db.execute("SELECT id, search_text FROM assets").fetchall())
+        db.execute("ROLLBACK")
+    finally:
+        db.close()
+    assert refreshed == stored
+    integrity_check(Path(library["path"]))
 
 
 def integrity_check_after_close(host, library) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from library.client import LibraryHost
 from library.worker.store.schema import LATEST
-from tests.library.factories import call
+from tests.library.factories import call, make_images
 from tests.library.pictures import wait_until
 
 FROZEN = sorted((Path(__file__).parent / "frozen").glob("schema-v*/Frozen.serpent"))
@@ -63,3 +63,15 @@ def test_a_frozen_library_opens_with_all_its_data(frozen: Path, host: LibraryHos
     assert all((a["width"], a["height"]) == (40, 30) for a in got)
     duplicates = call(host, library, "asset.find-duplicates")
     assert duplicates["notAnalysed"] == 0 and duplicates["analysed"] == 3
+
+    # made before new libraries came with their 256 bucket folders: an import makes those it
+    # needs, and the store holds exactly what the rows say
+    assert len(list((copy / "files").iterdir())) < 256
+    imported = call(host, library, "file.import",
+                    {"sourcePaths": [str(p) for p in make_images(tmp_path / "new", 12)]})
+    assert imported["imported"] == 12
+    for item in call(host, library, "asset.get", {"assetIds": [
+            i["assetId"] for i in imported["items"]]})["items"]:
+        assert Path(item["filePath"]).is_file()
+    refreshed = call(host, library, "library.refresh")
+    assert refreshed["missingFiles"] == 0 and refreshed["orphansMoved"] == 0

@@ -25,6 +25,9 @@ def test_create_makes_the_portable_folder_and_opens_it(host, tmp_path):
     assert ref["libraryId"].startswith("lib_")
     for name in ("library.sqlite", "files", "thumbs", ".staging", ".orphans", ".lock"):
         assert (root / name).exists(), name
+    buckets = sorted((root / "files").iterdir())  # an import never makes a folder
+    assert [b.name for b in buckets] == [f"{n:02x}" for n in range(256)]
+    assert all(b.is_dir() and not list(b.iterdir()) for b in buckets)
     assert host.list_open() == [ref]
     assert not list(tmp_path.glob(".*creating*"))  # built aside, renamed into place
 
