@@ -97,8 +97,9 @@ def _run_once(spares: SpareWorkers) -> int:
 
 
 def _import_the_app() -> None:
-    """Import what the window and its services are made of (on a thread, beside `Tk()`);
-    a module that fails to import fails again, and is reported, where it is used."""
+    """Import what the window and its services are made of (on a thread, while the main
+    thread makes the root and Tcl loads the theme); a module that fails to import fails
+    again, and is reported, where it is used."""
     import importlib
 
     for name in ("serpent_tk.settings", "serpent_tk.ui.shell.main_window",

@@ -127,6 +127,19 @@ class App:
         assert envelope["status"] == "ok", envelope
         return envelope["result"]  # type: ignore[no-any-return]
 
+    def spy_on_commands(self) -> list[str]:
+        """Names of the commands the window sends from now on (in order)."""
+        sent: list[str] = []
+        commands = self.window.commands
+        original = commands.submit
+
+        def submit(name: str, args: dict[str, Any]) -> Any:
+            sent.append(name)
+            return original(name, args)
+
+        commands.submit = submit  # type: ignore[method-assign]
+        return sent
+
     def import_images(self, paths: list[Path]) -> None:
         window = self.window
         before = window.pages.count()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -18,20 +17,6 @@ pytestmark = pytest.mark.gui
 COUNT = 1500        # tiny pictures: analysing them takes a few seconds on this machine
 RELOADS = {"asset.search", "asset.get", "tag.list", "folder.list", "collection.list",
            "library.info"}
-
-
-def spy_on_commands(app: App) -> list[str]:
-    """Names of the commands the window sends from now on."""
-    sent: list[str] = []
-    commands = app.window.commands
-    original = commands.submit
-
-    def submit(name: str, args: dict[str, Any]) -> Any:
-        sent.append(name)
-        return original(name, args)
-
-    commands.submit = submit  # type: ignore[method-assign]
-    return sent
 
 
 def import_many(app: App, folder: Path) -> None:
@@ -61,7 +46,7 @@ def test_analysis_reloads_nothing_and_its_progress_comes_and_goes(app: App,
     app.screenshot("status-bar-task", window.status)
 
     # ... and while it writes its results, the window asks the library for nothing new
-    sent = spy_on_commands(app)
+    sent = app.spy_on_commands()
     changes.clear()
     app.pump(lambda: not app.gateway_call("task.list", {
         "libraryId": library_id, "status": ["queued", "running"]})["items"],

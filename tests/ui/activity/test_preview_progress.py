@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -30,14 +29,7 @@ def test_previews_progress_comes_from_the_library_and_ends(app: App, tmp_path: P
             shown.append(tasks.text())
 
     tasks._update = recording  # type: ignore[method-assign]
-    sent: list[str] = []
-    submit = window.commands.submit
-
-    def spying(name: str, args: dict[str, Any]) -> Any:
-        sent.append(name)
-        return submit(name, args)
-
-    window.commands.submit = spying  # type: ignore[method-assign]
+    sent = app.spy_on_commands()
 
     folder = tmp_path / "dots"
     folder.mkdir()

@@ -7,7 +7,6 @@ back in one step."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -19,19 +18,6 @@ from tests.ui.conftest import App
 pytestmark = pytest.mark.gui
 
 GROUPS = 3          # planted groups: an original and four copies each
-
-
-def sent_commands(app: App) -> list[str]:
-    sent: list[str] = []
-    commands = app.window.commands
-    original = commands.submit
-
-    def submit(name: str, args: dict[str, Any]) -> Any:
-        sent.append(name)
-        return original(name, args)
-
-    commands.submit = submit  # type: ignore[method-assign]
-    return sent
 
 
 def trashed(app: App, library_id: str) -> set[str]:
@@ -92,7 +78,7 @@ def test_review_keep_trash_the_others_and_undo(app: App, tmp_path: Path,
     assert len(expected) == 8 and half not in expected
     assert "(8)" in str(dup.trash_button.cget("text"))
 
-    sent = sent_commands(app)
+    sent = app.spy_on_commands()
     dup.trash_button.invoke()
     app.pump(lambda: trashed(app, library_id) == expected, "the others in the Trash")
     assert sent.count("asset.trash") == 1                      # one call, one undo step
