@@ -30,8 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import portalocker
-
+from library.disk.locks import LockBusy, locked
 from library.idempotency import IMPORT_COMMAND as COMMAND
 from library.idempotency import key_reused
 
@@ -87,7 +86,7 @@ class ImportReplays:
                 return
             try:
                 self._update(replay.entry_key, entry)
-            except (OSError, portalocker.LockException) as error:
+            except (OSError, LockBusy) as error:
                 log.warning("could not record an import's idempotency key: %s", error)
                 self._memory[replay.entry_key] = entry
 
@@ -111,7 +110,7 @@ class ImportReplays:
         assert self.path is not None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         lock = self.path.with_name(self.path.name + ".lock")
-        with portalocker.Lock(lock, mode="a", timeout=LOCK_TIMEOUT_S):
+        with locked(lock, LOCK_TIMEOUT_S):
             entries = self._read()
             entries[entry_key] = entry
             oldest = time.time() - KEEP_DAYS * 86400

@@ -16,7 +16,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from library.durable import fsync_directory
+from library.disk.durable import fsync_directory
 
 MAX_STATE_FILE_BYTES = 16 * 1024 * 1024
 

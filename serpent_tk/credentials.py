@@ -28,8 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-import portalocker
-
+from library.disk.locks import LockBusy, locked
 from serpent_tk.atomicfile import (
     NotARegularFile,
     atomic_write_text,
@@ -285,7 +284,7 @@ class CredentialStore:
             self._persisted_at[cred_id] = time.monotonic()
         try:
             self.flush_last_used()
-        except (OSError, portalocker.LockException) as error:
+        except (OSError, LockBusy) as error:
             log.warning("could not record when a credential was last used: %s", error)
 
     def flush_last_used(self) -> None:
@@ -330,7 +329,7 @@ class CredentialStore:
             check_regular_or_missing(self._lock_path)  # appending to a FIFO would block
         except NotARegularFile as error:
             raise CredentialError(_unusable_message(self._lock_path, error)) from None
-        with portalocker.Lock(self._lock_path, mode="a", timeout=LOCK_TIMEOUT_S):
+        with locked(self._lock_path, LOCK_TIMEOUT_S):
             yield
 
     def _stat_signature(self) -> tuple[int, int, int] | None:

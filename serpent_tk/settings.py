@@ -23,7 +23,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import portalocker
 from pydantic import (
     BaseModel,
     BeforeValidator,
@@ -34,6 +33,7 @@ from pydantic import (
     field_validator,
 )
 
+from library.disk.locks import locked
 from serpent_tk.atomicfile import (
     NotARegularFile,
     atomic_write_text,
@@ -151,7 +151,7 @@ class SettingsStore:
     def _locked(self) -> Iterator[None]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         check_regular_or_missing(self._lock_path)  # opening a FIFO to append would block
-        with portalocker.Lock(self._lock_path, mode="a", timeout=LOCK_TIMEOUT_S):
+        with locked(self._lock_path, LOCK_TIMEOUT_S):
             yield
 
     def load(self) -> LoadResult:

@@ -19,10 +19,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-import portalocker
-
+from library.disk.locks import LockBusy, lock_now
 from serpent_tk.atomicfile import atomic_write_text
 
 log = logging.getLogger(__name__)
@@ -56,7 +55,7 @@ class SingleInstance:
         self._lock_path = lock_path
         self._info_path = info_path
         self._on_message = on_message
-        self._lock: portalocker.Lock | None = None
+        self._lock: IO[str] | None = None
         self._server: socket.socket | None = None
         self._thread: threading.Thread | None = None
         self._secret = secrets.token_urlsafe(24)
@@ -65,12 +64,11 @@ class SingleInstance:
     def acquire(self) -> None:
         """Take the lock or raise `AlreadyRunning` (after asking the other one to show itself)."""
         self._lock_path.parent.mkdir(parents=True, exist_ok=True)
-        lock = portalocker.Lock(self._lock_path, mode="a", timeout=0,
-                                flags=portalocker.LockFlags.EXCLUSIVE
-                                | portalocker.LockFlags.NON_BLOCKING)
+        lock = open(self._lock_path, "a", encoding="utf-8")  # noqa: SIM115 - held while running
         try:
-            lock.acquire()
-        except portalocker.LockException:
+            lock_now(lock)
+        except LockBusy:
+            lock.close()
             activated = send_to_running(self._info_path, {"command": "activate"})
             if activated:
                 raise AlreadyRunning("Serpent is already running; its window was brought "
@@ -131,7 +129,7 @@ class SingleInstance:
             try:
                 self._info_path.unlink(missing_ok=True)
             finally:
-                self._lock.release()
+                self._lock.close()  # which lets go of the lock
                 self._lock = None
 
 

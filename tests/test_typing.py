@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TYPED = ["library/protocol.py", "library/errors.py", "library/events.py", "library/client.py",
-         "library/catalogue.py", "library/library_folder.py", "library/durable.py",
+         "library/catalogue.py", "library/library_folder.py", "library/disk",
          "library/worker_handle.py",
          "library/schemas", "serpent_tk/automation", "serpent_tk/mcp",
          "serpent_tk/credentials.py", "serpent_tk/settings.py", "serpent_tk/paths.py",

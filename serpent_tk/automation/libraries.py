@@ -13,10 +13,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import portalocker
-
 from library import deletion
 from library.client import LibraryHost
+from library.disk.locks import LockBusy
 from library.errors import LIBRARY_NOT_FOUND, LIBRARY_NOT_OPEN, LibraryError
 from serpent_tk.settings import Settings, SettingsStore
 
@@ -64,7 +63,7 @@ class Libraries:
         """
         try:
             self.settings.update(lambda s: s.remember_library(Path(ref["path"]), ref["name"]))
-        except (OSError, portalocker.LockException) as error:
+        except (OSError, LockBusy) as error:
             log.warning("could not update the recent libraries: %s", error)
 
     def rename_recent(self, ref: dict[str, Any]) -> None:
@@ -77,7 +76,7 @@ class Libraries:
                     recent.name = ref["name"]
         try:
             self.settings.update(rename)
-        except (OSError, portalocker.LockException) as error:
+        except (OSError, LockBusy) as error:
             log.warning("could not update the recent libraries: %s", error)
 
     def forget(self, path: str | Path) -> None:
@@ -91,7 +90,7 @@ class Libraries:
                 settings.last_library = None
         try:
             self.settings.update(forget)
-        except (OSError, portalocker.LockException) as error:
+        except (OSError, LockBusy) as error:
             log.warning("could not update the recent libraries: %s", error)
 
     def deleting(self, library_id: str, busy: bool) -> None:
@@ -110,7 +109,7 @@ class Libraries:
         list. Returns how many tombstones were removed; problems are logged, never raised."""
         try:
             recent = [Path(r.path) for r in self.settings.load().settings.recent_libraries]
-        except (OSError, ValueError, portalocker.LockException) as error:
+        except (OSError, ValueError, LockBusy) as error:
             log.warning("could not read the recent libraries: %s", error)
             return 0
         removed = 0

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from library import pathrules
-from library.durable import fsync_directory
+from library.disk.durable import fsync_directory
 from library.errors import (
     ALREADY_EXISTS,
     CANCELLED,

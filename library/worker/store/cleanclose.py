@@ -15,7 +15,7 @@ import json
 import os
 from pathlib import Path
 
-from library.durable import fsync_directory
+from library.disk.durable import fsync_directory
 from library.worker.store.layout import Layout
 
 MARKER_NAME = ".clean-close"

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from library import private_paths
-from library.durable import fsync_directory
+from library.disk.durable import fsync_directory
 from library.worker.store.layout import Layout, stored_name
 
 CHUNK = 1024 * 1024

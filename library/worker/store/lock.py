@@ -10,8 +10,7 @@ import os
 from pathlib import Path
 from typing import IO
 
-import portalocker
-
+from library.disk.locks import LockBusy, lock_now, unlock
 from library.errors import BUSY, LibraryError
 
 
@@ -23,9 +22,8 @@ class LibraryLock:
     def acquire(self) -> None:
         handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held for life
         try:
-            portalocker.lock(handle, portalocker.LockFlags.EXCLUSIVE
-                             | portalocker.LockFlags.NON_BLOCKING)
-        except portalocker.exceptions.LockException:
+            lock_now(handle)
+        except LockBusy:
             handle.close()
             raise LibraryError(BUSY, "This library is already open in another Serpent window "
                                "or app. Close it there first.", reason="locked") from None
@@ -38,7 +36,7 @@ class LibraryLock:
     def release(self) -> None:
         if self._handle is not None:
             try:
-                portalocker.unlock(self._handle)
+                unlock(self._handle)
             finally:
                 self._handle.close()
                 self._handle = None

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from library import pathrules
-from library.durable import fsync_directory
+from library.disk.durable import fsync_directory
 from library.errors import (
     ALREADY_EXISTS,
     INTERNAL,

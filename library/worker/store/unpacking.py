@@ -23,7 +23,7 @@ import zlib
 from pathlib import Path, PurePosixPath
 
 from library import pathrules, private_paths
-from library.durable import fsync_directory
+from library.disk.durable import fsync_directory
 from library.errors import (
     ALREADY_EXISTS,
     PATH_FORBIDDEN,

@@ -1,0 +1,1 @@
+"""Files that both processes share: durable renames (`durable`) and lock files (`locks`)."""
