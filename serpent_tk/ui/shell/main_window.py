@@ -103,6 +103,10 @@ class MainWindow:
         settings = services.settings
         self.theme = theme = Theme(root, settings.ui.theme)
         menu_style.install(root, theme)
+        # Setting the theme queues a <<ThemeChanged>> for every widget, and sv-ttk answers it by
+        # recolouring every widget there is (tk_setPalette). Delivered now, while the window
+        # has no widgets yet, it costs ~1 ms instead of ~40 ms of the first layout.
+        root.update_idletasks()
         self.commands = commands = Commands(services.gateway, services.bus)
         self.toasts = ToastStack(root, theme, bottom=lambda: self.status.winfo_height(),
                                  right=self._right_of_grid)
