@@ -15,10 +15,7 @@ ordered by their oldest asset; `cursor` is the offset of the next group.
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any
 
 from library.errors import INVALID_ARGUMENT, NOT_FOUND, LibraryError
 from library.schemas import (
@@ -33,6 +30,10 @@ from library.worker.commands import handles
 from library.worker.context import ReadContext
 from library.worker.files import similarity
 from library.worker.files.analyser import ANALYSER
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 _SIGNATURES = (
     "SELECT a.id, a.name, a.ext, a.width, a.height, a.size, a.added_at, x.phash, "
@@ -134,6 +135,8 @@ def _keep_rank(row: sqlite3.Row) -> tuple[Any, ...]:
 
 
 def _indices(values: list[int]) -> NDArray[np.intp]:
+    import numpy as np  # when asked: a worker's start does without numpy
+
     return np.array(values, dtype=np.intp)
 
 

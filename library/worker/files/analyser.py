@@ -17,10 +17,8 @@ import logging
 import sqlite3
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import imagehash
-import numpy as np
 from PIL import Image
 
 from library.worker.files import colours, media
@@ -28,6 +26,9 @@ from library.worker.files.palette import flattened, palette
 from library.worker.files.similarity import to_signed
 from library.worker.files.thumbstore import NoThumbnail, store_for
 from library.worker.store.layout import Layout
+
+if TYPE_CHECKING:  # imagehash and numpy are imported when a picture is analysed (~80 ms
+    import imagehash  # of a worker's start otherwise)
 
 log = logging.getLogger("library.worker.analysis")
 
@@ -83,6 +84,9 @@ def analyse(layout: Layout, row: sqlite3.Row) -> Analysis:
 
 def signature(picture: Image.Image) -> dict[str, Any]:
     """The similarity signature of an RGB picture (see `similarity`)."""
+    import imagehash
+    import numpy as np
+
     width, height = picture.size
     dx, dy = width * (1 - CENTRE) / 2, height * (1 - CENTRE) / 2
     centre = picture.crop((round(dx), round(dy), round(width - dx), round(height - dy)))

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
-import numpy as np
-from numpy.typing import NDArray
+if TYPE_CHECKING:  # numpy is imported by the one function that needs it: every worker
+    import numpy as np  # imports this module (rules name colours), few convert pictures,
+    from numpy.typing import NDArray  # and importing numpy costs ~60 ms of a worker's start
 
 _HEX = re.compile(r"^#?([0-9a-fA-F]{6})$")
 # sRGB (D65) -> XYZ, and the D65 white point
@@ -63,6 +65,8 @@ def lab_of_hex(text: str) -> tuple[float, float, float]:
 
 def lab_of_pixels(rgb: NDArray[np.uint8]) -> NDArray[np.float64]:
     """An (..., 3) array of sRGB bytes as (..., 3) CIELAB."""
+    import numpy as np
+
     c = rgb.astype(np.float64) / 255.0
     c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
     xyz = c @ np.array(_M).T / np.array(_WHITE)

@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-from numpy.typing import NDArray
+if TYPE_CHECKING:  # numpy is imported where arrays are made: every worker imports this
+    import numpy as np  # module, few compare pictures, and numpy costs ~60 ms of a start
+    from numpy.typing import NDArray
 
 DEFAULT_MAX_DISTANCE = 10
 COLOUR_TOLERANCE = 12.0
@@ -65,6 +67,8 @@ class Signatures:
     """Many signatures as arrays, for comparing them all at once."""
 
     def __init__(self, items: list[Signature]) -> None:
+        import numpy as np
+
         self.items = items
         self.phash = np.array([s.phash for s in items], dtype=np.uint64)
         self.centre = np.array([s.centre for s in items], dtype=np.uint64)
@@ -81,6 +85,8 @@ class Signatures:
     def compare(self, i: int | NDArray[np.intp], j: NDArray[np.intp]
                 ) -> tuple[NDArray[np.bool_], NDArray[np.uint8], NDArray[np.float32]]:
         """For pairs (i, j) (broadcast): similar?, hash distance, colour distance."""
+        import numpy as np
+
         colour = np.sqrt((self.lightness[i] - self.lightness[j]) ** 2
                          + (self.a[i] - self.a[j]) ** 2 + (self.b[i] - self.b[j]) ** 2)
         distance = _hamming(self.phash[i], self.phash[j])
@@ -98,6 +104,8 @@ class Signatures:
 
 
 def _hamming(a: NDArray[np.uint64], b: NDArray[np.uint64]) -> NDArray[np.uint8]:
+    import numpy as np
+
     return np.bitwise_count(np.bitwise_xor(a, b))
 
 
@@ -105,6 +113,8 @@ def similar_pairs(sigs: Signatures, max_distance: int) -> list[tuple[int, int, i
     """Every similar pair (i < j) with its hash and colour distance. Pictures are compared
     in chunks along their lightness, each with those whose lightness is close enough to
     pass the colour test at all."""
+    import numpy as np
+
     if len(sigs) < 2:
         return []
     order = np.argsort(sigs.lab[:, 0], kind="stable")
@@ -150,6 +160,8 @@ def nearest(sigs: Signatures, index: int, max_distance: int
             ) -> list[tuple[int, int, float]]:
     """The pictures similar to `index`: (other index, hash distance, colour distance),
     closest first."""
+    import numpy as np
+
     others = np.arange(len(sigs))
     similar, distance, colour = sigs.compare(np.full(len(sigs), index), others)
     similar &= (distance <= max_distance) & (others != index)
