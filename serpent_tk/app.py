@@ -66,13 +66,14 @@ def _run_once(spares: SpareWorkers) -> int:
         print(running, file=sys.stderr)
         return 0 if running.activated else 1
     from serpent_tk.ui.shell import theme
-    from serpent_tk.ui.shell.desktop import NoDisplayError, create_root, run_window
+    from serpent_tk.ui.shell.desktop import NoDisplayError, create_root, enable_drops, run_window
 
     importing = threading.Thread(target=_import_the_app, name="start-imports", daemon=True)
     importing.start()  # beside the theme's Tcl, which lets Python threads run meanwhile
     try:
         root = create_root()
         theme.preload(root)
+        drops = enable_drops(root)  # Tcl's work too, beside the imports
     except NoDisplayError as error:
         instance.release()
         print(error, file=sys.stderr)
@@ -89,7 +90,8 @@ def _run_once(spares: SpareWorkers) -> int:
         log.info("Serpent starting (data dir %s)", dirs.data)
         signal.signal(signal.SIGTERM, lambda _signum, _frame: bus.post(CloseRequested()))
         return _run_desktop(dirs, store, loaded.settings, loaded.notices, bus,
-                            lambda *args, **kwargs: run_window(*args, root=root, **kwargs),
+                            lambda *args, **kwargs: run_window(*args, root=root, drops=drops,
+                                                              **kwargs),
                             spares)
     finally:
         instance.release()

@@ -30,9 +30,8 @@ from serpent_tk.mcp.endpoint import endpoint_file
 from serpent_tk.mcp.service import McpService
 from serpent_tk.paths import app_dirs
 from serpent_tk.settings import SettingsStore
-from serpent_tk.ui.actions.importing import enable_drops
 from serpent_tk.ui.shell.bus import UiBus
-from serpent_tk.ui.shell.desktop import attach
+from serpent_tk.ui.shell.desktop import attach, enable_drops
 from serpent_tk.ui.shell.main_window import MainWindow, WindowServices
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -28,18 +28,6 @@ BATCH = 1000
 SHOW_PROGRESS_AFTER_MS = 400
 
 
-def enable_drops(root: tk.Misc) -> bool:
-    """Load tkdnd into this Tk; False (and a log line) when it cannot load."""
-    try:
-        from tkinterdnd2 import TkinterDnD
-
-        TkinterDnD._require(root)
-        return True
-    except Exception as error:  # no tkdnd build for this platform, or a broken install
-        log.warning("drag and drop from the file manager is off: %s", error)
-        return False
-
-
 @dataclass
 class ImportRun:
     library_id: str

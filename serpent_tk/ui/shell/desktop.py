@@ -57,6 +57,19 @@ def set_icon(root: tk.Tk) -> None:
     root._serpent_icons = images  # type: ignore[attr-defined]  # keep references alive
 
 
+def enable_drops(root: tk.Misc) -> bool:
+    """Load tkdnd into this Tk; False (and a log line) when it cannot load. Tcl loads it
+    without holding Python's lock, so the app does it while its modules import."""
+    try:
+        from tkinterdnd2 import TkinterDnD
+
+        TkinterDnD._require(root)
+        return True
+    except Exception as error:  # no tkdnd build for this platform, or a broken install
+        log.warning("drag and drop from the file manager is off: %s", error)
+        return False
+
+
 def bring_to_front(root: tk.Tk) -> None:
     root.deiconify()
     root.lift()
@@ -125,14 +138,13 @@ def attach(root: tk.Tk, services: WindowServices,
 
 
 def run_window(services: WindowServices, on_close: Callable[[], None] | None = None,
-               on_ready: Callable[[], None] | None = None, *, root: tk.Tk | None = None) -> int:
+               on_ready: Callable[[], None] | None = None, *, root: tk.Tk | None = None,
+               drops: bool | None = None) -> int:
     """The desktop app: build the window (on `root`, else on a new root), open the first
     library, run. `on_ready` runs once the window is drawn (the app starts the MCP service
-    there)."""
-    from serpent_tk.ui.actions.importing import enable_drops
-
+    there). `drops`: whether `enable_drops` already loaded tkdnd into `root`."""
     root = root or create_root()
-    services.drops = enable_drops(root)
+    services.drops = enable_drops(root) if drops is None else drops
     window, _close = attach(root, services, on_close)
     window.start()                   # the library opens (in its worker) while Tk lays out
     root.update_idletasks()          # lay out and draw before saying so
