@@ -55,7 +55,23 @@ def time_bare_tk() -> float:
     return time.perf_counter() - started
 
 
+WINDOW_GEOMETRY = "1280x800+0+0"  # every start, every library size: the same window
+
+
+def pin_window_size(user_data: Path) -> None:
+    """Start every window at one size: the app keeps the size it was closed at, and a larger
+    window draws more cells, which made one library size look slower than another."""
+    settings_file = user_data / "config" / "settings.json"
+    try:
+        settings = json.loads(settings_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # a library without settings yet: the app starts at its default size
+    settings.setdefault("ui", {})["window_geometry"] = WINDOW_GEOMETRY
+    settings_file.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+
+
 def time_serpent(user_data: Path) -> tuple[float, float, str]:
+    pin_window_size(user_data)
     log = user_data / "logs" / "serpent.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     offset = log.stat().st_size if log.exists() else 0

@@ -26,8 +26,21 @@ def test_a_spare_worker_starts_without_numpy_imagehash_or_portalocker() -> None:
     assert _loaded_after("from library.worker import process\nprocess.import_ahead()") == []
 
 
+WINDOW = ("import serpent_tk.single_instance, serpent_tk.ui.shell.desktop\n"
+          "from serpent_tk.app import _import_the_app\n_import_the_app()\n"
+          "import serpent_tk.ui.shell.main_window")
+
+
 def test_the_windows_modules_import_without_them_too() -> None:
-    code = ("import serpent_tk.single_instance, serpent_tk.ui.shell.desktop\n"
-            "from serpent_tk.app import _import_the_app\n_import_the_app()\n"
-            "import serpent_tk.ui.shell.main_window")
-    assert _loaded_after(code) == []
+    assert _loaded_after(WINDOW) == []
+
+
+def test_the_duplicates_review_and_the_rule_editor_load_when_first_opened() -> None:
+    """Their modules are not part of the window's start (the review window, the smart
+    collection dialog and the rule rows it shares with the banner's description)."""
+    code = (f"{WINDOW}\nprint(sorted(m for m in sys.modules if m.startswith("
+            "('serpent_tk.ui.duplicates.', 'serpent_tk.ui.collections.'))))")
+    result = subprocess.run([sys.executable, "-c", f"import sys\n{code}"], capture_output=True,
+                            text=True, timeout=120, cwd=ROOT, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"

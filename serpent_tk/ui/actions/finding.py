@@ -5,9 +5,10 @@ only; wiring between the window's parts, the commands run in the browser and the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from serpent_tk.ui.duplicates.duplicates_window import DuplicatesWindow
+if TYPE_CHECKING:  # the review window's modules load when it first opens, not with the window
+    from serpent_tk.ui.duplicates.duplicates_window import DuplicatesWindow
 
 
 class Finding:
@@ -44,6 +45,8 @@ class Finding:
                 window.present()
                 return
             window.close()
+        from serpent_tk.ui.duplicates.duplicates_window import DuplicatesWindow
+
         self.duplicates = DuplicatesWindow(w.root, w.theme, w.commands, w.services.bus,
                                            library, w.thumbnails.preview, w.actions.trash,
                                            w.actions.undo)

@@ -14,10 +14,17 @@ from typing import Any
 
 from serpent_tk.ui.browser.empty_state import EmptyState
 from serpent_tk.ui.browser.scope_banner import ScopeBanner
-from serpent_tk.ui.collections.rule_row import describe_rules
 from serpent_tk.ui.sidebar.sidebar import Scope
 
 Action = tuple[str, Callable[[], None]] | None
+
+
+def describe_rules(rules: Any) -> str:
+    """A smart collection's rules in words (the rule editor's modules load when a smart
+    collection is first shown, not with the window)."""
+    from serpent_tk.ui.collections.rule_row import describe_rules as describe
+
+    return describe(rules)
 
 
 @dataclass
