@@ -48,7 +48,7 @@ def measure(count: int, *, quick: bool, window: bool) -> list[Row]:
     finally:
         host.shutdown()
     if window:
-        rows += _window(user_data, count, runs=1 if quick else 3)
+        rows += _window(user_data, count, runs=1 if quick else 7)
     return rows
 
 
