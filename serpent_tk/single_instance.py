@@ -77,6 +77,9 @@ class SingleInstance:
                 "Serpent is already running but did not answer. Close the other Serpent "
                 f"window, or end its process, then start again (lock: {self._lock_path}).",
                 activated=False) from None
+        except BaseException:  # a file system that cannot lock: said as it is, nothing held
+            lock.close()
+            raise
         self._lock = lock
         self._listen()
 

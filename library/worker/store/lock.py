@@ -27,6 +27,9 @@ class LibraryLock:
             handle.close()
             raise LibraryError(BUSY, "This library is already open in another Serpent window "
                                "or app. Close it there first.", reason="locked") from None
+        except BaseException:  # a file system that cannot lock: the open fails as it is
+            handle.close()
+            raise
         handle.seek(0)
         handle.truncate()
         handle.write(f"{os.getpid()}\n")
