@@ -3,6 +3,7 @@ milliseconds and serve only some commands load when those commands run."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -12,11 +13,13 @@ HEAVY = ("numpy", "imagehash", "portalocker")
 
 
 def _loaded_after(code: str) -> list[str]:
-    probe = f"import sys\n{code}\nprint(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    probe = (f"import json, sys\n{code}\n"
+             f"print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             timeout=120, cwd=ROOT, check=False)
     assert result.returncode == 0, result.stderr
-    return eval(result.stdout.strip().splitlines()[-1])  # noqa: S307 - our own probe's list
+    loaded: list[str] = json.loads(result.stdout.strip().splitlines()[-1])
+    return loaded
 
 
 def test_a_spare_worker_starts_without_numpy_imagehash_or_portalocker() -> None:
