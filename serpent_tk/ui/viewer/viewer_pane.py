@@ -118,6 +118,7 @@ class ViewerPane(ttk.Frame):
         self.sharp = False
         self._shown_region, self._shown_scale = None, 0.0
         self._pending_step = 0
+        self._cancel_flash()  # another asset: what was said about the last one is moot
         self.player.stop()
         self.picture.clear()
         self._hide_panel()
@@ -337,6 +338,10 @@ class ViewerPane(ttk.Frame):
         self.canvas.coords(self.message, width / 2, height - self.theme.px(18))
 
     def _say(self, text: str) -> None:
+        """Show `text` under the picture; "" clears it, except a flash ("This is the last
+        one.") for its time, which the picture sharpening a moment later must not wipe."""
+        if not text and self._flash_timer is not None:
+            return
         self.canvas.itemconfigure(self.message, text=text)
         self.canvas.tag_raise(self.message)
 
@@ -423,10 +428,14 @@ class ViewerPane(ttk.Frame):
         self.bar.show_position(*self.order.position(self.key))
 
     def flash(self, text: str) -> None:
+        self._cancel_flash()
         self._say(text)
+        self._flash_timer = self.after(FLASH_MS, self._end_flash)
+
+    def _cancel_flash(self) -> None:
         if self._flash_timer is not None:
             self.after_cancel(self._flash_timer)
-        self._flash_timer = self.after(FLASH_MS, self._end_flash)
+            self._flash_timer = None
 
     def _end_flash(self) -> None:
         self._flash_timer = None
@@ -435,6 +444,7 @@ class ViewerPane(ttk.Frame):
     def close(self) -> None:
         key, self.key = self.key, None
         self._token += 1
+        self._cancel_flash()
         self.player.stop()
         self.picture.clear()
         self._hide_panel()

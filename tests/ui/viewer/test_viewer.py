@@ -104,6 +104,8 @@ def test_space_opens_zoom_pan_step_and_escape_back(app: App, tmp_path: Path) -> 
     press(app, "<Right>")
     assert viewer.key == keys[order[-1]]
     assert viewer.canvas.itemcget(viewer.message, "text") == "This is the last one."
+    app.pump(lambda: viewer.sharp, "the last picture decoded for the screen")
+    assert viewer.canvas.itemcget(viewer.message, "text") == "This is the last one."  # kept
     press(app, "<Left>")
     assert viewer.key == keys[order[-2]]
 
