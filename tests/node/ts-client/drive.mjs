@@ -200,9 +200,12 @@ async function libraryChangeNotification(sdk, client, inbox, modern) {
   // open yet cannot be seen from here, so change again until one arrives (or the deadline).
   for (let attempt = 1; Date.now() < deadline; attempt += 1) {
     const change = await callTool(client, "serpent_folder_create", folder(attempt));
+    // the folder's own change: the setup's pictures finishing their previews and analysis
+    // in the background announce library changes too (kinds ["asset"]), now or already seen
     const note = await waitFor(inbox, (n) => n.method === "notifications/message"
       && n.params?.data?.event === "library.changed"
-      && n.params?.data?.libraryId === plan.libraryId,
+      && n.params?.data?.libraryId === plan.libraryId
+      && (n.params?.data?.kinds ?? []).includes("folder"),
     Math.min(1500, Math.max(0, deadline - Date.now())));
     if (note) return { change, method: note.method, params: note.params, attempts: attempt };
   }
