@@ -287,7 +287,7 @@ def test_cancelling_a_call_stops_it_in_the_worker(gateway: Gateway, library: str
                                                   recorder: Recorder, tmp_path: Path) -> None:
     """Cancelling the gateway's future reaches the worker: a long import stops early and
     keeps what it committed (nothing runs on after the caller gave up)."""
-    paths = make_images(tmp_path / "many", 300)
+    paths = make_images(tmp_path / "many", 2000)  # long enough that the cancel lands mid-way
     future = gateway.submit("file.import", {"libraryId": library,
                                             "sourcePaths": [str(tmp_path / "many")]}, CLAUDE)
     recorder.wait_for(TaskProgress, lambda e: e.command == "file.import" and e.done >= 3)
