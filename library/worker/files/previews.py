@@ -85,6 +85,7 @@ class Run:
     status: str = "running"  # running, done, cancelled
     finished_at: str | None = None
     last_event: float = 0.0
+    end_told: bool = False  # its last event (done = total) went out: nothing follows it
     cancel_requested: bool = False
     stopped: threading.Event = field(default_factory=threading.Event)
 
@@ -120,6 +121,7 @@ class PreviewPool:
         self.services = services
         self.store = store_for(services.layout)
         self._cond = threading.Condition()
+        self._telling = threading.Lock()  # one report at a time, so they go out in order
         self._heap: list[_Work] = []
         self._seq = itertools.count()
         self._interactive = 0
@@ -307,15 +309,20 @@ class PreviewPool:
         self._report(run, force=ended)
 
     def _report(self, run: Run, *, force: bool = False) -> None:
-        now = time.monotonic()
-        with self._cond:
-            done, total = run.done, run.total
-            if not force and now - run.last_event < EVENT_EVERY:
+        """Tell the run's progress. Reports are read and sent one at a time, so a thread
+        that read an older count never sends it after another thread told the end (the
+        window would take the ended task for a running one again)."""
+        with self._telling:
+            now = time.monotonic()
+            with self._cond:
+                done, total, ended = run.done, run.total, run.finished
+            if run.end_told or (not force and now - run.last_event < EVENT_EVERY):
                 return  # the end is always told (forced): a pool keeping up is not
             run.last_event = now
-        self.services.emit(TaskProgress(library_id=self.services.library_id, command=COMMAND,
-                                        task_id=run.task_id, done=done, total=total,
-                                        message="Making previews"))
+            run.end_told = ended
+            self.services.emit(TaskProgress(library_id=self.services.library_id,
+                                            command=COMMAND, task_id=run.task_id, done=done,
+                                            total=total, message="Making previews"))
 
     def stop(self) -> None:
         with self._cond:

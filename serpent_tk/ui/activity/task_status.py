@@ -26,6 +26,7 @@ SHOW_AFTER_MS = 400        # a task over sooner than this never appears
 CHECK_MS = 2000            # how often quiet tasks are asked about
 QUIET_S = 4.0              # a task without news this long is asked about (task.get)
 FINISHED = {"done", "failed", "cancelled", "interrupted"}
+REMEMBER_ENDED = 64        # ended tasks whose late events are ignored
 PREVIEWS = "previews"      # the command name the previews task's events carry
 
 
@@ -61,6 +62,7 @@ class TaskStatus(ttk.Frame):
         self.toast = toast
         self.library_id: str | None = None
         self.tasks: dict[str, RunningTask] = {}
+        self.ended: dict[str, None] = {}   # tasks seen to end, oldest first
         px = theme.px
         self.label = ttk.Label(self, style="Caption.TLabel", cursor="hand2")
         self.label.pack(side="left")
@@ -85,13 +87,14 @@ class TaskStatus(ttk.Frame):
         if library_id != self.library_id:
             self.library_id = library_id
             self.tasks.clear()
+            self.ended.clear()
             self._update()
 
     def progress(self, event: Any) -> None:
         """A gateway `TaskProgress`."""
         task_id = getattr(event, "task_id", None)
-        if not task_id or event.library_id != self.library_id:
-            return
+        if not task_id or event.library_id != self.library_id or task_id in self.ended:
+            return  # an event that left before its task's end was seen never brings it back
         task = self.tasks.get(task_id)
         now = time.monotonic()
         if task is None:
@@ -170,6 +173,9 @@ class TaskStatus(ttk.Frame):
 
     def _forget(self, task: RunningTask) -> None:
         self.tasks.pop(task.task_id, None)
+        self.ended[task.task_id] = None
+        while len(self.ended) > REMEMBER_ENDED:
+            del self.ended[next(iter(self.ended))]
         self._update()
 
     def _check_quiet(self) -> None:

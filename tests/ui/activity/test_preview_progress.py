@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from serpent_tk.automation.events import TaskProgress
 from tests.ui.conftest import App, tiny_png
 
 pytestmark = pytest.mark.gui
@@ -21,12 +22,15 @@ def test_previews_progress_comes_from_the_library_and_ends(app: App, tmp_path: P
     window = app.window
     tasks = window.tasks
     shown: list[str] = []
+    previews_ids: set[str] = set()
     update = tasks._update
 
     def recording() -> None:
         update()
         if tasks.tasks:
             shown.append(tasks.text())
+            previews_ids.update(t.task_id for t in tasks.tasks.values()
+                                if t.command == "previews")
 
     tasks._update = recording  # type: ignore[method-assign]
     sent = app.spy_on_commands()
@@ -51,3 +55,12 @@ def test_previews_progress_comes_from_the_library_and_ends(app: App, tmp_path: P
     assert "asset.preview-status" in sent          # the library's own count confirmed it
     status = app.gateway_call("asset.preview-status", {"libraryId": library_id})
     assert status["making"] is None and status["counts"]["ready"] == COUNT
+
+    # a report that left before the end was told (another preview thread's, say) and
+    # arrives late never brings the ended task back
+    assert len(previews_ids) == 1
+    window.services.bus.post(TaskProgress(library_id=library_id, command="previews",
+                                          task_id=previews_ids.pop(), done=COUNT - 1,
+                                          total=COUNT, message="Making previews"))
+    app.pump(lambda: not window.services.bus.pending(), "the late report handled")
+    assert not tasks.tasks and not tasks.visible
