@@ -43,6 +43,7 @@ def measure(count: int, *, quick: bool, window: bool) -> list[Row]:
         library_id = host.open(library).result(600)["libraryId"]
         rows += _search(host, library_id, library, count, runs=10 if quick else 40)
         rows += _smart(host, library_id, library, count, runs=5 if quick else 20)
+        rows += _text_after_change(host, library_id, library, count, runs=5 if quick else 20)
         rows += _import(host, library_id, count, files=50 if quick else 200)
         host.close(library_id).result(600)
     finally:
@@ -159,6 +160,39 @@ def _smart(host, library_id: str, library: Path, count: int, runs: int) -> list[
                   {"collectionId": created["id"]}).result(60)
     return [(f"smart collection count after a change p99 ({count:,})",
              percentile(client, 99) * 1000, "ms", percentile(raw, 99) * 1000, "<= 50 ms")]
+
+
+def _text_after_change(host, library_id: str, library: Path, count: int, runs: int
+                       ) -> list[Row]:
+    """A free-text search asked again after each change (an asset rated), as a grid showing
+    a search does: its page and its exact total, once the same search was counted before.
+    Baseline: SQLite counting the word's matches in the text index, as a fresh count must."""
+    asset = host.call(library_id, "asset.search", {"limit": 1}).result(60)["items"][0]["id"]
+    db = sqlite3.connect(library / "library.sqlite")
+    db.execute("PRAGMA query_only = ON")
+    rows: list[Row] = []
+    try:
+        for word, label in (("sun", "many matches"), ("castle 4711", "few matches")):
+            args = {"text": word, "limit": 50}
+            host.call(library_id, "asset.search", args).result(60)  # shown once already
+            query = " ".join(f'"{w}"' for w in word.split() if len(w) >= 3)
+            client, raw = [], []
+            for n in range(runs):
+                host.call(library_id, "asset.update",
+                          {"assetId": asset, "rating": n % 6}).result(60)
+                started = time.perf_counter()
+                host.call(library_id, "asset.search", args).result(60)
+                client.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                db.execute("SELECT count(*) FROM assets_fts WHERE assets_fts MATCH ?",
+                           (query,)).fetchone()
+                raw.append(time.perf_counter() - started)
+            rows.append((f"search text after a change p99, {label} ({count:,})",
+                         percentile(client, 99) * 1000, "ms", percentile(raw, 99) * 1000,
+                         "<= 50 ms"))
+    finally:
+        db.close()
+    return rows
 
 
 def _import(host, library_id: str, count: int, files: int) -> list[Row]:

@@ -125,7 +125,7 @@ def search_page(conn: sqlite3.Connection, args: AssetSearchIn,
                               args.offset or 0)).fetchall()
     more = len(rows) > args.limit
     rows = rows[:args.limit]
-    total = _total(conn, count_where, count_params, text if only_text else None,
+    total = _total(conn, count_where, count_params, text, only_text=only_text,
                    follow=timeless)
     next_cursor = _make_cursor(rows[-1]["sort_value"], rows[-1]["sort_row"], key) if more \
         else None
@@ -150,21 +150,42 @@ def _sort(conn: sqlite3.Connection, args: AssetSearchIn) -> tuple[str, str, list
 
 
 def _total(conn: sqlite3.Connection, where: list[str], params: list,
-           text: textindex.TextMatch | None, *, follow: bool) -> int:
+           text: textindex.TextMatch | None, *, only_text: bool, follow: bool) -> int:
+    """How many assets match: the trash flag alone from its counter; anything else counted
+    once and then followed across changes (`livecounts`). A free text is followed by its
+    `LIKE` form (cheap on the assets a write changed) and counted the first time through
+    the index (`_text_count`)."""
     if len(where) == 1:  # only the trash flag: kept by triggers
         return conn.execute("SELECT n FROM asset_counts WHERE trashed = ?",
                             params).fetchone()[0]
     sequence = conn.execute("SELECT change_sequence FROM library_state").fetchone()[0]
     key = (sequence, tuple(where), tuple(params))
     total = _COUNTS.get(key)
-    if total is None and text is not None:  # only the trash flag and the free text
-        total = text.total(conn, params[0])
-        if total is not None:
-            _COUNTS.put(key, total)
-    if total is None:  # counted with SQL once, then followed across changes
+    if total is not None:
+        return total
+    if text is None:
         total = livecounts.COUNTS.count(conn, " AND ".join(where), params, follow=follow)
-        _COUNTS.put(key, total)
+    else:
+        filters_where = where[:len(where) - len(text.count_where)]
+        filters_params = params[:len(params) - len(text.count_params)]
+        total = livecounts.COUNTS.count(
+            conn, " AND ".join([*filters_where, *text.like_where]),
+            [*filters_params, *text.like_params], follow=follow,
+            first=lambda: _text_count(conn, where, params, text, only_text=only_text))
+    _COUNTS.put(key, total)
     return total
+
+
+def _text_count(conn: sqlite3.Connection, where: list[str], params: list,
+                text: textindex.TextMatch, *, only_text: bool) -> int:
+    """A search with free text counted afresh: from the index alone when the text is the
+    only filter (`TextMatch.total`), else with the index's conditions (`count_where`)."""
+    if only_text:
+        from_index = text.total(conn, params[0])
+        if from_index is not None:
+            return from_index
+    return int(conn.execute(f"SELECT count(*) FROM assets a WHERE {' AND '.join(where)}",
+                            params).fetchone()[0])
 
 
 def _filters(conn: sqlite3.Connection, args: AssetSearchIn

@@ -109,14 +109,19 @@ def indexed(conn: sqlite3.Connection) -> bool:
 @dataclass
 class TextMatch:
     """The SQL conditions (on `assets a`) that match a free-text search: `where` to read a
-    page, `count_where` (the same rows) to count them."""
+    page, `count_where` (the same rows) to count them once, and `like_where` (the same rows
+    again, a `LIKE` per word) to test a few given assets, as a count followed across changes
+    does (`livecounts`): membership in the index would look up every match each time."""
 
     where: list[str] = field(default_factory=list)
     params: list[object] = field(default_factory=list)
     count_where: list[str] = field(default_factory=list)
     count_params: list[object] = field(default_factory=list)
+    like_where: list[str] = field(default_factory=list)
+    like_params: list[object] = field(default_factory=list)
     fts_query: str | None = None  # the index query for the 3+ character words
-    fts_count: int = 0  # how many assets (trash included) the index query matches
+    fts_count: int = 0  # how many assets (trash included) the index query matches ...
+    fts_exact: bool = True  # ... exactly; else more than DRIVE_LIMIT (not counted further)
     like_words: int = 0  # short words, matched by LIKE only
 
     def add(self, page: str, count: str, param: object) -> None:
@@ -130,14 +135,17 @@ class TextMatch:
         counted from the index (no asset rows read); None when that cannot be done."""
         if self.fts_query is None or self.like_words:
             return None
+        matches = self.fts_count if self.fts_exact else conn.execute(
+            "SELECT count(*) FROM assets_fts WHERE assets_fts MATCH ?",
+            (self.fts_query,)).fetchone()[0]
         other = conn.execute("SELECT n FROM asset_counts WHERE trashed = ?",
                              (1 - trashed,)).fetchone()[0]
         if other == 0:
-            return self.fts_count
+            return int(matches)
         other_matches = conn.execute(
             f"SELECT count(*) FROM assets a WHERE a.trashed = ? AND +{_IN_INDEX}",
             (1 - trashed, self.fts_query)).fetchone()[0]
-        return int(self.fts_count - other_matches)
+        return int(matches - other_matches)
 
 
 _IN_INDEX = "a.rowid IN (SELECT rowid FROM assets_fts WHERE assets_fts MATCH ?)"
@@ -146,17 +154,24 @@ _LIKE = "a.search_text LIKE ? ESCAPE '\\'"
 
 def match(conn: sqlite3.Connection, text: str) -> TextMatch:
     """Conditions for `text`: every whitespace-separated word is a case-insensitive
-    substring of the asset's searchable text."""
+    substring of the asset's searchable text. Which way a page is read depends on how many
+    assets the index matches, counted only up to DRIVE_LIMIT + 1 (a common word's full
+    count is taken only when a total needs it, and then once: see `asset_search`)."""
     words = list(dict.fromkeys(text.casefold().split()))
     use_index = indexed(conn)
     found = TextMatch()
+    for word in words:
+        found.like_where.append(_LIKE)
+        found.like_params.append(_like_pattern(word))
     long_words = [w for w in words if use_index and len(w) >= MIN_INDEXED]
     if long_words:
         query = " ".join('"' + w.replace('"', '""') + '"' for w in long_words)
         found.fts_query = query
-        found.fts_count = conn.execute("SELECT count(*) FROM assets_fts WHERE assets_fts "
-                                       "MATCH ?", (query,)).fetchone()[0]
-    if long_words and found.fts_count <= DRIVE_LIMIT:
+        found.fts_count = conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM assets_fts WHERE assets_fts MATCH ? "
+            "LIMIT ?)", (query, DRIVE_LIMIT + 1)).fetchone()[0]
+        found.fts_exact = found.fts_count <= DRIVE_LIMIT
+    if long_words and found.fts_exact:
         # few matches: a page reads just them and sorts them
         found.add(_IN_INDEX, _IN_INDEX, found.fts_query)
     elif long_words:

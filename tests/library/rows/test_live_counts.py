@@ -1,7 +1,8 @@
 """Smart-collection and search counts stay exact across changes (`rows.livecounts`): after
-each step of a long random run of edits, trash, undo, redo, tags, imports and permanent
-deletes, every count `collection.list` and `asset.search` answer equals a fresh count made
-here from the library's file.
+each step of a long random run of edits, trash, undo, redo, tags, renames, imports and
+permanent deletes, every count `collection.list` and `asset.search` answer (free-text
+searches included, alone and with a filter) equals a fresh count made here from the
+library's file.
 
 The run length is `SERPENT_LIVE_COUNT_OPS` (default 120 operations).
 """
@@ -32,6 +33,12 @@ SMART = {
 SEARCHES = {
     "rating at least 2": ({"ratingMin": 2}, lambda a: a["rating"] >= 2),
     "tagged forest": ({"tags": ["forest"]}, lambda a: "forest" in a["tags"]),
+    "text renamed": ({"text": "RENAMED"}, lambda a: "renamed" in a["text"]),
+    "text ky, rated 2+": ({"text": "ky", "ratingMin": 2},
+                          lambda a: "ky" in a["text"] and a["rating"] >= 2),
+    "text image 1, sky": ({"text": "image 1", "tags": ["sky"]},
+                          lambda a: "image" in a["text"] and "1" in a["text"]
+                          and "sky" in a["tags"]),
 }
 
 
@@ -42,9 +49,9 @@ def fresh_assets(database: Path) -> list[dict]:
         for asset_id, name in db.execute("SELECT at.asset_id, t.name FROM asset_tags at "
                                          "JOIN tags t ON t.id = at.tag_id"):
             tags.setdefault(asset_id, set()).add(name.casefold())
-        return [{"id": i, "name": n, "rating": r, "tags": tags.get(i, set())}
-                for i, n, r in db.execute("SELECT id, name, rating FROM assets "
-                                          "WHERE trashed = 0")]
+        return [{"id": i, "name": n, "rating": r, "tags": tags.get(i, set()), "text": t}
+                for i, n, r, t in db.execute("SELECT id, name, rating, search_text FROM "
+                                             "assets WHERE trashed = 0")]
     finally:
         db.close()
 
