@@ -82,8 +82,7 @@ class OverMcp:
             from serpent_tk.paths import app_dirs
 
             store = CredentialStore(app_dirs().ensure().credentials_file)
-            self.token = store.create("Bench", "auto")[1]
-            store.set_toolset("Bench", "everything")  # library.create is not an essential
+            self.token = store.create("Bench", "auto", "everything")[1]
         finally:
             if saved is None:
                 os.environ.pop("SERPENT_USER_DATA_PATH", None)

@@ -219,7 +219,8 @@ def main() -> int:
     from serpent_tk.credentials import CredentialStore
     from serpent_tk.paths import app_dirs
 
-    token = CredentialStore(app_dirs().ensure().credentials_file).create("Bench", "auto")[1]
+    store = CredentialStore(app_dirs().ensure().credentials_file)
+    token = store.create("Bench", "auto", "everything")[1]  # change-sequence: not essential
     port = free_port()
     bare_process = subprocess.Popen([sys.executable, __file__, "--bare-server", str(port)],
                                     cwd=ROOT, text=True)

@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchdata import percentile, record, summary  # noqa: E402
 
 from library.client import LibraryHost  # noqa: E402
+from library.worker.rows.tagfold import fold  # noqa: E402
 
 WORDS = ["sky", "sunset", "forest", "portrait", "city", "night", "river", "mountain", "studio",
          "texture", "concept", "sketch", "neon", "rain", "desert", "ocean", "flower", "robot",
@@ -49,8 +50,10 @@ def fill(db_path: Path, assets: int, tags: int, seed: int = 7) -> list[str]:
     tag_names = [f"{rng.choice(WORDS)}-{n:04d}" for n in range(tags)]
     start = datetime(2024, 1, 1, tzinfo=UTC)
     conn.execute("BEGIN")
-    conn.executemany("INSERT INTO tags (id, name, created_at) VALUES (?, ?, ?)",
-                     [(n + 1, name, "2024-01-01T00:00:00.000000Z")
+    # `folded` is how the library finds a tag by name (`rows.tagfold`): a tag without it
+    # is not found, and a search by it matches nothing
+    conn.executemany("INSERT INTO tags (id, name, folded, created_at) VALUES (?, ?, ?, ?)",
+                     [(n + 1, name, fold(name), "2024-01-01T00:00:00.000000Z")
                       for n, name in enumerate(tag_names)])
     rows, links = [], []
     for n in range(assets):

@@ -122,9 +122,8 @@ def run(args: argparse.Namespace, work: Path) -> None:
     from serpent_tk.automation.gateway import Gateway
     from serpent_tk.paths import app_dirs
     from serpent_tk.settings import SettingsStore
-    from serpent_tk.ui.actions.importing import enable_drops
     from serpent_tk.ui.shell.bus import UiBus
-    from serpent_tk.ui.shell.desktop import attach
+    from serpent_tk.ui.shell.desktop import attach, enable_drops
     from serpent_tk.ui.shell.main_window import WindowServices
 
     print("making the pictures…", flush=True)

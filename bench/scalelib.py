@@ -97,12 +97,17 @@ def _write_newest_files(library: Path) -> None:
 
 def _repair(library: Path) -> None:
     """A run that ended uncleanly makes recovery flag the file-less rows missing: undo that,
-    so every run measures the same library (the next open then checks it once); statistics
-    older than the schema are measured again."""
+    so every run measures the same library (the next open then checks it once); tags built
+    without their folded name get it; statistics older than the schema are measured again."""
     db = sqlite3.connect(library / "library.sqlite", isolation_level=None)
     try:
         if db.execute("SELECT 1 FROM assets WHERE missing = 1 LIMIT 1").fetchone():
             db.execute("UPDATE assets SET missing = 0 WHERE missing = 1")
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        # built by a `fill` that left `tags.folded` empty: no tag could be found by name, and
+        # "search one tag" measured a search that matched nothing (bench names: ASCII)
+        if db.execute("SELECT 1 FROM tags WHERE folded IS NULL LIMIT 1").fetchone():
+            db.execute("UPDATE tags SET folded = lower(name) WHERE folded IS NULL")
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         # the library was built (and ANALYZEd) at an older schema: a migration's new index
         # has no statistics, and the planner then prefers it to every measured one
