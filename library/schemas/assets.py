@@ -1,9 +1,7 @@
 """Models of the asset commands: import, search, get, update, tag, move, trash, thumbnails."""
 
-from __future__ import annotations
-
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import AnyHttpUrl, Field, model_validator
 
@@ -232,7 +230,7 @@ class AssetUpdateIn(Model):
         default=None, description="http(s) URL; \"\" clears it.")
 
     @model_validator(mode="after")
-    def _one_form(self) -> AssetUpdateIn:
+    def _one_form(self) -> Self:
         if (self.asset_id is None) == (self.asset_ids is None):
             raise ValueError("assetId: give either assetId (one asset) or assetIds (many)")
         if self.asset_ids is not None:
@@ -286,7 +284,7 @@ class AssetRenameBatchIn(Model):
         description="Each asset and its new name.")
 
     @model_validator(mode="after")
-    def _each_asset_once(self) -> AssetRenameBatchIn:
+    def _each_asset_once(self) -> Self:
         ids = [item.asset_id for item in self.items]
         if len(set(ids)) != len(ids):
             raise ValueError("name each asset once")
@@ -304,7 +302,7 @@ class AssetTagIn(Model):
         None = Field(default=None, description="Or {assetId: [tags]}, per asset.")
 
     @model_validator(mode="after")
-    def _one_form(self) -> AssetTagIn:
+    def _one_form(self) -> Self:
         if self.tags_by_asset is not None:
             if self.asset_ids is not None or self.tags is not None:
                 raise ValueError("tagsByAsset: give either it or assetIds with tags")
@@ -401,7 +399,7 @@ class AssetThumbnailIn(Model):
     size: int = Field(default=512, ge=32, le=1568, description="assetId: longest side, px.")
 
     @model_validator(mode="after")
-    def _one_form(self) -> AssetThumbnailIn:
+    def _one_form(self) -> Self:
         if (self.asset_id is None) == (self.asset_ids is None):
             raise ValueError("assetId: give either assetId (one picture) or assetIds (a contact "
                              "sheet)")

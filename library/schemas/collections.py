@@ -1,7 +1,5 @@
 """Models of collections: hand-picked, ordered sets, and smart ones defined by rules."""
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal
 
 from pydantic import Discriminator, Field, Tag, WithJsonSchema

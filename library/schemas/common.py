@@ -1,7 +1,5 @@
 """Building blocks shared by the command models: ids, names, pages, actors, batch results."""
 
-from __future__ import annotations
-
 import re
 import unicodedata
 from datetime import datetime

@@ -1,7 +1,5 @@
 """Models of the folder commands. Folders are virtual: an asset may be in several."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 from pydantic import Field

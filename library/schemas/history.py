@@ -1,7 +1,5 @@
 """Models of the undo/redo journal."""
 
-from __future__ import annotations
-
 from datetime import datetime
 
 from pydantic import Field

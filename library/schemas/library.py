@@ -1,7 +1,5 @@
 """Models of the library-level and global library commands."""
 
-from __future__ import annotations
-
 from datetime import datetime
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """Models of linked folders: a folder on disk mirrored into the library by rules."""
 
-from __future__ import annotations
-
 from datetime import datetime
 from typing import Annotated, Literal
 

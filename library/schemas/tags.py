@@ -1,7 +1,5 @@
 """Models of the tag commands."""
 
-from __future__ import annotations
-
 from typing import Annotated, Literal
 
 from pydantic import Field

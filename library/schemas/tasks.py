@@ -1,7 +1,5 @@
 """Models of background tasks (analysis, long refreshes) and duplicate finding."""
 
-from __future__ import annotations
-
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
