@@ -126,6 +126,17 @@ class App:
         assert envelope["status"] == "ok", envelope
         return envelope["result"]  # type: ignore[no-any-return]
 
+    def wait_for_import_analysis(self, library_id: str, timeout: float = 120) -> None:
+        """Until the analysis an import queued has ended and no task waits or runs. The
+        main process queues it after the import answers (its feeder thread): "no task
+        waiting or running" alone may be the moment before it is queued."""
+        def analysed() -> bool:
+            tasks = self.gateway_call("task.list", {"libraryId": library_id})["items"]
+            return (any(t["kind"] == "analysis" for t in tasks)
+                    and all(t["status"] not in ("queued", "running") for t in tasks))
+
+        self.pump(analysed, "the analysis of the import done", timeout=timeout)
+
     def spy_on_commands(self) -> list[str]:
         """Names of the commands the window sends from now on (in order)."""
         sent: list[str] = []

@@ -65,9 +65,7 @@ def test_clicking_the_indicator_cancels_the_task(app: App, tmp_path: Path) -> No
     library_id = app.open_default()
     window = app.window
     import_many(app, tmp_path / "dots")
-    app.pump(lambda: not app.gateway_call("task.list", {
-        "libraryId": library_id, "status": ["queued", "running"]})["items"],
-        "the analysis of the import done", timeout=120)
+    app.wait_for_import_analysis(library_id)
     app.pump(lambda: app.gateway_call("asset.preview-status", {
         "libraryId": library_id})["making"] is None, "the import's previews done", timeout=120)
     app.pump(lambda: not window.tasks.tasks, "the indicator gone", timeout=30)

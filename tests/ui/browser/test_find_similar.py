@@ -30,9 +30,7 @@ def test_similar_images_in_the_grid_and_back(app: App, tmp_path: Path) -> None:
     window = app.window
     planted = write(tmp_path / "planted", groups=2, decoys=1)
     app.import_images([p.path for p in planted])
-    app.pump(lambda: not app.gateway_call("task.list", {
-        "libraryId": library_id, "status": ["queued", "running"]})["items"],
-        "the analysis of the import", timeout=120)
+    app.wait_for_import_analysis(library_id)
 
     original = key_of(app, "g00-original")
     window.grid.select_keys([original])
