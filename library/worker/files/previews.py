@@ -8,7 +8,9 @@ task). Threads, not processes: Pillow releases the GIL while it decodes, scales 
 thumbnails), so threads use every core without a process pool's start-up and copying. What
 the window asks for (`asset.thumbnail`, made on the derive threads) goes first: while such
 a request is being made, the pool starts nothing new (`interactive`), so visible cells never
-wait behind a batch of a thousand.
+wait behind a batch of a thousand. The pool's threads run at a lower CPU priority
+(`background`), so an import's copying goes first and they take what it leaves; the window's
+requests are made on the derive threads, at the normal priority.
 
 While an import copies, the previews of small pictures (`LIGHT_PIXELS` or fewer) wait for it
 to end: making one is mostly Python and a new file, which takes the writer's GIL and the
@@ -42,6 +44,7 @@ from typing import Any
 from library.protocol import TaskProgress
 from library.schemas import Task
 from library.worker.context import Services
+from library.worker.files import background
 from library.worker.files.thumbstore import NoThumbnail, store_for
 from library.worker.store.identity import new_id, to_datetime, utc_now
 
@@ -254,6 +257,7 @@ class PreviewPool:
 
     # -- working ---------------------------------------------------------------------------
     def _work(self) -> None:
+        background.lower_this_thread()  # the import the person waits for goes first
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: self._stopping or (self._heap and not self._held()),

@@ -5,9 +5,13 @@ queue. No timings are judged: only what is done before what."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
+import pytest
+
 from library.events import TaskProgress
+from library.worker.files import background, previews
 from tests.library.factories import call
 from tests.library.pictures import picture, previews_made, save_pictures, wait_until
 
@@ -82,3 +86,28 @@ def test_the_previews_task_can_be_cancelled(host, library_id, sources, events):
     call(host, library_id, "asset.thumbnail", {"assetId": pending[0]})  # still on request
     assert call(host, library_id, "asset.preview-status", {"assetIds": [pending[0]]})[
         "items"][pending[0]] == "ready"
+
+
+def _nice_values(pid: int) -> list[int]:
+    """The nice value of each thread of a process (Linux: /proc/<pid>/task/<tid>/stat)."""
+    values = []
+    for stat in Path(f"/proc/{pid}/task").glob("*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue  # the thread ended meanwhile
+        values.append(int(fields[16]))  # field 19 of stat(5); the list starts at field 3
+    return values
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice: Linux")
+def test_the_pools_threads_give_way_to_the_import(host, library_id, sources):
+    save_pictures(sources, [1, 2])
+    call(host, library_id, "file.import", {"sourcePaths": [str(sources)]})
+    previews_made(host, library_id)
+    pid = host.worker_pid(library_id)
+    assert pid is not None
+    values = _nice_values(pid)
+    lowered = [v for v in values if v == background.NICE]
+    assert len(lowered) == previews.WORKERS, values  # the pool's threads, each of them
+    assert values.count(0) >= 2, values  # the rest (the writer, the readers...) as before
