@@ -9,8 +9,10 @@ in both protocol eras, measured in the same run.
 
 The same SDK client drives both, `mode="legacy"` (2025-11-25, sessions) and `mode="auto"`
 (2026-07-28, self-contained POSTs), alternating between the servers in rounds so load from
-other work on the machine hits both alike. Prints p50 and p99 per server and era and the p50
-ratio (target: Serpent p50 <= 1.5x bare p50 in both eras).
+other work on the machine hits both alike; Serpent's calls are timed once the imported
+pictures' previews and analysis are done (else they compete for the CPU). Prints p50 and
+p99 per server and era and the p50 ratio (target: Serpent p50 <= 1.5x bare p50 in both
+eras).
 
 Run: `.venv/bin/python bench/bench_mcp_roundtrip.py [--calls 400] [--warmup 40] [--rounds 8]`.
 """
@@ -171,7 +173,31 @@ async def prepare_library(url: str, token: str, pictures: list[Path]) -> str:
             "libraryId": library, "sourcePaths": [str(p) for p in pictures]})
         if imported.is_error:
             raise RuntimeError(f"import failed: {imported.content}")
+        await quiet(client, library)
         return library
+
+
+async def quiet(client: Any, library: str) -> None:
+    """Wait until the import's background work is over (its previews, then the analysis
+    the app queues after it): the bare server has none to compete with the calls timed."""
+    async def result(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        answer = await client.call_tool(tool, {"libraryId": library, **args})
+        if answer.is_error:
+            raise RuntimeError(f"{tool} failed: {answer.content}")
+        return dict((answer.structured_content or {}).get("result", {}))
+
+    deadline = time.monotonic() + START_TIMEOUT_S
+    analysed = False
+    while time.monotonic() < deadline:
+        previews = await result("serpent_asset_preview_status", {})
+        tasks = (await result("serpent_task_list", {"limit": 500}))["items"]
+        analysed = analysed or any(t["kind"] == "analysis" for t in tasks)
+        busy = any(t["status"] in ("queued", "running") for t in tasks)
+        if (analysed and not busy and previews["making"] is None
+                and previews["counts"]["queued"] == 0):
+            return
+        await asyncio.sleep(0.1)
+    raise RuntimeError("the library's background work did not end in time")
 
 
 async def measure_era(mode: str, bare_url: str, serpent_url: str, token: str, library: str,
