@@ -36,8 +36,12 @@ def lower_this_thread() -> bool:
             return True
         if sys.platform == "win32":
             import ctypes
+            from ctypes import wintypes
 
-            kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined]
+            kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
+            kernel32.GetCurrentThread.restype = wintypes.HANDLE  # a pseudo-handle: -2
+            kernel32.SetThreadPriority.argtypes = [wintypes.HANDLE, ctypes.c_int]
+            kernel32.SetThreadPriority.restype = wintypes.BOOL
             return bool(kernel32.SetThreadPriority(kernel32.GetCurrentThread(),
                                                    _WINDOWS_BELOW_NORMAL))
     except (OSError, AttributeError) as error:
