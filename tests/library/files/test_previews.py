@@ -107,7 +107,9 @@ def test_the_pools_threads_give_way_to_the_import(host, library_id, sources):
     previews_made(host, library_id)
     pid = host.worker_pid(library_id)
     assert pid is not None
-    values = _nice_values(pid)
-    lowered = [v for v in values if v == background.NICE]
-    assert len(lowered) == previews.WORKERS, values  # the pool's threads, each of them
+    # each pool thread lowers itself as it starts: every one has started by now, but wait
+    # on the condition rather than on that
+    values = wait_until(lambda: (lambda found: found if found.count(background.NICE)
+                                 == previews.WORKERS else None)(_nice_values(pid)),
+                        "the pool's threads at the lower priority")
     assert values.count(0) >= 2, values  # the rest (the writer, the readers...) as before
