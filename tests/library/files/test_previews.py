@@ -5,6 +5,7 @@ queue. No timings are judged: only what is done before what."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -107,9 +108,12 @@ def test_the_pools_threads_give_way_to_the_import(host, library_id, sources):
     previews_made(host, library_id)
     pid = host.worker_pid(library_id)
     assert pid is not None
+    normal = os.getpriority(os.PRIO_PROCESS, pid)  # the worker's main thread
+    if normal >= background.NICE:
+        pytest.skip("the tests run at a low priority already: nothing to lower")
     # each pool thread lowers itself as it starts: every one has started by now, but wait
     # on the condition rather than on that
     values = wait_until(lambda: (lambda found: found if found.count(background.NICE)
                                  == previews.WORKERS else None)(_nice_values(pid)),
                         "the pool's threads at the lower priority")
-    assert values.count(0) >= 2, values  # the rest (the writer, the readers...) as before
+    assert values.count(normal) >= 2, values  # the rest (the writer, the readers...) as before
