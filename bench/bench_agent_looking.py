@@ -200,6 +200,12 @@ def main() -> int:
     print(f"ratio (sheets / one at a time): calls {sheets.calls / base_calls:.3f}, image bytes "
           f"{sheets.image_bytes / base_bytes:.2f}, time {sheets_s / base_time:.2f}")
     print(f"goal: under {GOAL_CALLS} calls — {'met' if sheets.calls < GOAL_CALLS else 'MISSED'}")
+    from benchdata import record
+
+    record(f"agent looks at and tags {n} pictures: calls", sheets.calls, "calls",
+           baseline=base_calls, target=f"< {GOAL_CALLS} calls")
+    record(f"agent looks at and tags {n} pictures: image bytes", sheets.image_bytes / 1e6,
+           "MB", baseline=base_bytes / 1e6, target="")
     return 0 if sheets.calls < GOAL_CALLS else 1
 
 

@@ -16,9 +16,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import mcp_types as types  # noqa: E402
+from benchdata import record  # noqa: E402
 
 from serpent_tk.automation.registry import CommandSpec, build_registry  # noqa: E402
 from serpent_tk.mcp.apps.search_app import tool_meta  # noqa: E402
@@ -67,6 +69,13 @@ def main() -> int:
               f"{sizes.MODEL_TOKEN_LIMITS[toolset]:>7,} {base.model_tokens:>9,} "
               f"{lean.model_tokens / base.model_tokens:>6.2f} {lean.whole_bytes:>17,} "
               f"{base.whole_bytes:>9,} {lean.whole_bytes / base.whole_bytes:>6.2f}")
+        record(f"tool list, {toolset}", lean.model_tokens, "tokens",
+               baseline=base.model_tokens,
+               target=f"<= {sizes.MODEL_TOKEN_LIMITS[toolset]:,} tokens")
+        if toolset == "everything":
+            record(f"tools/list answer, {toolset}", lean.whole_bytes / 1024, "KiB",
+                   baseline=base.whole_bytes / 1024,
+                   target=f"<= {sizes.WHOLE_ANSWER_LIMIT / 1024:.0f} KiB")
     print(f"whole answer limit: {sizes.WHOLE_ANSWER_LIMIT:,} bytes (full access, everything)")
     tools = catalogue.tools("full-access", "everything")
     print(f"\nlargest tools (model-facing chars / 4 = tokens), of {len(tools)}:")

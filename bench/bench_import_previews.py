@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchdata import unique_variant  # noqa: E402
+from benchdata import record, unique_variant  # noqa: E402
 from PIL import Image, ImageDraw, ImageFilter  # noqa: E402
 
 from library.client import LibraryHost  # noqa: E402
@@ -180,6 +180,8 @@ def import_and_previews(work: Path, count: int, rounds: int) -> None:
           f"({min(serpent_cpu):.1f} s CPU; import call {min(import_times):.2f} s)")
     print(f"ratio serpent / pool  {best_serpent / best_pool:5.2f}x  (target <= {RATIO:.1f}x); "
           f"CPU time {min(serpent_cpu) / max(min(pool_cpu), 0.01):.2f}x")
+    record(f"import {count} images + every preview ready", best_serpent, "s",
+           baseline=best_pool, target=f"<= {RATIO:.1f}x")
     print(f"load average now: {', '.join(f'{v:.1f}' for v in os.getloadavg())} "
           f"(other work on this machine)")
 
@@ -217,6 +219,8 @@ def duplicates(work: Path) -> None:
     print(f"precision  {found.precision:.3f}  (target >= {PRECISION}; {found.false_pairs} "
           f"pairs of different pictures)")
     print(f"groups of different flat colours: {found.groups_of_flats}  (target 0)")
+    record("planted duplicates: recall", found.recall, "", target=f">= {RECALL}")
+    record("planted duplicates: precision", found.precision, "", target=f">= {PRECISION}")
 
 
 def grouping_speed(count: int = 20_000) -> None:

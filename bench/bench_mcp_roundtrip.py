@@ -36,6 +36,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 START_TIMEOUT_S = 120.0
 ERAS = (("legacy", "2025-11-25 (legacy)"), ("auto", "2026-07-28 (modern)"))
 TARGET = 1.5
@@ -260,6 +261,8 @@ def main() -> int:
         print(f"{options.calls} calls per series in {options.rounds} alternating rounds, after "
               f"{options.warmup} warm-up calls; Python {sys.version.split()[0]}, "
               f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
+        from benchdata import record
+
         verdicts = []
         for mode, era in ERAS:
             bare, ours = asyncio.run(measure_era(mode, bare_url, serpent_url, token, library,
@@ -275,6 +278,10 @@ def main() -> int:
                   f"p99 {s99 * 1e3:7.2f} ms   mean {statistics.mean(ours) * 1e3:7.2f} ms")
             print(f"  p50 ratio {s50 / b50:5.2f}x ({'meets' if verdicts[-1] else 'MISSES'} the "
                   f"{TARGET}x target)   p99 ratio {s99 / b99:5.2f}x")
+            record(f"MCP tool call round trip p50, {era}", s50 * 1000, "ms",
+                   baseline=b50 * 1000, target=f"<= {TARGET}x")
+            record(f"MCP tool call round trip p99, {era}", s99 * 1000, "ms",
+                   baseline=b99 * 1000, target="")
     finally:
         if serpent_process is not None:
             stop(serpent_process)

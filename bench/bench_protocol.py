@@ -19,7 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchdata import record  # noqa: E402
 
 from library.protocol import LibraryChanged, Response, decode_from_worker, encode  # noqa: E402
 from library.schemas import Actor  # noqa: E402
@@ -86,6 +89,8 @@ def main() -> int:
               f"{encode_ms / encode_base:>7.2f}{decode_ms:>9.3f}ms{decode_base:>8.3f}ms"
               f"{decode_ms / decode_base:>7.2f}"
               f"{(encode_ms + decode_ms) / (encode_base + decode_base):>12.2f}")
+        record(f"worker pipe codec round trip, {label}", encode_ms + decode_ms, "ms",
+               baseline=encode_base + decode_base, target="<= 1.0x json")
     return 0
 
 

@@ -135,6 +135,11 @@ def bench_launch(user_data: Path, runs: int) -> None:
           f"{os.cpu_count()} CPUs): bare Tk window {b * 1000:.0f} ms")
     print(f"  Serpent window drawn       {d * 1000:.0f} ms   ratio {d / b:.2f}x")
     print(f"  Serpent first page in grid {s * 1000:.0f} ms   ratio {s / b:.2f}x   ({line})")
+    from benchdata import record
+
+    record("window drawn (bench_ui library)", d * 1000, "ms", baseline=b * 1000, target="")
+    record("window first grid page (bench_ui library)", s * 1000, "ms", baseline=b * 1000,
+           target="<= 600 ms at 100k")
 
 
 # -- 2. stalls under MCP writes ------------------------------------------------------------------
@@ -272,8 +277,12 @@ def bench_stalls(user_data: Path, seconds: float, clients: int, base: Path) -> N
     print(f"\nTk loop while {clients} MCP clients write for {seconds:.0f} s "
           f"({counts['ok']:,} writes, {counts['failed']} failed, "
           f"{counts['ok'] / seconds:.0f}/s):")
-    report("idle window (baseline)", idle)
+    idle_worst = report("idle window (baseline)", idle)
     worst = report("under MCP writes", busy)
+    from benchdata import record
+
+    record(f"worst Tk stall while {clients} MCP clients write", worst * 1000, "ms",
+           baseline=idle_worst * 1000, target="<= 100 ms")
     print(f"  target: no stall over 100 ms — {'met' if worst <= 0.1 else 'NOT met'}   "
           f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
 

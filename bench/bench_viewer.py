@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.benchdata import unique_variant  # noqa: E402
+from bench.benchdata import record, unique_variant  # noqa: E402
 
 BIG = (6000, 4000)
 
@@ -202,6 +202,10 @@ def run(args: argparse.Namespace, work: Path) -> None:
               f"decode); → decoded for the screen: {s * 1000:.0f} ms ({s / full:.2f}× full "
               f"decode, {s / drafted:.2f}× Pillow's draft decode)  [median of {args.runs}, "
               f"cold]")
+        record("viewer: Space to the first picture (24 MP)", f * 1000, "ms",
+               baseline=full * 1000, target="")
+        record("viewer: Space to the picture decoded for the screen", s * 1000, "ms",
+               baseline=full * 1000, target="")
 
         beat = Heartbeat(root)
         settle(root, 0.5)
@@ -226,6 +230,8 @@ def run(args: argparse.Namespace, work: Path) -> None:
             print(f"stepping through {args.images} × 24 MP ({mode}): worst Tk stall "
                   f"{beat.worst * 1000:.0f} ms (idle window: {idle * 1000:.0f} ms; "
                   f"{'OK' if beat.worst <= 0.100 else 'OVER 100 ms'}), {took:.1f} s in all")
+            record(f"viewer: worst Tk stall stepping through {args.images} × 24 MP ({mode})",
+                   beat.worst * 1000, "ms", baseline=idle * 1000, target="<= 100 ms")
             viewer.close()
             settle(root, 0.3)
     finally:
