@@ -31,7 +31,7 @@ QUERIES = ["straße", "STRASSE", "überb", "ss", "参考资", "参考", "角色"
            "ελλην", "οφ", '"hi"', 'say "hi"', "near", "or", "a-b*c", "col:on", "^start",
            "(x)", "🎨", "🎨🎨", "100%_", "%_d", "port rait", "portrait ΣΟΦ", "sunset glow",
            "glow sky", "example.org", "q?a=1", "https", "ar", "a", "zzz", "sky zzz", "e",
-           "warm reise", "pass early 参考"]
+           "warm reise", "pass early 参考", "sky ar", "e glow"]
 
 
 def search_ids(host, library_id, text, **filters) -> tuple[set[str], int]:
