@@ -193,8 +193,9 @@ def match(conn: sqlite3.Connection, text: str) -> TextMatch:
         found.count_params.append(found.fts_query)
     for word in words:
         if word not in long_words:
-            found.add(_LIKE, _LIKE, _like_pattern(word))
-            found.short_params.append(_like_pattern(word))
+            pattern = _like_pattern(word)
+            found.add(_LIKE, _LIKE, pattern)
+            found.short_params.append(pattern)
     return found
 
 
