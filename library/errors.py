@@ -1,4 +1,4 @@
-"""Stable error codes (CONTRACTS.md §3) and the one exception type that carries them.
+"""Stable error codes (docs/contracts.md §3) and the one exception type that carries them.
 
 Imported by both processes. The worker raises `LibraryError`; it crosses the pipe as
 `protocol.ErrorInfo` and is raised again by `library.client` in the main process.

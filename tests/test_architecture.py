@@ -1,4 +1,4 @@
-"""The import rules of ARCHITECTURE.md, checked on the source of every module, and the
+"""The import rules of docs/architecture.md, checked on the source of every module, and the
 house rules on the shape of the tree: rooms say what they hold, none is crowded, no module
 is long."""
 
@@ -13,11 +13,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 MCP_STACK = {"mcp", "mcp_types", "starlette", "uvicorn", "sse_starlette", "httpx2"}
 TREES = ("serpent_tk", "library", "tests", "bench")  # where the size rules apply
-MAX_LINES = 500  # STYLE.md: a module past ~500 lines gets split by responsibility
+MAX_LINES = 500  # docs/style.md: a module past ~500 lines gets split by responsibility
 MAX_MODULES_PER_FOLDER = 15  # more side by side, and a room needs rooms of its own
 # `commands/` folders hold one module per command domain, found through their own table
 CROWD_EXCEPTIONS = {"commands"}
-# where a package's code runs, as its docstring should say (STYLE.md)
+# where a package's code runs, as its docstring should say (docs/style.md)
 WHERE_IT_RUNS = re.compile(r"Tk thread|worker process|Worker process|main process|Main "
                            r"process|both processes|every process|[Tt]hread-safe|its own "
                            r"thread|Runs in|runs in")
@@ -173,7 +173,7 @@ def main_process_modules() -> list[Path]:
 
 @pytest.mark.parametrize("path", main_process_modules(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_main_process_never_imports_sqlite3(path: Path) -> None:
-    """One writer: only the worker opens a library's SQLite file (ARCHITECTURE.md)."""
+    """One writer: only the worker opens a library's SQLite file (docs/architecture.md)."""
     bad = {n for n in imported_names(path) if top(n) == "sqlite3"}
     assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
 
@@ -214,19 +214,19 @@ def test_no_folder_is_crowded(folder: Path) -> None:
 @pytest.mark.parametrize("path", [p for tree in TREES for p in modules(tree)],
                          ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_module_is_longer_than_500_lines(path: Path) -> None:
-    """STYLE.md: a module past ~500 lines is split by responsibility. Tests too: none needs
+    """docs/style.md: a module past ~500 lines is split by responsibility. Tests too: none needs
     an exception today."""
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines"
 
 
-def test_every_room_is_in_the_readme_layout() -> None:
-    """A newcomer finds every package in README.md's table of rooms."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    layout = readme[readme.index("## Layout"):]
+def test_every_room_is_in_the_architecture_layout() -> None:
+    """A newcomer finds every package in docs/architecture.md's table of rooms."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    layout = page[page.index("## Layout"):]
     missing = [str(p.parent.relative_to(ROOT)) for p in packages()
                if f"`{p.parent.relative_to(ROOT).as_posix()}/`" not in layout]
-    assert not missing, f"packages missing from README.md's layout: {missing}"
+    assert not missing, f"packages missing from docs/architecture.md's layout: {missing}"
 
 
 # -- command names are the registry's ---------------------------------------------------

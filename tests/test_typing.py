@@ -1,4 +1,4 @@
-"""The code stays as STYLE.md asks: the boundaries between the parts fully typed (mypy
+"""The code stays as docs/style.md asks: the boundaries between the parts fully typed (mypy
 --strict on the protocol, the client, the command schemas, the automation gateway, the MCP
 layer and the stores of settings and credentials), and the whole tree lint-clean (ruff)."""
 

@@ -1,5 +1,5 @@
 """Every tool result an in-process MCP server sends during a test is checked against the
-`outputSchema` that tool advertises (CONTRACTS.md §2), with a Draft 2020-12 validator that also
+`outputSchema` that tool advertises (docs/contracts.md §2), with a Draft 2020-12 validator that also
 checks formats, as the TypeScript SDK's Ajv does. TS-SDK clients throw a result away when its
 structuredContent does not match, even on `isError` results; the Python SDK does not check.
 

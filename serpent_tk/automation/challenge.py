@@ -1,4 +1,4 @@
-"""One-time challenges for dangerous commands (CONTRACTS.md §2).
+"""One-time challenges for dangerous commands (docs/contracts.md §2).
 
 Thread-safe. A first call gets a challenge bound to the caller's credential, the command, the
 normalized arguments, the libraryId, and the plan's target ids with their versions. Only the

@@ -1,4 +1,4 @@
-"""The response envelope of CONTRACTS.md §2: built here and nowhere else.
+"""The response envelope of docs/contracts.md §2: built here and nowhere else.
 
 Thread-safe (pure). Every gateway answer is one of: `ok` (with `libraryId` and
 `libraryChangeSequence` for library-level commands), `error` (`retryable` only when true,

@@ -1,6 +1,6 @@
 """Anything that goes wrong in a call becomes a `LibraryError` with a stable code, here.
 
-Thread-safe. One of the three places errors are translated (STYLE.md): validation errors
+Thread-safe. One of the three places errors are translated (docs/style.md): validation errors
 name the field; an unknown, unavailable or hidden command answers exactly like an unknown
 tool; an unexpected exception becomes `INTERNAL` with an incident id that is in the log and
 nothing else of it reaches the caller (no traceback, no internal path).

@@ -1,7 +1,7 @@
 """The gateway: the one path every command takes, from the window, MCP, plugins or the CLI.
 
 Thread-safe; `submit()` never blocks the calling thread (the Tk thread and the MCP asyncio
-thread both call it) and never raises: its future resolves to a CONTRACTS.md §2 envelope.
+thread both call it) and never raises: its future resolves to a docs/contracts.md §2 envelope.
 Order: command lookup → schema validation → caller → capability policy → library binding
 (only from the explicit `libraryId`) → will-hooks → dangerous-command challenge → the worker,
 or the spec's own handler (commands the main process answers, plugin commands) → the spec's

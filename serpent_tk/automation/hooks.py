@@ -9,7 +9,7 @@ events and toasts for the window), registered with `add_did` like any plugin's, 
 plugins'. The library host's events (changes from any source, task progress, a library that
 closed by itself, a restarted worker) become gateway events here too. The caller's source is
 only a label; the one source-dependent effect is that the window is told by toast about
-lifecycle actions it did not perform itself (CONTRACTS.md §4).
+lifecycle actions it did not perform itself (docs/contracts.md §4).
 """
 
 from __future__ import annotations

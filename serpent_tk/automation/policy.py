@@ -5,7 +5,7 @@ Thread-safe (pure). `read-only` may read; `auto` may also write, move things to 
 undo/redo and manage libraries (dangerous commands still need a challenge); `full-access` may
 also call plugin tools. A mode only ever adds capabilities to the one below it.
 
-Toolsets (CONTRACTS.md §7): `essentials` is the daily loop in at most 25 tools (find, look,
+Toolsets (docs/contracts.md §7): `essentials` is the daily loop in at most 25 tools (find, look,
 import, tag, rate, move, trash and restore, undo/redo, folders, collections, notify, show in
 the window, list and open libraries): the commands declared `essential=True`
 (`automation/commands/`); `everything` holds every command. Plugin commands are in
@@ -69,7 +69,7 @@ def mode_allows(mode: str, min_mode: str) -> bool:
 
 ESSENTIALS_LIMIT = 25  # client tool choice degrades past ~30 tools; Cursor once sent only 40
 
-# What Settings → MCP, the CLI's help, the server instructions and the README say.
+# What Settings → MCP, the CLI's help, the server instructions and docs/mcp.md say.
 TOOLSET_SUMMARY: dict[Toolset, str] = {
     "essentials": "the everyday tools: find, look (contact sheets), import, tag, rate and "
                   "note, move into folders, trash and restore, undo/redo, folders, tags, "

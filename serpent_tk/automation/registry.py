@@ -2,9 +2,10 @@
 
 Thread-safe: built at import, read-only afterwards except for plugin commands, which are
 added and removed under a lock (listeners hear about it: `plugins.exposure` tells the MCP
-layer when the exposed tools changed, for `tools/list_changed`). The MCP tool list, the
-CLI, the UI actions and the README's tool table are generated from or checked against
-`REGISTRY.commands`.
+layer when the exposed tools changed, for `tools/list_changed`). The MCP tool list and the
+tool table of docs/mcp.md are generated from `REGISTRY.commands`; the window runs its actions
+as registry commands and reads their words from their specs. The `serpent-tk` subcommands
+are not registry commands.
 
 A spec is all the main process knows about a command: its models (a worker command's come
 from `library.catalogue`), policy, the words the window tells people with (`Words`), what a
@@ -111,7 +112,7 @@ class Words:
 
 
 def tool_name_for(name: str) -> str:
-    """`asset.trash` → `serpent_asset_trash` (CONTRACTS.md §1)."""
+    """`asset.trash` → `serpent_asset_trash` (docs/contracts.md §1)."""
     return "serpent_" + name.replace(".", "_").replace("-", "_")
 
 
@@ -368,7 +369,7 @@ class Registry:
 
 
 def check_spec(spec: CommandSpec) -> None:
-    """Refuse a declaration that breaks CONTRACTS.md §1 or the registry's own rules."""
+    """Refuse a declaration that breaks docs/contracts.md §1 or the registry's own rules."""
     if not COMMAND_NAME.match(spec.name):
         raise ValueError(f"bad command name {spec.name!r}")
     if not TOOL_NAME.match(spec.tool_name):
@@ -400,7 +401,7 @@ def check_spec(spec: CommandSpec) -> None:
 
 
 def build_registry() -> Registry:
-    """The registry of the built-in catalogue (CONTRACTS.md §1)."""
+    """The registry of the built-in catalogue (docs/contracts.md §1)."""
     from serpent_tk.automation.commands import assets as commands_assets
     from serpent_tk.automation.commands import history as commands_history
     from serpent_tk.automation.commands import library as commands_library

@@ -1,7 +1,7 @@
-"""The README's "Commands and MCP tools" table, generated from the registry.
+"""The tool table of docs/mcp.md ("Tools"), generated from the registry.
 
-Thread-safe (pure). `python -m serpent_tk.automation.tooltable README.md` rewrites the table
-between its markers; a test fails when the README and the registry disagree.
+Thread-safe (pure). `python -m serpent_tk.automation.tooltable docs/mcp.md` rewrites the table
+between its markers; a test fails when the page and the registry disagree.
 """
 
 from __future__ import annotations
@@ -53,5 +53,5 @@ def rewrite(path: Path, registry: Registry) -> bool:
 
 
 if __name__ == "__main__":
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/mcp.md")
     print("updated" if rewrite(target, build_registry()) else "unchanged", target)

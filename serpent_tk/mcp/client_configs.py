@@ -3,7 +3,7 @@ and installing Serpent into that file (merge, backup, atomic write).
 
 Thread-safe (pure functions; `install` touches only the client's config file and its backup).
 Used by `serpent-tk mcp-config`, and by the window's "Copy MCP config" and "Install into
-<client>". Shapes follow ../shared/reference/mcp-clients.md: always `127.0.0.1` (never
+<client>". Shapes follow each client's own documentation: always `127.0.0.1` (never
 `localhost`, which Node may resolve to ::1), a bearer header for HTTP clients, and Claude
 Desktop (stdio only) through Serpent's own bridge, so nobody needs Node.
 """

@@ -51,7 +51,7 @@ def change_resource_uri(library_id: str) -> str:
 
 
 def change_data(event: LibraryChanged) -> dict[str, Any]:
-    """The `data` of a library-change notification (CONTRACTS.md §4): the change event
+    """The `data` of a library-change notification (docs/contracts.md §4): the change event
     itself, cut to what clients are promised, camelCase."""
     return {"event": event.type, **event.model_dump(
         mode="json", by_alias=True, include={"library_id", "change_sequence", "kinds"})}

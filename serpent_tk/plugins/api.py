@@ -5,7 +5,7 @@ Runs in the plugin's host process (never in Serpent's window or MCP server). A p
 makes one `plugin = Plugin()` and decorates its functions; Serpent reads the declarations when
 the host starts. What a plugin changes, it changes by calling Serpent's commands through
 `api.call(...)`: the same gateway, checks, undo, toasts and notifications as a person or an
-AI client, labelled `plugin:<id>`. README.md's “Writing a plugin” explains it.
+AI client, labelled `plugin:<id>`. docs/plugins.md's “Writing a plugin” explains it.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class PluginError(Exception):
-    """Refuse on purpose, with a stable error code (CONTRACTS.md §3) and a message for the
+    """Refuse on purpose, with a stable error code (docs/contracts.md §3) and a message for the
     person: the caller gets it as the command's error. Any other exception is a crash: the
     caller gets INTERNAL and the plugin is turned off."""
 
@@ -175,7 +175,7 @@ class Plugin:
     def will_hook(self, *, commands: tuple[str, ...] | list[str] = ("*",)) -> Callable[[F], F]:
         """`hook(api, event)` before every changing command matching `commands` (fnmatch
         patterns: `"asset.*"`); raise `Veto("why")` to refuse it. Keep it quick: every
-        matching command waits for it (at most 2 s, see README.md)."""
+        matching command waits for it (at most 2 s, see docs/plugins.md)."""
         def declare(hook: F) -> F:
             self.will_hooks.append(HookDef(hook.__name__, hook, tuple(commands)))
             return hook

@@ -3,7 +3,7 @@
 Main process; thread-safe. Serpent's own commands keep their keys in the library (the
 worker); a plugin command's answer is kept here, per caller (source and credential, as the
 worker scopes them), command and key, for an hour and at most `MAX_KEPT` answers. A key
-reused with other arguments is refused (`INVALID_ARGUMENT`, CONTRACTS.md §3); a call that
+reused with other arguments is refused (`INVALID_ARGUMENT`, docs/contracts.md §3); a call that
 failed is not kept, so it can be retried.
 """
 

@@ -1,4 +1,4 @@
-"""The challenge store alone: one use, expiry, and every bound field (CONTRACTS.md §2)."""
+"""The challenge store alone: one use, expiry, and every bound field (docs/contracts.md §2)."""
 
 from __future__ import annotations
 

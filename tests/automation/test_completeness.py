@@ -18,7 +18,7 @@ from serpent_tk.automation.registry import build_registry
 
 HERE = Path(__file__).parent
 GENERIC = {"test_registry.py", "test_completeness.py", "test_gateway_policy.py",
-           "test_readme_tools.py"}
+           "test_tool_table.py"}
 REGISTRY = build_registry()
 
 

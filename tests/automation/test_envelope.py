@@ -1,4 +1,4 @@
-"""The envelope and error shapes of CONTRACTS.md §2-3, pinned for every code."""
+"""The envelope and error shapes of docs/contracts.md §2-3, pinned for every code."""
 
 from __future__ import annotations
 

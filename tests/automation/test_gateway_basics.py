@@ -116,7 +116,8 @@ def test_invalid_arguments_name_the_field_and_change_nothing(
     answer = call(gateway, "asset.tag", {"libraryId": library, **args}, CLAUDE)
     assert code(answer) == "INVALID_ARGUMENT"
     assert answer["error"]["field"] == field and answer["error"]["message"].startswith(field)
-    assert answer["error"]["libraryId"] == library  # CONTRACTS §2: a targeted library is named
+    # docs/contracts.md §2: a targeted library is named
+    assert answer["error"]["libraryId"] == library
     assert ok(gateway, "library.change-sequence", {"libraryId": library}) == before
 
 

@@ -1,6 +1,6 @@
 """Dangerous commands through the gateway: risk report, one-time challenge, exact second call.
 
-CONTRACTS.md §2: a changed credential, command, argument, library, target or version
+docs/contracts.md §2: a changed credential, command, argument, library, target or version
 between the two calls gets CHALLENGE_INVALID and changes nothing; Full Access and the person
 at the window go through it too.
 """

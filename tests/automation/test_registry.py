@@ -1,4 +1,4 @@
-"""The registry declares the whole catalogue of CONTRACTS.md §1, once, consistently."""
+"""The registry declares the whole catalogue of docs/contracts.md §1, once, consistently."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ CATALOGUE = {
     "asset.rename-batch",  # an additive extension: many names in one undo step (plugins)
     # folders
     "folder.list", "folder.create", "folder.rename", "folder.move", "folder.delete-empty",
-    # linked folders (`.list`: an additive extension of CONTRACTS.md's catalogue)
+    # linked folders (`.list`: an additive extension of docs/contracts.md's catalogue)
     "linked-folder.list", "linked-folder.create", "linked-folder.reconnect",
     "linked-folder.unlink", "linked-folder.update-rules", "linked-folder.refresh",
     # tags

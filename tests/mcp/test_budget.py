@@ -1,4 +1,4 @@
-"""The output budget (CONTRACTS.md §5): every response under the budget, pages cut at an item
+"""The output budget (docs/contracts.md §5): every response under the budget, pages cut at an item
 boundary with truncated/nextCursor, nothing lost or repeated when following the cursors."""
 
 from __future__ import annotations

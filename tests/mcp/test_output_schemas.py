@@ -1,5 +1,5 @@
 """Every envelope a tool answers with is valid against the outputSchema that tools/list
-advertised for it (CONTRACTS.md §2), errors and confirmation_required included: TypeScript-SDK
+advertised for it (docs/contracts.md §2), errors and confirmation_required included: TypeScript-SDK
 clients validate structuredContent even on isError results, with Ajv (Draft 2020-12, formats
 checked), and throw the whole answer away when it does not match.
 

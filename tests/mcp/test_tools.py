@@ -180,7 +180,7 @@ def test_plugin_tools_are_full_access_only_and_hidden_ones_are_unknown_tools(
                 answers.append((raised.value.code, raised.value.message.replace(name, "X"),
                                 raised.value.data))
             hidden, unknown = answers
-            # a protocol error (CONTRACTS.md §3), identical apart from the name typed
+            # a protocol error (docs/contracts.md §3), identical apart from the name typed
             assert hidden == unknown == (-32602, "Unknown tool: X", None)
             # argument errors stay tool results
             bad = await call(full, tool, {"libraryId": library, "assetIds": ["nope"]})

@@ -7,7 +7,7 @@ the catalogue's). The exposed set of tools is what the registry holds of exposed
 listeners hear exactly when that set changes — a plugin enabled while exposed, exposed
 while running, hidden, disabled or turned off after a failure — and never otherwise
 (libraries opening or closing never touch it), which is when the MCP layer sends
-`notifications/tools/list_changed` (CONTRACTS.md §4).
+`notifications/tools/list_changed` (docs/contracts.md §4).
 """
 
 from __future__ import annotations

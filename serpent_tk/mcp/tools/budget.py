@@ -1,4 +1,4 @@
-"""The output budget (CONTRACTS.md §5): every tool response stays under a byte budget, and an
+"""The output budget (docs/contracts.md §5): every tool response stays under a byte budget, and an
 answer the budget cuts loses nothing.
 
 Thread-safe (pure functions). A tool response carries the envelope twice (as

@@ -1,4 +1,4 @@
-"""The rest of answers the output budget cut (CONTRACTS.md §5): nothing a cut drops is lost.
+"""The rest of answers the output budget cut (docs/contracts.md §5): nothing a cut drops is lost.
 
 Thread-safe. When an answer is too large for one response (`asset.get` of 100 assets with long
 notes, `file.import` of 500 files, ...), the whole answer is kept here for a while and the part

@@ -3,10 +3,10 @@
 
 Runs on the listener loop. Every call goes through `gateway.submit(...)` with the caller built
 from the request's credential, awaited with `asyncio.wrap_future`; the gateway's envelope
-(CONTRACTS.md §2) becomes `structuredContent` plus the same JSON as text, `isError` for an
+(docs/contracts.md §2) becomes `structuredContent` plus the same JSON as text, `isError` for an
 error. An unknown tool and a tool hidden from the caller (outside its toolset, or a plugin
 tool without Full Access) get the very same JSON-RPC error -32602, a protocol error rather
-than a tool result (CONTRACTS.md §3). Nothing here remembers a library between calls:
+than a tool result (docs/contracts.md §3). Nothing here remembers a library between calls:
 `libraryId` travels in every call.
 """
 
@@ -151,7 +151,7 @@ class Handlers:
 
     async def _fit(self, spec: CommandSpec, args: dict[str, Any], caller: Caller,
                    envelope: dict[str, Any], owner: Owner) -> dict[str, Any]:
-        """`envelope` within the output budget, without losing anything (CONTRACTS.md §5):
+        """`envelope` within the output budget, without losing anything (docs/contracts.md §5):
         a paged list is asked again for a page that fits (its nextCursor continues there);
         any other answer with a list goes out in parts (continuations.py)."""
         budget = self.budget()

@@ -1,5 +1,5 @@
 """MCP prompts: whole jobs the person picks (slash commands) that tell the agent which tools to
-call, in which order, always with an explicit `libraryId` (CONTRACTS.md §7), with completion
+call, in which order, always with an explicit `libraryId` (docs/contracts.md §7), with completion
 of their arguments (open libraries, the library's tags).
 
 Runs on the listener loop. A prompt needs every tool its text names: a credential whose mode or

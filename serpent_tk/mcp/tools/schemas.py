@@ -5,9 +5,9 @@ Thread-safe (pure functions). Input schemas come from the registry's (pydantic) 
 `$ref`s inlined and what only annotates dropped (pydantic's titles, examples, string length
 and id-pattern checks the gateway makes anyway, `null` alternatives of optional fields).
 They never refuse an argument the gateway accepts. Output schemas promise the envelope every
-answer of the tool has (CONTRACTS.md §2: its status, a result object, an error's code and
+answer of the tool has (docs/contracts.md §2: its status, a result object, an error's code and
 message, a confirmation's challenge) and nothing of the result's inside, which the
-description's "Returns" and the README tell: the schemas travel in every tools/list answer,
+description's "Returns" and docs/mcp.md tell: the schemas travel in every tools/list answer,
 models do not read them, and a client validating against them (the TypeScript SDK does, even
 on errors) must never reject an answer, also of a newer Serpent that adds fields.
 """
@@ -123,7 +123,7 @@ def input_schema(spec: CommandSpec, extra: dict[str, Any] | None = None) -> dict
     return schema
 
 
-# What each envelope status requires besides `status` (CONTRACTS.md §2).
+# What each envelope status requires besides `status` (docs/contracts.md §2).
 ENVELOPE_REQUIRES: dict[str, list[str]] = {
     "ok": ["result"], "error": ["error"], "confirmation_required": ["challenge", "riskReport"]}
 

@@ -35,7 +35,7 @@ _FRIENDLY = {
 
 @dataclass(frozen=True)
 class Reply:
-    """One gateway envelope (CONTRACTS §2), read by the Tk thread."""
+    """One gateway envelope (docs/contracts.md §2), read by the Tk thread."""
 
     envelope: dict[str, Any]
 

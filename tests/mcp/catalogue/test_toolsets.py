@@ -1,4 +1,4 @@
-"""Toolsets per credential (CONTRACTS.md §7): a new credential sees the essentials, a tool
+"""Toolsets per credential (docs/contracts.md §7): a new credential sees the essentials, a tool
 outside its toolset is hidden exactly like an unknown one, and changing the toolset (window or
 CLI) tells that credential's sessions and listen streams only, in both protocol eras."""
 

@@ -2,7 +2,7 @@
 tool's own `inputSchema` (valid, borderline, hostile: wrong types, huge and control-character
 strings, path tricks, special files, symlink loops).
 
-What must hold: every answer is a tool result whose error code is one the README documents,
+What must hold: every answer is a tool result whose error code is one docs/mcp.md documents,
 never INTERNAL, never a traceback; the server stays up; the library afterwards has rows equal
 to files and passes SQLite's integrity check; nothing our code logs is an error. Example
 counts are bounded and derandomized for CI (steady); `SERPENT_LONG_TESTS=1` runs many more,
@@ -44,8 +44,8 @@ TRACEBACK = re.compile(r"Traceback \(most recent call last\)|File \"[^\"]+\", li
 
 
 def documented_codes() -> set[str]:
-    """The stable error codes of the README's error table (its first column)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The stable error codes of docs/mcp.md's error table (its first column)."""
+    text = (ROOT / "docs" / "mcp.md").read_text(encoding="utf-8")
     table = text.split("<!-- error-codes:start -->", 1)[1].split("<!-- error-codes:end -->")[0]
     codes = {code for line in table.splitlines() if line.startswith("| `")
              for code in re.findall(r"`([A-Z_]+)`", line.split(" | ")[0])}

@@ -1,6 +1,6 @@
 """The menu bar, the keys, the right-click menus and Help → Keyboard shortcuts all come from
-one action table; menus wear the theme's colours; icon buttons have tooltips; the README's
-key table lists every shortcut."""
+one action table; menus wear the theme's colours; icon buttons have tooltips; the key table of
+docs/window.md lists every shortcut."""
 
 from __future__ import annotations
 
@@ -145,16 +145,16 @@ def test_every_icon_button_has_a_tooltip_in_the_theme(app: App, tmp_path: Path) 
     assert not tip.shown
 
 
-def test_the_readme_key_table_lists_every_shortcut() -> None:
-    """Every accelerator of the action table is in README's key table (which also says
-    where Edit → Undo is: the menu exists now)."""
+def test_the_docs_key_table_lists_every_shortcut() -> None:
+    """Every accelerator of the action table is in docs/window.md's key table (which also
+    says where Edit → Undo is: the menu exists now)."""
     from serpent_tk.ui.menus import window_actions as table_module
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    table = readme.split("| key | does |", 1)[1].split("\n\n", 1)[0]
+    page = (ROOT / "docs" / "window.md").read_text(encoding="utf-8")
+    table = page.split("| key | does |", 1)[1].split("\n\n", 1)[0]
     source = Path(table_module.__file__).read_text(encoding="utf-8")
     accelerators = set(re.findall(r'accelerator=f?"([^"]+)"', source))
     assert len(accelerators) > 20
     for accelerator in accelerators:
         shown = accelerator.replace("{MOD_NAME}", "Ctrl")
-        assert shown in table, f"README's key table does not mention {shown}"
+        assert shown in table, f"docs/window.md's key table does not mention {shown}"

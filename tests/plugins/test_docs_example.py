@@ -1,4 +1,4 @@
-"""The plugin README's “Writing a plugin” shows works as written: its plugin.toml and module,
+"""What docs/plugins.md's “Writing a plugin” shows works as written: its plugin.toml and module,
 copied into a plugins folder, run in a real Serpent."""
 
 from __future__ import annotations
@@ -13,18 +13,18 @@ from tests.automation.conftest import call, import_images, ok
 from tests.conftest import ROOT
 
 
-def readme_example() -> tuple[str, str]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Writing a plugin"):]
+def docs_example() -> tuple[str, str]:
+    page = (ROOT / "docs" / "plugins.md").read_text(encoding="utf-8")
+    section = page[page.index("## Writing a plugin"):]
     manifest = re.search(r"```toml\n(.*?)```", section, re.S)
     module = re.search(r"```python\n(.*?)```", section, re.S)
     assert manifest and module
     return manifest.group(1), module.group(1)
 
 
-def test_the_readme_plugin_runs_as_written(gateway: Gateway, plugins_dir: Path,
+def test_the_docs_plugin_runs_as_written(gateway: Gateway, plugins_dir: Path,
                                           manager: PluginManager, tmp_path: Path) -> None:
-    manifest, module = readme_example()
+    manifest, module = docs_example()
     folder = plugins_dir / "keep-guard"
     folder.mkdir()
     (folder / "plugin.toml").write_text(manifest)
