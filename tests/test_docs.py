@@ -1,7 +1,8 @@
 """The docs hold together: every relative link in every tracked `*.md` leads to a file (and a
-heading) that exists, every `*.md` file (and contracts section) the code and tests cite
-exists, the error tables list exactly the codes the code defines, and the README stays short
-with the two set-up commands in its first screen. Pure file reading: runs anywhere."""
+heading) that exists, every table row has its header's cells, every `*.md` file (and
+contracts section) the code and tests cite exists, the error tables list exactly the codes
+the code defines, and the README stays short with the two set-up commands in its first
+screen. Pure file reading: runs anywhere."""
 
 from __future__ import annotations
 
@@ -114,6 +115,34 @@ def test_the_link_check_catches_what_it_should(tmp_path: Path) -> None:
     assert broken_links(page, text) == ["missing.md (no such file)",
                                         "there.md#nowhere (no such heading)",
                                         "#not-here (no such heading)"]
+
+
+def ragged_rows(text: str) -> list[str]:
+    """Table rows with another number of cells than their table's header (a `|` inside a
+    code span splits a cell on GitHub too: write `\\|`)."""
+    ragged, header = [], None
+    for line in prose_lines(text):
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = len(re.split(r"(?<!\\)\|", line))
+        if header is None:
+            header = cells
+        elif cells != header:
+            ragged.append(line[:80])
+    return ragged
+
+
+@pytest.mark.parametrize("page", markdown_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_table_row_has_its_header_s_cells(page: Path) -> None:
+    ragged = ragged_rows(page.read_text(encoding="utf-8"))
+    assert not ragged, f"{page.relative_to(ROOT)}: rows that break their table: {ragged}"
+
+
+def test_the_table_check_catches_what_it_should() -> None:
+    text = ("| a | b |\n|---|---|\n| `x\\|y` | 1 |\n| `start|test` | 2 |\n\n"
+            "| one |\n|---|\n| 1 |\n")
+    assert ragged_rows(text) == ["| `start|test` | 2 |"]
 
 
 def cited_markdown() -> list[tuple[str, str]]:
