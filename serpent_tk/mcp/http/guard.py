@@ -4,8 +4,9 @@ Runs on the listener loop (pure ASGI middleware in front of the SDK's session ma
 Order: a bad Host gets 421 (DNS rebinding), a foreign Origin 403, a missing, unknown or revoked
 token 401 with a plain `WWW-Authenticate: Bearer` (no `resource_metadata`, so clients never
 start an OAuth discovery); none of these keeps its connection. Then the credential's room
-(`sessions.ClientRoom`): too many requests in flight, or a new session beyond its cap, get 429
-with a sentence saying which, so one client never fills the room of the others. The token is
+(`sessions.ClientRoom`): too many requests in flight, or a new session while every session the
+credential may hold is busy (idle ones are reclaimed instead), get 429 with a sentence saying
+which, so one client never fills the room of the others. The token is
 verified on every request, so a mode change made anywhere applies to the very next request;
 a revoke ends the credential's sessions and open streams within a second (`ClientRoom`). The
 credential reaches the tool handlers through `current_credential()`; the SDK binds each
@@ -28,11 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from serpent_tk.credentials import Credential, CredentialStore
 from serpent_tk.mcp.http.connections import mark_useful
-from serpent_tk.mcp.http.sessions import (
-    REQUESTS_PER_CREDENTIAL,
-    SESSION_IDLE_TIMEOUT_S,
-    ClientRoom,
-)
+from serpent_tk.mcp.http.sessions import REQUESTS_PER_CREDENTIAL, ClientRoom
 
 log = logging.getLogger(__name__)
 
@@ -99,10 +96,11 @@ def opens_session(scope: Scope, headers: Headers) -> bool:
 
 TOO_MANY_REQUESTS = (f"This credential already has {REQUESTS_PER_CREDENTIAL} requests or "
                      "streams open at once; wait for some to finish.")
-TOO_MANY_SESSIONS = ("This credential already holds {cap} open MCP sessions, the most one "
-                     "client may have. Close old ones (end conversations or restart the "
-                     f"client); an idle session ends after {SESSION_IDLE_TIMEOUT_S // 60} "
-                     "minutes.")
+TOO_MANY_SESSIONS = ("This client's credential already holds {cap} MCP sessions, the most one "
+                     "credential may have, and every one of them is in the middle of a request "
+                     "right now (sessions that are not are ended to make room). Wait a few "
+                     "seconds and connect again, or give this client a credential of its own "
+                     "in Serpent → Settings → MCP.")
 
 
 class RequestGuard:
@@ -147,9 +145,9 @@ class RequestGuard:
             return
         if opens_session(scope, headers) and self.room.sessions_full(credential.id):
             log.warning("refused a new session for %r: it holds the most sessions one "
-                        "credential may have", credential.name)
+                        "credential may have, all of them busy", credential.name)
             message = TOO_MANY_SESSIONS.format(cap=self.room.manager.per_credential)
-            await _reply(send, 429, _rpc_error(message), [(b"retry-after", b"30")])
+            await _reply(send, 429, _rpc_error(message), [(b"retry-after", b"5")])
             return
         mark_useful(scope)
         scope["user"] = AuthenticatedUser(

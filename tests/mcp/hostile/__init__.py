@@ -1,2 +1,3 @@
-"""Hostile clients and faults against the real MCP server: session floods, slow connections,
-hostile arguments (schema-driven fuzz), a soak of many writers."""
+"""Hostile clients and faults against the real MCP server: session floods, clients that never
+end their sessions, slow connections, hostile arguments (schema-driven fuzz), a soak of many
+writers."""
