@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-HEAVY = ("numpy", "imagehash", "portalocker")
+HEAVY = ("numpy", "scipy", "portalocker")
 
 
 def _loaded_after(code: str, prefixes: tuple[str, ...] = HEAVY) -> list[str]:
@@ -23,8 +23,8 @@ def _loaded_after(code: str, prefixes: tuple[str, ...] = HEAVY) -> list[str]:
     return loaded
 
 
-def test_a_spare_worker_starts_without_numpy_imagehash_or_portalocker() -> None:
-    """numpy and imagehash (~80 ms) load when a picture is analysed or compared, portalocker
+def test_a_spare_worker_starts_without_numpy_or_portalocker() -> None:
+    """numpy (~60 ms) loads when a picture is analysed or compared, portalocker
     (~35 ms) only where there is no fcntl: the spare worker the window's first library opens
     in is ready sooner, and takes less of the CPU the window starts on."""
     assert _loaded_after("from library.worker import process\nprocess.import_ahead()") == []

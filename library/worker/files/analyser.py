@@ -5,8 +5,8 @@ stored file and writes a derived thumbnail). The image's header gives its facts 
 (`media.probe_image`: size with EXIF orientation applied, date taken, camera, lens), which
 fill in what libraries made before Serpent kept them. The picture is decoded once, at
 thumbnail size (`ANALYSIS_SIZE`), through the thumbnail store, so analysing also makes the
-preview the grid asks for; palette and signature (`similarity`: perceptual hashes with
-`imagehash`, mean CIELAB colour, detail) come from that small image. An asset that is not
+preview the grid asks for; palette and signature (`similarity`: perceptual hashes from
+`phash`, mean CIELAB colour, detail) come from that small image. An asset that is not
 an image is `unsupported`; one whose file is missing or cannot be decoded is `failed`, and
 says why in `problem` (damaged, truncated, too-large).
 """
@@ -17,18 +17,16 @@ import logging
 import sqlite3
 import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PIL import Image
 
 from library.worker.files import colours, media
 from library.worker.files.palette import flattened, palette
+from library.worker.files.phash import phash
 from library.worker.files.similarity import to_signed
 from library.worker.files.thumbstore import NoThumbnail, store_for
 from library.worker.store.layout import Layout
-
-if TYPE_CHECKING:  # imagehash and numpy are imported when a picture is analysed (~80 ms
-    import imagehash  # of a worker's start otherwise)
 
 log = logging.getLogger("library.worker.analysis")
 
@@ -84,8 +82,7 @@ def analyse(layout: Layout, row: sqlite3.Row) -> Analysis:
 
 def signature(picture: Image.Image) -> dict[str, Any]:
     """The similarity signature of an RGB picture (see `similarity`)."""
-    import imagehash
-    import numpy as np
+    import numpy as np  # imported when a picture is analysed (~60 ms of a worker's start)
 
     width, height = picture.size
     dx, dy = width * (1 - CENTRE) / 2, height * (1 - CENTRE) / 2
@@ -94,11 +91,7 @@ def signature(picture: Image.Image) -> dict[str, Any]:
     lab = colours.lab_of_pixels(small).reshape(-1, 3).mean(axis=0)
     grey = np.asarray(picture.convert("L").resize((32, 32), Image.Resampling.BOX),
                       dtype=np.float64)
-    return {"phash": to_signed(_bits(imagehash.phash(picture))),
-            "phash_centre": to_signed(_bits(imagehash.phash(centre))),
+    return {"phash": to_signed(phash(picture)),
+            "phash_centre": to_signed(phash(centre)),
             "lab": (round(float(lab[0]), 3), round(float(lab[1]), 3), round(float(lab[2]), 3)),
             "detail": round(float(grey.std()), 3)}
-
-
-def _bits(value: imagehash.ImageHash) -> int:
-    return int(str(value), 16)

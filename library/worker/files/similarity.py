@@ -1,9 +1,10 @@
 """Which images look alike: each picture's signature, and comparing signatures (numpy).
 
 Runs in the worker process (pure functions, any thread). A signature is two 64-bit
-perceptual hashes of the picture's luminance (`imagehash.phash`: the whole picture, and its
-central 94 %, so a few percent cropped off the edges still lines up), the picture's mean
-colour in CIELAB, how much detail it has, and its aspect ratio. Two images are similar when
+perceptual hashes of the picture's luminance (`phash`: ImageHash's pHash of the whole
+picture and of its central 94 %, so a few percent cropped off the edges still lines up), the
+picture's mean colour in CIELAB, how much detail it has, and its aspect ratio. Two images
+are similar when
   - their shapes agree (aspect ratios within 10 %: resizing, re-encoding and small crops
     keep the shape), and
   - their mean colours are within `COLOUR_TOLERANCE` (delta E): the hash sees no colour,
