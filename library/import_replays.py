@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from library.disk import statejson
 from library.disk.locks import LockBusy, locked
 from library.idempotency import IMPORT_COMMAND as COMMAND
 from library.idempotency import key_reused
@@ -39,6 +40,7 @@ log = logging.getLogger(__name__)
 KEEP_DAYS = 14
 MAX_ENTRIES = 1000
 LOCK_TIMEOUT_S = 10.0
+MAX_FILE_BYTES = 4 * 1024 * 1024  # far more than MAX_ENTRIES need
 
 
 @dataclass(frozen=True)
@@ -97,13 +99,16 @@ class ImportReplays:
         if self.path is None:
             return entries
         try:
-            with open(self.path, encoding="utf-8") as handle:
-                data = json.load(handle)
+            with open(self.path, "rb") as handle:
+                data = statejson.loads(handle.read(MAX_FILE_BYTES + 1))
             stored = data.get("entries", {}) if isinstance(data, dict) else {}
         except (OSError, ValueError):
             stored = {}
-        if isinstance(stored, dict):
-            entries.update({k: v for k, v in stored.items() if isinstance(v, dict)})
+        if isinstance(stored, dict):  # only well-formed entries: the file may be damaged
+            entries.update({k: v for k, v in stored.items() if isinstance(v, dict)
+                            and isinstance(v.get("at"), int | float)
+                            and isinstance(v.get("digest"), str)
+                            and isinstance(v.get("path"), str)})
         return entries
 
     def _update(self, entry_key: str, entry: dict[str, Any]) -> None:

@@ -15,13 +15,13 @@ System files (/proc, /sys, /dev: the worker's own memory and environment) are re
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from library.disk import statejson
 from library.errors import PATH_FORBIDDEN, LibraryError
 from library.pathrules import is_system_path
 
@@ -146,7 +146,7 @@ def secret_content(content: bytes) -> bool:
     if not content or len(content) > MAX_SNIFFED_BYTES or content[:1] not in _JSON_STARTS:
         return False
     try:
-        data = json.loads(content.decode("utf-8-sig"))
+        data = statejson.loads(content)
     except ValueError:
         return False
     if not isinstance(data, dict):

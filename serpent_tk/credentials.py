@@ -13,6 +13,7 @@ why in words for people, and changes raise `CredentialError` with that sentence.
 
 from __future__ import annotations
 
+import errno
 import hmac
 import json
 import logging
@@ -28,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from library.disk import statejson
 from library.disk.locks import LockBusy, locked
 from serpent_tk.atomicfile import (
     NotARegularFile,
@@ -367,17 +369,20 @@ class CredentialStore:
 
     def _parse_file(self) -> _Entries:
         try:
-            raw = read_state_file(self.path).decode("utf-8")
+            raw = read_state_file(self.path)
         except FileNotFoundError:
             return []
-        except UnicodeDecodeError:
-            raise _Unreadable("not UTF-8") from None
         except OSError as error:
+            if error.errno == errno.EFBIG:  # far bigger than any credential file: damage
+                raise _Unreadable("far too big") from None
             raise _Unusable(_unusable_message(self.path, error)) from None
         try:
-            data = json.loads(raw)
+            data = statejson.loads(raw)
+        except statejson.StateFileDamaged as error:
+            raise _Unreadable(str(error)) from None
+        try:
             entries = [_entry_from_json(item) for item in data["credentials"]]
-        except (ValueError, KeyError, TypeError) as error:
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise _Unreadable(type(error).__name__) from None
         for entry in entries:
             register_secret(entry.token)

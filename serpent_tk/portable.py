@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from library.disk import statejson
 from library.errors import LibraryError
 from library.pathrules import parse_user_path
 from serpent_tk import __version__
@@ -207,10 +208,10 @@ def read_settings_file(source: str | Path) -> PortableFile:
         raise PortableSettingsError("not_settings", f"{path.name} is too big to be a Serpent "
                                                     "settings file.")
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+        data = statejson.loads(raw)
+    except statejson.StateFileDamaged as error:
         raise PortableSettingsError("corrupt", f"{path.name} is damaged or not a Serpent "
-                                               "settings file (it is not valid JSON).") from None
+                                               f"settings file ({error}).") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
         raise PortableSettingsError("not_settings", f"{path.name} is not a Serpent settings "
                                                     "file (use Settings → Export).")

@@ -12,9 +12,10 @@ folder are stored as `~/...`.
 
 from __future__ import annotations
 
-import json
+import errno
 import logging
 import os
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -33,6 +34,7 @@ from pydantic import (
     field_validator,
 )
 
+from library.disk import statejson
 from library.disk.locks import locked
 from serpent_tk.atomicfile import (
     NotARegularFile,
@@ -48,9 +50,13 @@ SETTINGS_VERSION = 2  # 2: `plugins` holds {enabled, exposed} per plugin id (was
 DEFAULT_MCP_PORT = 47615
 MAX_RECENT_LIBRARIES = 20
 LOCK_TIMEOUT_S = 10.0
+GEOMETRY = r"^\d{1,5}x\d{1,5}([+-]-?\d{1,5}[+-]-?\d{1,5})?$"  # what Tk takes back
+MAX_VERSION = 10_000  # a bigger "version" is damage, not a newer Serpent
 
 
 def _expand(value: Any) -> Any:
+    if isinstance(value, str) and "\x00" in value:
+        raise ValueError("a path cannot hold a NUL character")
     return from_portable(value) if isinstance(value, str) else value
 
 
@@ -59,6 +65,14 @@ PortablePath = Annotated[
     BeforeValidator(_expand),
     PlainSerializer(to_portable, return_type=str, when_used="json"),
 ]
+
+
+def _geometry_or_none(value: Any) -> Any:
+    """A window geometry Tk would refuse (it stops the window) is forgotten, not kept."""
+    return value if isinstance(value, str) and re.fullmatch(GEOMETRY, value) else None
+
+
+Geometry = Annotated[str | None, BeforeValidator(_geometry_or_none)]
 
 
 class _Section(BaseModel):
@@ -75,7 +89,7 @@ class McpSettings(_Section):
 class UiSettings(_Section):
     theme: Literal["system", "light", "dark"] = "system"
     thumbnail_size: int = Field(default=160, ge=64, le=512)
-    window_geometry: str | None = None
+    window_geometry: Geometry = None
     sidebar_width: int = Field(default=240, ge=120, le=800)
     inspector_width: int = Field(default=300, ge=160, le=900)
     show_empty_hint: bool = True
@@ -117,6 +131,8 @@ class Settings(_Section):
     @classmethod
     def _current(cls, version: int) -> int:
         """An older file is read as what it means now, and saved in today's version."""
+        if version > MAX_VERSION:
+            raise ValueError("not a settings version")
         return SETTINGS_VERSION
 
     def plugin(self, plugin_id: str) -> PluginSettings:
@@ -184,26 +200,38 @@ class SettingsStore:
                 log.warning("settings path is not a file: %s", error)
             return LoadResult(Settings(), [_not_a_file(self.path, error)])
         except OSError as error:
+            if error.errno == errno.EFBIG:  # far bigger than any settings: damage, kept aside
+                return self._damaged(error)
             log.warning("settings file unreadable: %s", error)
             return LoadResult(Settings(), [f"Settings could not be read ({error.strerror}); "
                                            "defaults are used for this session."])
         try:
-            data = json.loads(raw.decode("utf-8"))
+            data = statejson.loads(raw)
             if not isinstance(data, dict):
                 raise ValueError("top level is not an object")
             version = data.get("version", SETTINGS_VERSION)
-            if isinstance(version, int) and version > SETTINGS_VERSION:
-                backup = self._backup(f"newer-v{version}")
-                return LoadResult(Settings(), [
-                    f"Your settings were written by a newer Serpent (settings version {version}). "
-                    f"They were kept as {backup.name} and defaults are used."])
+            if isinstance(version, int) and SETTINGS_VERSION < version <= MAX_VERSION:
+                return self._kept_aside(f"newer-v{version}", lambda name: (
+                    f"Your settings were written by a newer Serpent (settings version "
+                    f"{version}). They were kept as {name} and defaults are used."))
             return LoadResult(Settings.model_validate(data))
         except (ValueError, ValidationError) as error:
-            log.warning("settings file is corrupt: %s", _first_line(error))
-            backup = self._backup("corrupt")
-            return LoadResult(Settings(), [
-                f"Your settings file could not be read and was kept as {backup.name}; "
-                "defaults are used."])
+            return self._damaged(error)
+
+    def _damaged(self, error: Exception) -> LoadResult:
+        """Any damage (bad JSON, nesting, size, types): the file is kept aside, never lost."""
+        log.warning("settings file is corrupt: %s", _first_line(error))
+        return self._kept_aside("corrupt", lambda name: (
+            f"Your settings file could not be read and was kept as {name}; defaults are used."))
+
+    def _kept_aside(self, reason: str, notice: Callable[[str], str]) -> LoadResult:
+        try:
+            backup = self._backup(reason)
+        except OSError as cannot:  # a read-only folder: it cannot be overwritten either
+            log.warning("the settings file could not be kept aside: %s", cannot)
+            return LoadResult(Settings(), ["Your settings file could not be read; defaults "
+                                           "are used for this session."])
+        return LoadResult(Settings(), [notice(backup.name)])
 
     def _backup(self, reason: str) -> Path:
         stamp = time.strftime("%Y%m%d-%H%M%S")

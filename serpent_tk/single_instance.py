@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from library.disk import statejson
 from library.disk.locks import LockBusy, lock_now
-from serpent_tk.atomicfile import atomic_write_text
+from serpent_tk.atomicfile import atomic_write_text, read_state_file
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +139,7 @@ class SingleInstance:
 
 def read_instance_info(info_path: Path) -> InstanceInfo | None:
     try:
-        data = json.loads(info_path.read_text(encoding="utf-8"))
+        data = statejson.loads(read_state_file(info_path))
         return InstanceInfo(pid=int(data["pid"]), port=int(data["port"]),
                             secret=str(data["secret"]))
     except (OSError, ValueError, KeyError, TypeError):

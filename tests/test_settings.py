@@ -41,6 +41,9 @@ def test_save_then_load_round_trips(store: SettingsStore) -> None:
     b"{not json", b"", b"[1, 2]", b"\xff\xfe\x00garbage",
     json.dumps({"version": 1, "mcp": {"port": 80}}).encode(),  # out of range
     json.dumps({"version": 1, "ui": {"theme": "purple"}}).encode(),
+    b"[" * 200_000 + b"]" * 200_000, b'{"ui":' * 5000 + b"{}" + b"}" * 5000,
+    json.dumps({"version": 10**400}).encode(),  # no "newer-v<400 digits>" file name
+    json.dumps({"last_library": "/a\u0000b"}).encode(),  # no path holds a NUL
 ])
 def test_corrupt_file_is_backed_up_and_defaults_used(store: SettingsStore,
                                                     content: bytes) -> None:
@@ -54,6 +57,17 @@ def test_corrupt_file_is_backed_up_and_defaults_used(store: SettingsStore,
     assert not store.path.exists()
     store.save(loaded.settings)
     assert store.load().notices == []
+
+
+@pytest.mark.parametrize("geometry", ["garbage", "10x10+", "", "1x1\n+0+0", "99999999x1"])
+def test_a_window_geometry_tk_would_refuse_is_forgotten(store: SettingsStore,
+                                                        geometry: str) -> None:
+    store.path.write_text(json.dumps({"ui": {"window_geometry": geometry, "theme": "dark"}}))
+    loaded = store.load()
+    assert loaded.notices == [] and loaded.settings.ui.theme == "dark"
+    assert loaded.settings.ui.window_geometry is None  # the window picks its own size
+    store.path.write_text(json.dumps({"ui": {"window_geometry": "1200x800+-10+20"}}))
+    assert store.load().settings.ui.window_geometry == "1200x800+-10+20"
 
 
 def test_newer_version_is_kept_and_not_overwritten(store: SettingsStore) -> None:

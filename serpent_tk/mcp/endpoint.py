@@ -20,6 +20,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+from library.disk import statejson
 from serpent_tk.atomicfile import atomic_write_text
 from serpent_tk.paths import AppDirs, app_dirs
 from serpent_tk.settings import SettingsStore
@@ -30,6 +31,7 @@ IDENTIFY_PATH = "/serpent/identify"  # unauthenticated: answers a nonce with a p
 PROBE_TIMEOUT_S = 0.3
 OWNER_ONLY = 0o600
 NONCE_BYTES = 32
+MAX_ENDPOINT_BYTES = 64 * 1024  # the file holds a few short fields
 _PROOF_LABEL = b"serpent-identify-v1"
 
 
@@ -106,7 +108,7 @@ def read_endpoint(path: Path | None = None) -> Endpoint | None:
                 info = os.fstat(handle.fileno())
                 if info.st_uid != os.geteuid() or info.st_mode & 0o077:
                     return None
-            data = json.load(handle)
+            data = statejson.loads(handle.read(MAX_ENDPOINT_BYTES))
         port, pid, secret = int(data["port"]), int(data["pid"]), data["secret"]
     except (OSError, ValueError, KeyError, TypeError):
         return None

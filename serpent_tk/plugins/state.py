@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from serpent_tk.atomicfile import atomic_write_text
+from library.disk import statejson
+from serpent_tk.atomicfile import atomic_write_text, read_state_file
 
 Status = Literal["off", "starting", "running", "failed", "broken", "incompatible"]
 STATUS_FILE = "plugins-status.json"
@@ -62,7 +63,7 @@ def write_status_file(path: Path, states: list[PluginState]) -> None:
 
 def read_status_file(path: Path) -> dict[str, Any] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = statejson.loads(read_state_file(path))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and isinstance(data.get("plugins"), dict) else None
