@@ -1,1 +1,1 @@
-"""Files that both processes share: durable renames (`durable`) and lock files (`locks`)."""
+"""Files both processes share: renames (`durable`), locks (`locks`), state JSON (`statejson`)."""
