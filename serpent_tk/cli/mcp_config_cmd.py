@@ -1,15 +1,21 @@
-"""`serpent-tk mcp-config --client ID [--credential NAME] [--port N] [--install]`.
+"""`serpent-tk mcp-config --client ID [--credential NAME] [--port N] [--install | --project]`.
 
 Runs in the CLI process. Prints the exact config snippet for one MCP client (always
-127.0.0.1); with `--install` merges it into that client's config file instead (backup kept,
-atomic write). Without `--credential` it uses, or creates, a credential named after the
-client, so the printed config works at once.
+127.0.0.1), which holds a token and so belongs in the client's user-level config; with
+`--install` merges it into that file instead (backup kept, atomic write). Without
+`--credential` it uses, or creates, a credential named after the client, so the printed
+config works at once. `--project` prints a token-free entry for a project's shared config file
+(`.mcp.json`, ...) that reads the token from `SERPENT_MCP_TOKEN`; it touches no credential.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from serpent_tk.paths import AppDirs
 
 CLIENT_IDS = ("claude-desktop", "claude-code", "cursor", "vscode", "windsurf", "codex",
               "gemini", "cline", "zed")
@@ -23,8 +29,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "created if missing)")
     parser.add_argument("--port", type=int, metavar="N",
                         help="the MCP port (default: the running server's, else Settings)")
-    parser.add_argument("--install", action="store_true",
-                        help="write it into the client's config file instead of printing it")
+    way = parser.add_mutually_exclusive_group()
+    way.add_argument("--install", action="store_true",
+                     help="write it into the client's user-level config file instead of "
+                          "printing it")
+    way.add_argument("--project", action="store_true",
+                     help="print a token-free entry for a project's shared config file "
+                          "(claude-code, cursor, codex): the client reads the token from "
+                          "SERPENT_MCP_TOKEN")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
     dirs = app_dirs().ensure()
     setup_logging(dirs.log, console=False)
     info = client_configs.client(args.client)
+    if args.project:
+        return _project(args, dirs)
     store = CredentialStore(dirs.credentials_file)
     name = args.credential or info.label
     try:
@@ -65,4 +79,23 @@ def run(args: argparse.Namespace) -> int:
         return 0
     sys.stdout.write(client_configs.snippet(args.client, port=port, token=token))
     print(f"Paste into: {info.paste_hint}", file=sys.stderr)
+    return 0
+
+
+def _project(args: argparse.Namespace, dirs: AppDirs) -> int:
+    from serpent_tk.mcp import client_configs
+    from serpent_tk.mcp.endpoint import current_port
+
+    info = client_configs.client(args.client)
+    port = args.port or current_port(dirs)
+    try:
+        text = client_configs.project_snippet(args.client, port=port)
+    except client_configs.ConfigError as error:
+        print(f"serpent-tk mcp-config: {error}", file=sys.stderr)
+        return 1
+    sys.stdout.write(text)
+    print(f"Paste into {info.project_file} in the project; it holds no token, so it may be "
+          f"committed. Everyone who uses it sets {client_configs.TOKEN_ENV} to the token of "
+          f"their own credential before starting {info.label} (`serpent-tk credential create "
+          "NAME` prints a new one).", file=sys.stderr)
     return 0

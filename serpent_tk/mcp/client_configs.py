@@ -37,10 +37,13 @@ Format = Literal["json", "toml"]
 class ClientInfo:
     id: str  # the `--client` value
     label: str  # what people call it
-    paste_hint: str  # where the snippet goes, in words
+    paste_hint: str  # where the snippet (it holds a token) goes, in words: a user-level file
     format: Format
     top_key: str  # the table that holds the servers
+    project_file: str | None = None  # a project's config, for a token-free entry (None: no)
 
+
+NOT_A_PROJECT_FILE = "Not into a project's config file: it is shared, and this holds your token."
 
 CLIENTS: dict[str, ClientInfo] = {c.id: c for c in [
     ClientInfo("claude-desktop", "Claude Desktop",
@@ -48,29 +51,33 @@ CLIENTS: dict[str, ClientInfo] = {c.id: c for c in [
                "claude_desktop_config.json, then quit and reopen Claude Desktop.",
                "json", "mcpServers"),
     ClientInfo("claude-code", "Claude Code",
-               "Project file .mcp.json (or ~/.claude.json for every project); "
-               "then run /mcp in Claude Code.", "json", "mcpServers"),
+               "~/.claude.json, your user scope (every project): “Install” (or `serpent-tk "
+               "mcp-config --client claude-code --install`) merges it there; then run /mcp in "
+               "Claude Code. Never into a project's .mcp.json: it is shared, and this holds "
+               "your token (`serpent-tk mcp-config --client claude-code --project` prints a "
+               "token-free entry for it).",
+               "json", "mcpServers", project_file=".mcp.json"),
     ClientInfo("cursor", "Cursor",
-               "~/.cursor/mcp.json (or .cursor/mcp.json in a project); then refresh MCP "
-               "servers in Cursor's settings.", "json", "mcpServers"),
+               "~/.cursor/mcp.json; then refresh MCP servers in Cursor's settings. "
+               + NOT_A_PROJECT_FILE, "json", "mcpServers", project_file=".cursor/mcp.json"),
     ClientInfo("vscode", "VS Code",
-               "Command palette → MCP: Open User Configuration (mcp.json), or "
-               ".vscode/mcp.json in a project.", "json", "servers"),
+               "Command palette → MCP: Open User Configuration (mcp.json). "
+               + NOT_A_PROJECT_FILE, "json", "servers"),
     ClientInfo("windsurf", "Windsurf",
                "~/.codeium/windsurf/mcp_config.json; then press refresh in Windsurf's MCP "
                "panel.", "json", "mcpServers"),
     ClientInfo("codex", "Codex CLI",
-               "~/.codex/config.toml (or .codex/config.toml in a trusted project); then "
-               "restart codex.", "toml", "mcp_servers"),
+               f"~/.codex/config.toml; then restart codex. {NOT_A_PROJECT_FILE}",
+               "toml", "mcp_servers", project_file=".codex/config.toml"),
     ClientInfo("gemini", "Gemini CLI",
-               "~/.gemini/settings.json (or .gemini/settings.json in a project); then "
-               "restart gemini.", "json", "mcpServers"),
+               f"~/.gemini/settings.json; then restart gemini. {NOT_A_PROJECT_FILE}",
+               "json", "mcpServers"),
     ClientInfo("cline", "Cline",
                "Cline → MCP Servers → Configure → cline_mcp_settings.json.",
                "json", "mcpServers"),
     ClientInfo("zed", "Zed",
-               "Zed settings.json (zed: open settings); merge into context_servers.",
-               "json", "context_servers"),
+               "Zed settings.json (zed: open settings); merge into context_servers. "
+               + NOT_A_PROJECT_FILE, "json", "context_servers"),
 ]}
 
 
@@ -156,6 +163,32 @@ def snippet(client_id: str, *, port: int, token: str, bridge: BridgeLaunch | Non
     """Exactly what to paste into the client's config file."""
     info = client(client_id)
     entry = server_entry(client_id, port=port, token=token, bridge=bridge, env=env)
+    if info.format == "toml":
+        return toml_table(f"{info.top_key}.{SERVER_NAME}", entry)
+    return json.dumps({info.top_key: {SERVER_NAME: entry}}, indent=2, ensure_ascii=False) + "\n"
+
+
+def project_entry(client_id: str, *, port: int) -> dict[str, Any]:
+    """A token-free entry for the client's project file: the client reads the token from
+    `SERPENT_MCP_TOKEN` in its environment. ConfigError for a client without such a form."""
+    info = client(client_id)
+    url = server_url(port)
+    if info.id == "claude-code":  # .mcp.json expands ${VAR}
+        return {"type": "http", "url": url,
+                "headers": {"Authorization": f"Bearer ${{{TOKEN_ENV}}}"}}
+    if info.id == "cursor":  # Cursor's mcp.json expands ${env:VAR}
+        return {"url": url, "headers": {"Authorization": f"Bearer ${{env:{TOKEN_ENV}}}"}}
+    if info.id == "codex":
+        return {"url": url, "bearer_token_env_var": TOKEN_ENV}
+    with_project = ", ".join(c.id for c in CLIENTS.values() if c.project_file)
+    raise ConfigError(f"{info.label} has no token-free project entry here; use its user-level "
+                      f"config (without --project). Project entries: {with_project}.")
+
+
+def project_snippet(client_id: str, *, port: int) -> str:
+    """What to paste into the project's config file (`ClientInfo.project_file`): no token."""
+    info = client(client_id)
+    entry = project_entry(client_id, port=port)
     if info.format == "toml":
         return toml_table(f"{info.top_key}.{SERVER_NAME}", entry)
     return json.dumps({info.top_key: {SERVER_NAME: entry}}, indent=2, ensure_ascii=False) + "\n"

@@ -1,6 +1,7 @@
 """Client configs: every snippet parsed and checked against the client's documented shape, the
 config file locations (Claude Desktop's MSIX one included), and installing into an existing
-file (other keys kept, comments tolerated, backup, atomic write)."""
+file (other keys kept, comments tolerated, backup, atomic write). A token goes only into a
+client's user-level config; a project file only ever gets a token-free entry."""
 
 from __future__ import annotations
 
@@ -233,3 +234,65 @@ def test_every_client_has_a_label_and_a_hint() -> None:
         assert info.label and info.paste_hint
     with pytest.raises(ConfigError, match="Unknown client"):
         client_configs.client("notepad")
+
+
+def test_no_hint_sends_a_token_into_a_project_file() -> None:
+    """The snippets hold a token: every hint names the user-level file, and where a client
+    also reads a project file, says not to use it."""
+    for info in CLIENTS.values():
+        for project_path in (".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json",
+                             ".codex/config.toml", ".gemini/settings.json", ".zed/"):
+            at = info.paste_hint.find(project_path)
+            while at >= 0:
+                before = info.paste_hint[:at]
+                assert before.endswith("~/") or "Never into a project" in before[-40:], \
+                    f"{info.id}: {info.paste_hint}"
+                at = info.paste_hint.find(project_path, at + 1)
+    claude_code = CLIENTS["claude-code"].paste_hint
+    assert claude_code.startswith("~/.claude.json, your user scope")
+    assert "Never into a project's .mcp.json" in claude_code and "--project" in claude_code
+
+
+def test_install_into_claude_code_uses_the_user_scope(tmp_path: Path) -> None:
+    """~/.claude.json holds the user scope (top-level mcpServers) and each project's local
+    scope (projects.<path>.mcpServers): the token goes into the user scope only."""
+    home = tmp_path / "claude-user"
+    home.mkdir()
+    existing = {"numStartups": 7, "mcpServers": {"other": {"type": "stdio", "command": "x"}},
+                "projects": {"/work/game": {"mcpServers": {}, "allowedTools": []}}}
+    (home / ".claude.json").write_text(json.dumps(existing))
+    [done] = install("claude-code", port=PORT, token=TOKEN, home=home, env={},
+                     platform="linux")
+    assert done.path == home / ".claude.json"
+    data = json.loads(done.path.read_text())
+    assert data["mcpServers"]["serpent"] == EXPECTED["claude-code"][1]
+    assert data["mcpServers"]["other"] == existing["mcpServers"]["other"]
+    assert data["projects"] == existing["projects"] and data["numStartups"] == 7
+    assert not (home / ".mcp.json").exists()
+
+
+@pytest.mark.parametrize(("client_id", "entry"), [
+    ("claude-code", {"type": "http", "url": URL,
+                     "headers": {"Authorization": "Bearer ${SERPENT_MCP_TOKEN}"}}),
+    ("cursor", {"url": URL, "headers": {"Authorization": "Bearer ${env:SERPENT_MCP_TOKEN}"}}),
+    ("codex", {"url": URL, "bearer_token_env_var": "SERPENT_MCP_TOKEN"}),
+])
+def test_a_project_file_gets_a_token_free_entry(client_id: str, entry: dict[str, Any]) -> None:
+    done = subprocess.run(serpent_command("mcp-config", "--client", client_id, "--project",
+                                          "--port", str(PORT)),
+                          capture_output=True, text=True, timeout=60, check=True)
+    top = CLIENTS[client_id].top_key
+    assert parse(client_id, done.stdout) == {top: {"serpent": entry}}
+    assert "tok_" not in done.stdout
+    assert f"Paste into {CLIENTS[client_id].project_file} in the project" in done.stderr
+    assert "SERPENT_MCP_TOKEN" in done.stderr
+    store = CredentialStore(app_dirs().ensure().credentials_file)
+    assert store.list() == []  # no credential made or revealed
+
+
+def test_a_client_without_a_token_free_form_has_no_project_entry() -> None:
+    done = subprocess.run(serpent_command("mcp-config", "--client", "gemini", "--project"),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert "Gemini CLI has no token-free project entry" in done.stderr
+    assert "claude-code, cursor, codex" in done.stderr

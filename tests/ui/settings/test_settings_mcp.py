@@ -210,6 +210,23 @@ def test_install_writes_the_clients_config_file(app: App) -> None:
     assert config["mcpServers"]["serpent"]["url"].startswith("http://127.0.0.1:")
 
 
+def test_install_into_claude_code_writes_the_user_scope_only(app: App) -> None:
+    """The token goes into ~/.claude.json's user scope, never a project's .mcp.json, and the
+    page says so."""
+    page = open_page(app)
+    page.connect.select_client("claude-code")
+    target = Path(page.connect.client().install_path)  # type: ignore[union-attr,arg-type]
+    assert target == Path.home() / ".claude.json"
+    hint = page.connect.paste_hint.cget("text")
+    assert "~/.claude.json, your user scope" in hint and "Never into a project's .mcp.json" in hint
+    page.connect.install_button.invoke()
+    app.pump(lambda: "added to" in page.connect.connect_result.cget("text"), "installed")
+    token = app.credentials.token_for("Claude Code")
+    config = json.loads(target.read_text())
+    assert config["mcpServers"]["serpent"]["headers"] == {"Authorization": f"Bearer {token}"}
+    assert not list(Path.cwd().glob(".mcp.json")) and not (Path.home() / ".mcp.json").exists()
+
+
 def test_free_port_is_free() -> None:
     port = free_port()
     with socket.socket() as probe:
