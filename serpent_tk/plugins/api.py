@@ -35,8 +35,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 class PluginError(Exception):
     """Refuse on purpose, with a stable error code (docs/contracts.md §3) and a message for the
-    person: the caller gets it as the command's error. Any other exception is a crash: the
-    caller gets INTERNAL and the plugin is turned off."""
+    person: the caller gets it as the command's error. Any other exception is a bug of the
+    plugin: the caller gets PLUGIN_FAILED with its message, the trace goes to the log, and the
+    plugin keeps running."""
 
     def __init__(self, message: str, code: str = INVALID_ARGUMENT, **details: Any) -> None:
         super().__init__(message)

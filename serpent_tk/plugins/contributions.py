@@ -6,7 +6,8 @@ plugin's host (`PluginProcess.invoke`) and returns a future: no thread of the wi
 server or the gateway waits for plugin code. Hooks are asked only for commands that change
 something and match their patterns, never for the plugin's own calls (no loops); a will-hook
 has a short time limit, and one that does not answer in time refuses the command it was
-asked about (its guarantee holds) and turns its plugin off, so later commands no longer wait.
+asked about (its guarantee holds) and counts as a strike against its plugin, so after a few
+(`Strikes`) it is turned off and later commands no longer wait.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from serpent_tk.automation.plugins.specs import plugin_command
 from serpent_tk.automation.registry import LIBRARY_ID, CommandSpec, Words
 from serpent_tk.plugins import declared
 from serpent_tk.plugins.idempotency import Remembered
-from serpent_tk.plugins.supervisor import PluginProcess
+from serpent_tk.plugins.supervisor import DEFAULT_STRIKES, PluginProcess, Strikes
 from serpent_tk.plugins.wire import CommandInfo, Declaration, HookInfo
 
 log = logging.getLogger("serpent.plugins")
@@ -34,13 +35,15 @@ EXAMPLE_LIBRARY = "lib_01j9z3k4m5n6p7q8"
 
 @dataclass(frozen=True)
 class Limits:
-    """How long plugin code may take before its plugin is turned off (seconds)."""
+    """How long plugin code may take (seconds): a call past its limit fails, and repeated
+    timeouts or crashes turn the plugin off (`strikes`)."""
 
     load_s: float = 30.0  # import and declare
     will_hook_s: float = 2.0  # every matching command waits for it
     did_hook_s: float = 30.0
     plan_s: float = 30.0
     analyser_s: float = 300.0  # one batch of assets
+    strikes: Strikes = DEFAULT_STRIKES  # crashes and timeouts before it is turned off
 
 
 DEFAULT_LIMITS = Limits()

@@ -1,14 +1,15 @@
 """The plugins of one running Serpent: found at start, switched on and off by the settings,
-each in its own host process, turned off when it fails.
+each in its own host process, turned off when it keeps failing.
 
 Main process; thread-safe. Every change runs on one control thread, in order: the settings'
 switches (from Settings → Plugins, from `serpent-tk plugin ...` — noticed by a cheap stat of
 the settings file, as credentials are — or from a settings import) are applied by starting
 or stopping hosts, adding or removing the plugins' commands and hooks, and telling the
-gateway's `PluginExposure` which plugins are exposed to MCP. A plugin that fails to load,
-raises, hangs past its limit or whose process dies is turned off (its `enabled` switch is
-written off, so the next start does not fail again), the window gets a Toast and the log
-the details; everything else keeps working. The window hears `PluginsChanged`.
+gateway's `PluginExposure` which plugins are exposed to MCP. A plugin that fails to load, or
+whose calls time out or whose process dies too often (`supervisor.Strikes`: 3 in 10 minutes),
+is turned off (its `enabled` switch is written off, so the next start does not fail again),
+the window gets a Toast and the log a line; everything else keeps working. An exception in
+one call is only that call's error (PLUGIN_FAILED). The window hears `PluginsChanged`.
 """
 
 from __future__ import annotations
@@ -202,7 +203,8 @@ class PluginManager:
             self._control.submit(self._failed, plugin_id, process, reason)
 
         process = PluginProcess(found, on_api=lambda call, reply: self._api(
-            plugin_id, call, reply), on_failure=failed, load_timeout_s=self.limits.load_s)
+            plugin_id, call, reply), on_failure=failed, load_timeout_s=self.limits.load_s,
+            strikes=self.limits.strikes)
         try:
             declaration = process.start()
             specs = command_specs(plugin_id, found.name, declaration, process, self.limits)

@@ -1,12 +1,17 @@
-"""One plugin's host process as the main process sees it: start it, ask it, time it, stop it.
+"""One plugin's host process as the main process sees it: start it, ask it, time it, restart
+it, stop it.
 
 Main process; thread-safe. `start()` spawns the host (multiprocessing spawn, like the library
 workers) and waits, within a time limit, for its declarations. `invoke()` never blocks: it
 returns a future, which a reader thread resolves from the host's answer; the plugin's API
 calls arriving meanwhile go to `on_api` (the gateway), and their time does not count against
-the invocation's limit. A host that crashes, answers a crash, or does not answer within the
-limit fails what waits for it with a clear error and is reported once to `on_failure`
-(called on the reader thread; it must not block), which turns the plugin off.
+the invocation's limit. An exception the plugin raises in one call is that call's error
+(`PLUGIN_FAILED` with the plugin's message; the trace goes to the log) and nothing more. A
+call that does not answer within its limit fails with `PLUGIN_FAILED`, and a host process
+that dies fails what waits for it and is started again (same declarations, or it is off);
+each of these two counts as a strike, and `Strikes.allowed` strikes within
+`Strikes.window_s` (3 in 10 minutes) turn the plugin off: reported once to `on_failure`
+(called on the reader thread; it must not block), which tells the person and the log.
 """
 
 from __future__ import annotations
@@ -15,16 +20,16 @@ import contextlib
 import itertools
 import logging
 import multiprocessing
-import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from library.errors import INTERNAL, WORKER_UNAVAILABLE, LibraryError
+from library.errors import INTERNAL, PLUGIN_FAILED, WORKER_UNAVAILABLE, LibraryError
 from serpent_tk.automation.hooks import Veto
 from serpent_tk.plugins.discovery import Found
 from serpent_tk.plugins.wire import (
@@ -51,6 +56,18 @@ ApiHandler = Callable[[ApiCall, Reply], None]  # must not block: answer through 
 STOP_WAIT_S = 3.0
 
 
+@dataclass(frozen=True)
+class Strikes:
+    """How many crashes (its process died) and timeouts (a call past its limit) a plugin may
+    have within `window_s` before it is turned off. An exception in a call is no strike."""
+
+    allowed: int = 3
+    window_s: float = 600.0
+
+
+DEFAULT_STRIKES = Strikes()
+
+
 class PluginFailed(Exception):
     """The plugin could not be started or stopped working; the message is for people."""
 
@@ -72,12 +89,16 @@ class PluginProcess:
     """The host process of one plugin. Thread-safe."""
 
     def __init__(self, found: Found, *, on_api: ApiHandler, on_failure: Callable[[str], None],
-                 load_timeout_s: float) -> None:
+                 load_timeout_s: float, strikes: Strikes = DEFAULT_STRIKES) -> None:
         self.found = found
         self.title = f"“{found.name}”"
         self._on_api = on_api
         self._on_failure = on_failure
         self._load_timeout_s = load_timeout_s
+        self._strikes = strikes
+        self._struck: deque[float] = deque()  # when each recent crash or timeout happened
+        self._declaration: Declaration | None = None
+        self._restarting = False
         self._lock = threading.Lock()
         self._send_lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -91,6 +112,14 @@ class PluginProcess:
 
     def start(self) -> Declaration:
         """Spawn the host and wait for its declarations (blocking; never on the Tk thread)."""
+        declaration = self._spawn()
+        self._declaration = declaration
+        self._reader = threading.Thread(target=self._read, daemon=True,
+                                        name=f"plugin-{self.found.id}-reader")
+        self._reader.start()
+        return declaration
+
+    def _spawn(self) -> Declaration:
         from serpent_tk.plugins.host.process import host_main
 
         assert self.found.manifest is not None
@@ -102,15 +131,13 @@ class PluginProcess:
                                   name=f"serpent-plugin-{self.found.id}")
         process.start()
         child.close()
-        self._process, self._conn = process, parent
+        with self._lock:
+            self._process, self._conn = process, parent
         try:
             first = self._first_message(process, parent)
         except PluginFailed:
             self._kill()
             raise
-        self._reader = threading.Thread(target=self._read, daemon=True,
-                                        name=f"plugin-{self.found.id}-reader")
-        self._reader.start()
         return first.declaration
 
     def _first_message(self, process: Any, conn: Connection) -> Loaded:
@@ -180,9 +207,11 @@ class PluginProcess:
         what = {"command": "command", "plan": "plan of", "will": "will-hook",
                 "did": "did-hook", "analyse": "analyser"}[kind] + f" {name}"
         with self._lock:
-            if self._ended:
+            if self._ended or self._restarting:
                 _fail(future, LibraryError(WORKER_UNAVAILABLE, f"The plugin {self.title} is "
-                                           "not running.", retryable=True))
+                                           + ("being started again; try again in a moment."
+                                              if not self._ended else "not running."),
+                                           retryable=True))
                 return future
             invoke_id = next(self._ids)
             self._waiting[invoke_id] = _Waiting(future, what, timeout_s,
@@ -201,13 +230,13 @@ class PluginProcess:
     # -- the reader thread --------------------------------------------------------------
 
     def _read(self) -> None:
-        conn, process = self._conn, self._process
-        assert conn is not None and process is not None
         while True:
             with self._lock:
                 if self._ended:
                     return
+                conn, process = self._conn, self._process
                 deadlines = [w.deadline for w in self._waiting.values() if not w.api_started]
+            assert conn is not None and process is not None
             timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else 1.0
             try:
                 ready = wait([conn, process.sentinel], timeout)
@@ -221,21 +250,80 @@ class PluginProcess:
                     ready = [process.sentinel]
             if process.sentinel in ready:
                 process.join(1)
-                self._failed(f"its process stopped unexpectedly (exit code "
-                             f"{process.exitcode})")
-                return
+                if not self._died(f"its process stopped unexpectedly (exit code "
+                                  f"{process.exitcode})"):
+                    return
+                continue
             late = self._overdue()
-            if late is not None:
-                self._failed(f"its {late.what} did not answer within {late.timeout_s:g} s")
+            if late is not None and not self._timed_out(late):
                 return
 
     def _overdue(self) -> _Waiting | None:
+        """The first call past its limit, no longer waited for."""
         now = time.monotonic()
         with self._lock:
-            for waiting in self._waiting.values():
+            for invoke_id, waiting in self._waiting.items():
                 if not waiting.api_started and waiting.deadline <= now:
-                    return waiting
+                    return self._waiting.pop(invoke_id)
         return None
+
+    def _strike(self, reason: str) -> bool:
+        """Count a crash or a timeout; True when it is one too many (the plugin goes off)."""
+        now = time.monotonic()
+        with self._lock:
+            self._struck.append(now)
+            while self._struck and self._struck[0] <= now - self._strikes.window_s:
+                self._struck.popleft()
+            count = len(self._struck)
+        log.warning("plugin %s: %s (%d of %d crashes or timeouts allowed within %g s)",
+                    self.found.id, reason, count, self._strikes.allowed, self._strikes.window_s)
+        return count >= self._strikes.allowed
+
+    def _timed_out(self, late: _Waiting) -> bool:
+        """A call past its limit fails; False when that turned the plugin off."""
+        reason = f"its {late.what} did not answer within {late.timeout_s:g} s"
+        if self._strike(reason):
+            _fail(late.future, self._turned_off_error(reason))
+            self._failed(reason, already_logged=True)
+            return False
+        _fail(late.future, LibraryError(
+            PLUGIN_FAILED, f"The plugin {self.title} did not answer within "
+                           f"{late.timeout_s:g} s (its {late.what}).", reason="timeout"))
+        return True
+
+    def _died(self, reason: str) -> bool:
+        """The host process died: what waited fails, and it is started again unless that was
+        one crash or timeout too many. False when the plugin is off."""
+        if self._strike(reason):
+            self._failed(reason, already_logged=True)
+            return False
+        with self._lock:
+            if self._ended:
+                return False
+            stranded = list(self._waiting.values())
+            self._waiting.clear()
+            self._restarting = True
+        for waiting in stranded:
+            _fail(waiting.future, LibraryError(
+                PLUGIN_FAILED, f"The plugin {self.title} stopped working ({reason}) during its "
+                               f"{waiting.what}; it is being started again.", reason="crashed"))
+        self._kill()
+        problem: str | None = None
+        try:
+            if self._spawn() != self._declaration:
+                problem = "it declared other commands or hooks when it was started again"
+        except PluginFailed as error:
+            problem = f"it stopped and could not be started again: {error.message}"
+        with self._lock:
+            self._restarting = False
+            ended = self._ended
+        if ended or problem is not None:
+            self._kill()
+            if problem is not None:
+                self._failed(problem)
+            return False
+        log.warning("plugin %s was started again (pid %s)", self.found.id, self.pid)
+        return True
 
     def _handle(self, message: Any) -> None:
         if isinstance(message, Done):
@@ -245,8 +333,8 @@ class PluginProcess:
                 return
             if message.failure is None:
                 waiting.future.set_result(message.result or {})
-            elif message.failure.crashed:
-                self._crashed(waiting, message.failure)
+            elif message.failure.raised:
+                self._raised(waiting, message.failure)
             elif message.failure.vetoed:
                 _fail(waiting.future, Veto(message.failure.message))
             else:
@@ -277,31 +365,30 @@ class PluginProcess:
             log.exception("the API call %s of plugin %s failed", call.command, self.found.id)
             reply({"status": "error", "error": {"code": INTERNAL, "message": str(error)}})
 
-    def _crashed(self, waiting: _Waiting, failure: Failure) -> None:
-        incident = "inc_" + secrets.token_hex(6)
-        log.error("incident %s: plugin %s raised in its %s: %s\n%s", incident, self.found.id,
-                  waiting.what, failure.message, failure.trace)
-        self._failed(f"its {waiting.what} raised {failure.message}", already_logged=True)
+    def _raised(self, waiting: _Waiting, failure: Failure) -> None:
+        """An exception in the plugin's code: that call's error, nothing more."""
+        log.warning("plugin %s raised in its %s: %s\n%s", self.found.id, waiting.what,
+                    failure.message, failure.trace)
         _fail(waiting.future, LibraryError(
-            INTERNAL, f"The plugin {self.title} failed (incident {incident}) and was turned "
-                      "off; the problem was logged.", incidentId=incident))
+            PLUGIN_FAILED, f"The plugin {self.title} failed: {failure.message}",
+            reason="raised"))
+
+    def _turned_off_error(self, reason: str) -> LibraryError:
+        return LibraryError(PLUGIN_FAILED, f"The plugin {self.title} stopped working ({reason}) "
+                            "and was turned off.", reason="turned-off")
 
     def _failed(self, reason: str, *, already_logged: bool = False) -> None:
-        """The plugin stopped working: fail what waits, end the host, report it once."""
+        """The plugin stopped working for good: fail what waits, end the host, report it once."""
         with self._lock:
             if self._ended:
                 return
             self._ended = True
             stranded = list(self._waiting.values())
             self._waiting.clear()
-        incident = "inc_" + secrets.token_hex(6)
         if not already_logged:
-            log.error("incident %s: plugin %s stopped working: %s", incident, self.found.id,
-                      reason)
+            log.error("plugin %s stopped working: %s", self.found.id, reason)
         for waiting in stranded:
-            _fail(waiting.future, LibraryError(
-                INTERNAL, f"The plugin {self.title} stopped working ({reason}) and was "
-                          f"turned off (incident {incident}).", incidentId=incident))
+            _fail(waiting.future, self._turned_off_error(reason))
         self._kill()
         try:
             self._on_failure(reason)

@@ -53,13 +53,14 @@ class Declaration(_Wire):
 
 
 class Failure(_Wire):
-    """Why an invocation did not succeed. `crashed`: an unexpected exception in the plugin
-    (it is then turned off); otherwise the plugin refused on purpose (`PluginError`,
-    `Veto`) and the caller hears `code` and `message`."""
+    """Why an invocation did not succeed. `raised`: an unexpected exception in the plugin
+    (the caller hears PLUGIN_FAILED with `message`; `trace` goes to the log); otherwise the
+    plugin refused on purpose (`PluginError`, `Veto`) and the caller hears `code` and
+    `message`."""
 
     code: str
     message: str
-    crashed: bool = False
+    raised: bool = False
     vetoed: bool = False
     details: JsonObject = Field(default_factory=dict)
     trace: str = ""  # the traceback of a crash, for the log only

@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import subprocess
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +22,13 @@ from serpent_tk.automation.gateway import Gateway
 from serpent_tk.mcp.notifier import change_resource_uri
 from serpent_tk.paths import app_dirs
 from serpent_tk.plugins.manager import PluginManager
+from serpent_tk.plugins.supervisor import Strikes
 from serpent_tk.settings import SettingsStore
 from tests.conftest import serpent_command
 from tests.mcp.conftest import Server, call, connect, create_library, ok, run
 from tests.mcp.test_notifications import PROBE, Inbox, streaming
 from tests.plugins.conftest import TEST_LIMITS, wait_until
-from tests.plugins.samples import ASSET, COUNTER, RAISING, write_plugin
+from tests.plugins.samples import ASSET, COUNTER, DYING, HEADER, RAISING, write_plugin
 
 TOOL = "serpent_plugin_counter_count"
 MODES = ("read-only", "auto", "full-access")
@@ -37,9 +39,11 @@ def plugins(gateway: Gateway) -> Iterator[PluginManager]:
     dirs = app_dirs().ensure()
     dirs.plugins.mkdir(parents=True, exist_ok=True)
     write_plugin(dirs.plugins, "counter", COUNTER, commands=("count",))
-    write_plugin(dirs.plugins, "flaky", RAISING, commands=("explode", "refuse"))
+    write_plugin(dirs.plugins, "flaky", RAISING + DYING[len(HEADER):],
+                 commands=("explode", "refuse", "die"))
+    limits = replace(TEST_LIMITS, strikes=Strikes(allowed=1))  # its first crash turns it off
     manager = PluginManager(gateway, SettingsStore(dirs.settings_file), dirs.plugins,
-                            status_file=dirs.plugin_status, limits=TEST_LIMITS,
+                            status_file=dirs.plugin_status, limits=limits,
                             entry_points=False, watch_interval_s=0.1)
     manager.start().result(60)
     yield manager
@@ -185,7 +189,15 @@ def test_tools_list_changed_is_sent_once_per_change_of_the_exposed_tools(
                 await step(crash, 1)
                 exploded = await call(old, "serpent_plugin_flaky_explode",
                                       {"libraryId": library, "assetIds": [ASSET]})
-                assert exploded["error"]["code"] == "INTERNAL"
+                assert exploded["error"]["code"] == "PLUGIN_FAILED"
+                assert "RuntimeError: the plugin's own bug" in exploded["error"]["message"]
+                assert await heard.since_last() == (0, 0)  # an exception takes nothing away
+                assert "serpent_plugin_flaky_explode" in {
+                    t.name for t in (await new.list_tools()).tools}  # for the others too
+                died = await call(old, "serpent_plugin_flaky_die",
+                                  {"libraryId": library, "assetIds": [ASSET]})
+                assert died["error"]["code"] == "PLUGIN_FAILED"
+                assert died["error"]["reason"] == "turned-off"
                 await asyncio.to_thread(wait_until, lambda: plugins.state(
                     "flaky").status == "failed", "the crash to turn it off")  # type: ignore[union-attr]
                 assert await heard.since_last() == (1, 1)  # the crash took its tools away

@@ -14,6 +14,7 @@ from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.gateway import Gateway
 from serpent_tk.plugins.contributions import Limits
 from serpent_tk.plugins.manager import PluginManager
+from serpent_tk.plugins.supervisor import Strikes
 from tests.automation.conftest import call, import_images, ok
 from tests.plugins.conftest import TEST_LIMITS, Factory, wait_until
 from tests.plugins.samples import ANALYSER, GUARD, PURGE, SLOW_GUARD, TAGGER, write_plugin
@@ -89,24 +90,26 @@ def test_hooks_hear_the_window_an_agent_and_a_plugin_alike(
         fresh.shutdown()
 
 
-def test_a_will_hook_that_does_not_answer_refuses_once_and_is_turned_off(
+def test_a_will_hook_that_does_not_answer_refuses_and_twice_turns_its_plugin_off(
         gateway: Gateway, plugins_dir: Path, make_manager: Factory, library: str,
         tmp_path: Path) -> None:
     write_plugin(plugins_dir, "slow-guard", SLOW_GUARD, will_hooks=True)
-    limits = Limits(load_s=60.0, will_hook_s=1.0)
+    limits = Limits(load_s=60.0, will_hook_s=1.0, strikes=Strikes(allowed=2, window_s=600.0))
     manager = make_manager(limits=limits)
     assert manager.set_enabled("slow-guard", True).status == "running"
     assets = import_images(gateway, library, tmp_path / "src", 1)
-    answer = call(gateway, "asset.tag", {"libraryId": library, "assetIds": assets,
-                                         "tags": ["sky"]}, CLAUDE)
-    error = answer["error"]
-    assert error["code"] == "INTERNAL" and "did not answer within 1 s" in error["message"]
+    tag = {"libraryId": library, "assetIds": assets, "tags": ["sky"]}
+    error = call(gateway, "asset.tag", tag, CLAUDE)["error"]
+    assert error["code"] == "PLUGIN_FAILED" and error["reason"] == "timeout"
+    assert "did not answer within 1 s (its will-hook slow)" in error["message"]
     assert ok(gateway, "asset.get", {"libraryId": library, "assetIds": assets})["items"][0][
         "tags"] == [], "a will-hook that timed out refuses the command it was asked about"
+    assert manager.state("slow-guard").status == "running"  # type: ignore[union-attr]
+    error = call(gateway, "asset.tag", tag, CLAUDE)["error"]
+    assert error["code"] == "PLUGIN_FAILED" and error["reason"] == "turned-off"
     wait_until(lambda: manager.state("slow-guard").status == "failed",  # type: ignore[union-attr]
                "the hook's plugin to be turned off")
-    ok(gateway, "asset.tag", {"libraryId": library, "assetIds": assets, "tags": ["sky"]},
-       CLAUDE)  # nobody waits for it any more
+    ok(gateway, "asset.tag", tag, CLAUDE)  # nobody waits for it any more
 
 
 def test_plugin_analysers_run_after_serpents_analysis_of_an_import(

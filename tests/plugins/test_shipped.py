@@ -134,5 +134,12 @@ def test_contact_sheet_adds_one_png_of_the_given_assets(shipped: Server,
             missing = await call(client, "serpent_plugin_contact_sheet_make", {
                 "libraryId": library, "assetIds": ["ast_00000000000000"]})
             assert missing["error"]["code"] == "NOT_FOUND"
+            # any title text: a line break once raised "can't measure length of multiline
+            # text", answered INTERNAL and turned the plugin off for every client
+            lines = await ok(client, "serpent_plugin_contact_sheet_make", {
+                "libraryId": library, "assetIds": ids[:2], "title": "Skies\nand\r\nsea\t!"})
+            assert lines["name"] == "Skies and sea !" and lines["count"] == 2
+            listed = await client.list_tools()
+            assert "serpent_plugin_contact_sheet_make" in {t.name for t in listed.tools}
 
     run(scenario())

@@ -4,8 +4,8 @@ the plugin's API calls back to the main process.
 Runs in the plugin host process. The main thread reads the pipe; every `Invoke` runs on a
 pool thread with its own `HostApi`, so a handler waiting for an API call (or stuck) never
 stops the others from being answered. A deliberate refusal (`PluginError`, `Veto`, bad
-input) is a `Failure` the caller reads; any other exception is a crash (`crashed`), which the
-main process answers by turning the plugin off.
+input) is a `Failure` the caller reads; any other exception is `raised`: the caller reads
+PLUGIN_FAILED with its message, and the plugin keeps running.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from library.errors import CANCELLED, INTERNAL, INVALID_ARGUMENT, PERMISSION_DENIED
+from library.errors import CANCELLED, INVALID_ARGUMENT, PERMISSION_DENIED, PLUGIN_FAILED
 from serpent_tk.plugins.api import CommandFailed, HookEvent, Plugin, PluginError, RiskReport, Veto
 from serpent_tk.plugins.manifest import Manifest
 from serpent_tk.plugins.wire import (
@@ -164,10 +164,10 @@ class HostRunner:
         except _BadInput as bad:
             done = Done(id=invoke.id, failure=Failure(code=INVALID_ARGUMENT,
                                                       message=str(bad)))
-        except BaseException as error:  # a bug in the plugin: it is turned off
+        except BaseException as error:  # a bug in the plugin: this call's error (PLUGIN_FAILED)
             done = Done(id=invoke.id, failure=Failure(
-                code=INTERNAL, message=f"{type(error).__name__}: {error}"[:500],
-                crashed=True, trace=traceback.format_exc()))
+                code=PLUGIN_FAILED, message=f"{type(error).__name__}: {error}"[:500],
+                raised=True, trace=traceback.format_exc()))
         finally:
             api.clean_up()
         self.sender.send(done)

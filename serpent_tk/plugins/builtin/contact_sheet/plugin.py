@@ -70,7 +70,7 @@ class MakeOut(Model):
              "assetIds": ["ast_01j9z3k4m5n6p7q8", "ast_01j9z3k4m5n6p7q9"], "columns": 4})
 def make(api: Api, args: MakeIn) -> MakeOut:
     assets = _assets(api, args.asset_ids)
-    title = args.title or f"Contact sheet {datetime.now():%Y-%m-%d %H.%M}"
+    title = one_line(args.title or "") or f"Contact sheet {datetime.now():%Y-%m-%d %H.%M}"
     sheet = draw_sheet([(_picture(api, a, args.cell_size), _label(a)) for a in assets],
                        title, args.cell_size, args.columns)
     file_name = (_UNSAFE.sub("-", title).strip(" .-") or "Contact sheet")[:120]
@@ -101,9 +101,15 @@ def _assets(api: Api, asset_ids: list[str]) -> list[dict[str, Any]]:
     return [found[a] for a in dict.fromkeys(asset_ids)]
 
 
+def one_line(text: str) -> str:
+    """`text` on one line: line breaks, tabs and runs of spaces become one space (a title or
+    name with a line break cannot be measured or cut to fit)."""
+    return " ".join(text.split())
+
+
 def _label(asset: dict[str, Any]) -> str:
     ext = asset.get("ext")
-    return f"{asset['name']}.{ext}" if ext else str(asset["name"])
+    return one_line(f"{asset['name']}.{ext}" if ext else str(asset["name"]))
 
 
 def _picture(api: Api, asset: dict[str, Any], size: int) -> Image.Image | None:
@@ -138,8 +144,8 @@ def draw_sheet(cells: list[tuple[Image.Image | None, str]], title: str, cell: in
     height = top + rows * (cell + label_h) + (rows - 1) * GAP + MARGIN
     sheet = Image.new("RGB", (width, height), BACKGROUND)
     pen = ImageDraw.Draw(sheet)
-    pen.text((MARGIN, MARGIN), _fit(pen, title, title_font, width - 2 * MARGIN), fill=INK,
-             font=title_font)
+    pen.text((MARGIN, MARGIN), _fit(pen, one_line(title), title_font, width - 2 * MARGIN),
+             fill=INK, font=title_font)
     for index, (picture, label) in enumerate(cells):
         row, column = divmod(index, columns)
         x = MARGIN + column * (cell + GAP)
@@ -153,7 +159,7 @@ def draw_sheet(cells: list[tuple[Image.Image | None, str]], title: str, cell: in
             picture.thumbnail((cell, cell))
             sheet.paste(picture, (x + (cell - picture.width) // 2,
                                   y + (cell - picture.height) // 2))
-        pen.text((x, y + cell + 4), _fit(pen, label, label_font, cell), fill=INK,
+        pen.text((x, y + cell + 4), _fit(pen, one_line(label), label_font, cell), fill=INK,
                  font=label_font)
     return sheet
 
