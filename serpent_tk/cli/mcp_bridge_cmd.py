@@ -3,8 +3,9 @@
 Started by stdio-only MCP clients (Claude Desktop). The token comes from `SERPENT_MCP_TOKEN`
 (what the copied config sets) or from `--credential`. The bridge finds Serpent only through
 the endpoint file this user's running Serpent publishes in the user data folder (looked up
-again at every reconnect), never at a guessed port. stdout carries only protocol lines;
-diagnostics go to stderr.
+again at every reconnect), never at a guessed port. While Serpent is not running, the
+credential's mode and toolset come from the same credential store. stdout carries only
+protocol lines; diagnostics go to stderr.
 """
 
 from __future__ import annotations
@@ -30,17 +31,17 @@ def run(args: argparse.Namespace) -> int:
         handler.setFormatter(logging.Formatter("serpent-tk mcp-bridge: %(message)s"))
         logging.basicConfig(level=logging.WARNING, handlers=[handler])
 
+    from serpent_tk.credentials import CredentialError, CredentialStore
     from serpent_tk.mcp.bridge.relay import run_bridge
     from serpent_tk.mcp.endpoint import Endpoint, endpoint_file, read_endpoint
     from serpent_tk.paths import app_dirs
 
     dirs = app_dirs()
+    store = CredentialStore(dirs.credentials_file)
     token = os.environ.get("SERPENT_MCP_TOKEN", "").strip() or None
     if args.credential:
-        from serpent_tk.credentials import CredentialError, CredentialStore
-
         try:
-            token = CredentialStore(dirs.credentials_file).token_for(args.credential)
+            token = store.token_for(args.credential)
         except CredentialError as error:
             print(f"serpent-tk mcp-bridge: {error}", file=sys.stderr)
             return 1
@@ -55,4 +56,4 @@ def run(args: argparse.Namespace) -> int:
                                              published)
         return endpoint
 
-    return run_bridge(locate, token)
+    return run_bridge(locate, token, store)

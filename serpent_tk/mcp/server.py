@@ -4,17 +4,20 @@ Built fresh for every start (the SDK's session manager runs once per instance); 
 listener loop. The app answers `/mcp` (a `Route`, not a `Mount`, so `POST /mcp` is never
 redirected) and `POST /serpent/identify` (the bridge's challenge, see `identify.py`); every
 other path, `/.well-known/*` included, is a plain 404, so no client starts an OAuth discovery.
+`new_server` is also what the bridge's stand-in answers with while Serpent is not running, so
+a client meets the same server either way.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, Protocol
 
 import mcp_types as types
 from mcp.server import NotificationOptions, Server
+from mcp.server.context import ServerRequestContext
 from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import ListenHandler
 from mcp.server.transport_security import TransportSecuritySettings
@@ -40,6 +43,7 @@ from serpent_tk.mcp.tools.continuations import Continuations
 from serpent_tk.mcp.tools.handlers import GatewayLike, Handlers
 
 MAX_REQUEST_BODY_BYTES = 2 * 1024 * 1024
+Ctx = ServerRequestContext[Any, Any]
 
 INSTRUCTIONS = """\
 Serpent is the person's desktop asset library: reference images, textures, photos, fonts, \
@@ -90,6 +94,58 @@ class SerpentServer(Server[Any]):
             experimental_capabilities, extensions)
 
 
+class ServerHandlers(Protocol):
+    """What answers a Serpent server's requests: `Handlers` inside Serpent, the bridge's
+    stand-in (`bridge/standin.py`) while Serpent is not running."""
+
+    async def list_tools(self, ctx: Ctx, params: types.PaginatedRequestParams | None
+                         ) -> types.ListToolsResult: ...
+
+    async def call_tool(self, ctx: Ctx, params: types.CallToolRequestParams
+                        ) -> types.CallToolResult: ...
+
+    async def list_resources(self, ctx: Ctx, params: types.PaginatedRequestParams | None
+                             ) -> types.ListResourcesResult: ...
+
+    async def read_resource(self, ctx: Ctx, params: types.ReadResourceRequestParams
+                            ) -> types.ReadResourceResult: ...
+
+    async def list_resource_templates(self, ctx: Ctx, params: types.PaginatedRequestParams
+                                      | None) -> types.ListResourceTemplatesResult: ...
+
+    async def list_prompts(self, ctx: Ctx, params: types.PaginatedRequestParams | None
+                           ) -> types.ListPromptsResult: ...
+
+    async def get_prompt(self, ctx: Ctx, params: types.GetPromptRequestParams
+                         ) -> types.GetPromptResult: ...
+
+    async def complete(self, ctx: Ctx, params: types.CompleteRequestParams
+                       ) -> types.CompleteResult: ...
+
+    def tool_input_schema(self, tool_name: str) -> dict[str, Any] | None: ...
+
+
+SetLevel = Callable[[Ctx, types.SetLevelRequestParams], Awaitable[types.EmptyResult]]
+
+
+def new_server(handlers: ServerHandlers, listen: ListenHandler,
+               set_level: SetLevel) -> SerpentServer:
+    """The lowlevel server with Serpent's name, instructions and capabilities, answering with
+    `handlers`: the same `initialize` whoever answers (Serpent, or the bridge's stand-in)."""
+    server = SerpentServer(
+        "serpent", version=__version__, title="Serpent",
+        description="Serpent desktop asset library", instructions=INSTRUCTIONS,
+        on_list_tools=handlers.list_tools, on_call_tool=handlers.call_tool,
+        on_list_resources=handlers.list_resources, on_read_resource=handlers.read_resource,
+        on_list_resource_templates=handlers.list_resource_templates,
+        on_list_prompts=handlers.list_prompts, on_get_prompt=handlers.get_prompt,
+        on_completion=handlers.complete,
+        on_subscriptions_listen=listen, get_tool_input_schema=handlers.tool_input_schema)
+    server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, set_level)
+    server.extensions[search_app.EXTENSION_ID] = {}
+    return server
+
+
 def security_settings(port: int) -> TransportSecuritySettings:
     """The SDK's own Host/Origin check, behind ours (same rules; defence in depth)."""
     return TransportSecuritySettings(
@@ -105,19 +161,8 @@ def build_app(*, gateway: GatewayLike, credentials: CredentialStore, catalogue: 
     """`secret`: this run's endpoint secret, which `POST /serpent/identify` proves we know."""
     handlers = Handlers(gateway, catalogue, notifier, budget, continuations)
     listen = ListenHandler(notifier.bus)
-    server = SerpentServer(
-        "serpent", version=__version__, title="Serpent",
-        description="Serpent desktop asset library", instructions=INSTRUCTIONS,
-        on_list_tools=handlers.list_tools, on_call_tool=handlers.call_tool,
-        on_list_resources=handlers.list_resources, on_read_resource=handlers.read_resource,
-        on_list_resource_templates=handlers.list_resource_templates,
-        on_list_prompts=handlers.list_prompts, on_get_prompt=handlers.get_prompt,
-        on_completion=handlers.complete,
-        on_subscriptions_listen=listen, get_tool_input_schema=handlers.tool_input_schema)
-    server.add_request_handler("logging/setLevel", types.SetLevelRequestParams,
-                               notifier.set_level)
+    server = new_server(handlers, listen, notifier.set_level)
     server.middleware.append(notifier.middleware)
-    server.extensions[search_app.EXTENSION_ID] = {}
     manager = CountedSessionManager(
         server, security_settings=security_settings(port),
         max_request_body_size=MAX_REQUEST_BODY_BYTES,

@@ -1,4 +1,5 @@
-"""`serpent-tk mcp-bridge`: the stdio relay and the verified HTTP connections it uses.
+"""`serpent-tk mcp-bridge`: the stdio relay, its verified way to Serpent, and its stand-in.
 
-Runs in its own small process, started by the MCP client (Claude Desktop).
+The stand-in answers while Serpent is not running. Runs in its own small process, started by
+the MCP client (Claude Desktop).
 """

@@ -65,6 +65,21 @@ def _failure(uri: str, envelope: dict[str, Any]) -> MCPError:
     return not_found(uri, f"{error.get('code', 'ERROR')}: {error.get('message', '')}")
 
 
+def app_resource() -> types.Resource:
+    """The search grid (MCP App), listed whether or not a library is open."""
+    return types.Resource(
+        uri=search_app.SEARCH_APP_URI, name="asset-search-grid",
+        title="Asset search grid", mime_type=search_app.APP_MIME_TYPE,
+        description="MCP App: shows a serpent_asset_search result as a thumbnail grid.",
+        _meta=search_app.resource_meta())
+
+
+def read_app() -> types.ReadResourceResult:
+    return types.ReadResourceResult(contents=[types.TextResourceContents(
+        uri=search_app.SEARCH_APP_URI, mime_type=search_app.APP_MIME_TYPE,
+        text=search_app.search_app_html(), _meta=search_app.resource_meta())])
+
+
 class Resources:
     """resources/list, resources/templates/list, resources/read and the templates'
     argument completion, for one server instance."""
@@ -74,11 +89,7 @@ class Resources:
         self.budget = budget
 
     async def listing(self, submit: Submit | None) -> types.ListResourcesResult:
-        resources = [types.Resource(
-            uri=search_app.SEARCH_APP_URI, name="asset-search-grid",
-            title="Asset search grid", mime_type=search_app.APP_MIME_TYPE,
-            description="MCP App: shows a serpent_asset_search result as a thumbnail grid.",
-            _meta=search_app.resource_meta())]
+        resources = [app_resource()]
         if submit is not None:
             listing = await submit("library.list-open", {})
             for library in (listing.get("result") or {}).get("items", []):
@@ -96,9 +107,7 @@ class Resources:
 
     async def read(self, uri: str, submit: Submit | None) -> types.ReadResourceResult:
         if uri == search_app.SEARCH_APP_URI:
-            return types.ReadResourceResult(contents=[types.TextResourceContents(
-                uri=uri, mime_type=search_app.APP_MIME_TYPE, text=search_app.search_app_html(),
-                _meta=search_app.resource_meta())])
+            return read_app()
         if submit is None:
             raise not_found(uri)
         changes = CHANGES_URI.match(uri)

@@ -1,6 +1,7 @@
 """The bridge hands its token only to the Serpent this user runs: it finds it through the
 owner-only endpoint file, and every connection must answer the identify challenge with that
-run's secret before the token is written to it. Anything else is "Serpent is not running"."""
+run's secret before the token is written to it. Anything else is "Serpent is not running" (the
+bridge's stand-in answers, see test_before_serpent.py)."""
 
 from __future__ import annotations
 
@@ -37,8 +38,8 @@ from serpent_tk.mcp.endpoint import (
 from serpent_tk.mcp.http.listener import free_port
 from serpent_tk.paths import USER_DATA_ENV, app_dirs
 from serpent_tk.settings import SettingsStore
-from tests.mcp.conftest import Server, create_library, ok, run
-from tests.mcp.test_bridge import bridge_params
+from tests.mcp.bridge.test_relay import bridge_params
+from tests.mcp.conftest import Server, call, create_library, ok, run
 
 
 class Stranger:
@@ -117,6 +118,12 @@ async def refused_with(client: Client, pattern: str) -> None:
         await client.list_tools()
 
 
+async def told_to_start_serpent(client: Client) -> None:
+    """What a client hears while no Serpent it may trust runs: the stand-in's tool error."""
+    answer = await call(client, "serpent_library_list_open")
+    assert answer["error"]["code"] == "SERPENT_NOT_RUNNING", answer
+
+
 def test_the_endpoint_file_is_owner_only_and_exists_before_the_port_accepts(
         gateway: Gateway, credentials: CredentialStore) -> None:
     port = free_port()
@@ -187,8 +194,8 @@ def test_a_stranger_on_the_configured_port_never_sees_the_token(
         async with Client(bridge_params(token, server.port), mode="legacy") as bridged:
             await create_library(bridged, tmp_path)
             await asyncio.to_thread(server.service.stop)
-            await refused_with(bridged, "Serpent is not running")
-            await refused_with(bridged, "Serpent is not running")
+            await told_to_start_serpent(bridged)
+            await told_to_start_serpent(bridged)
 
     run(scenario())
     assert not stranger.saw(token)
@@ -202,11 +209,10 @@ def test_a_stale_endpoint_file_pointing_at_a_stranger_is_refused(
     publish(endpoint_file(), Endpoint(port=stranger.port, pid=1, secret=new_secret()))
 
     async def scenario() -> None:
-        async with Client(bridge_params(token, 0), mode="legacy"):
-            pass
+        async with Client(bridge_params(token, 0), mode="legacy") as bridged:
+            await told_to_start_serpent(bridged)
 
-    with pytest.raises(MCPError, match="Serpent is not running"):
-        run(scenario())
+    run(scenario())
     assert stranger.requests, "the bridge asked the stranger to identify itself"
     assert all(r.startswith(f"POST {IDENTIFY_PATH} ".encode()) for r in stranger.requests)
     assert not stranger.saw(token)
@@ -220,7 +226,7 @@ def test_a_restart_on_a_new_port_is_picked_up(server: Server, tmp_path: Path) ->
         async with Client(bridge_params(token, old_port), mode="legacy") as bridged:
             library = await create_library(bridged, tmp_path)
             await asyncio.to_thread(server.service.stop)
-            await refused_with(bridged, "Serpent is not running")
+            await told_to_start_serpent(bridged)
             assert (await asyncio.to_thread(server.service.start, 0)).running
             assert server.port != old_port
             # the very next request finds the new run, verifies it and renews the session
@@ -241,7 +247,7 @@ def test_another_data_folders_serpent_on_the_same_port_never_sees_the_token(
             # another Serpent, with another data folder, starts on the very same port
             other = await asyncio.to_thread(start_other_serpent, tmp_path / "other", port)
             try:
-                await refused_with(bridged, "Serpent is not running")
+                await told_to_start_serpent(bridged)
                 assert other.service.status.port == port
                 assert isinstance(other.credentials, RecordingCredentials)
                 assert other.credentials.shown == []
@@ -307,8 +313,7 @@ def test_nothing_listens_on_a_published_port(gateway: Gateway,
                                           secret=new_secret()))
 
         async def scenario() -> None:
-            async with Client(bridge_params(token, 0), mode="legacy"):
-                pass
+            async with Client(bridge_params(token, 0), mode="legacy") as bridged:
+                await told_to_start_serpent(bridged)
 
-        with pytest.raises(MCPError, match="Serpent is not running"):
-            run(scenario())
+        run(scenario())

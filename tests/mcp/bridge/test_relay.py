@@ -1,6 +1,7 @@
 """The stdio bridge, started exactly as the Claude Desktop config says and driven by the SDK's
 stdio client: tools and notifications pass through, capabilities arrive unchanged, a stopped
-app gets a clear "open Serpent" error, a restarted app is picked up again."""
+app gets a clear "open Serpent" tool error, a restarted app is picked up again (a client
+started before Serpent: test_before_serpent.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
 from mcp.shared.exceptions import MCPError
 
 from serpent_tk.mcp.client_configs import server_entry
-from tests.mcp.conftest import Server, connect, create_library, ok, run
+from tests.mcp.conftest import Server, call, connect, create_library, ok, run
 from tests.mcp.test_notifications import Inbox, streaming, ui_write
 
 
@@ -69,15 +70,6 @@ def test_a_modern_stdio_client_works_through_the_bridge(server: Server) -> None:
     run(scenario())
 
 
-def test_without_serpent_the_client_is_told_to_open_it(gateway: object, tmp_path: Path) -> None:
-    async def scenario() -> None:
-        async with Client(bridge_params("some-token-value-0123456789", 9), mode="legacy"):
-            pass
-
-    with pytest.raises(MCPError, match="Open the Serpent app"):
-        run(scenario())
-
-
 def test_a_bridge_without_a_token_says_what_to_do(server: Server) -> None:
     async def scenario() -> None:
         async with Client(bridge_params(None, server.port), mode="legacy"):
@@ -96,8 +88,9 @@ def test_the_bridge_survives_a_serpent_restart(server: Server, tmp_path: Path) -
             library = await create_library(bridged, tmp_path)
             before = sorted(t.name for t in (await bridged.list_tools()).tools)
             await asyncio.to_thread(server.service.stop)
-            with pytest.raises(MCPError, match="not running"):
-                await bridged.list_tools()
+            assert sorted(t.name for t in (await bridged.list_tools()).tools) == before
+            stopped = await call(bridged, "serpent_folder_list", {"libraryId": library})
+            assert stopped["error"]["code"] == "SERPENT_NOT_RUNNING"
             assert (await asyncio.to_thread(server.service.start, port)).running
             assert sorted(t.name for t in (await bridged.list_tools()).tools) == before
             await ok(bridged, "serpent_folder_list", {"libraryId": library})
