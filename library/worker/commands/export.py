@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import secrets
 import sqlite3
+import stat
 from pathlib import Path
 
 from library import pathrules
-from library.library_folder import LIBRARY_SUFFIX
+from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX
 from library.schemas import LibraryExportIn, LibraryExportOut
 from library.worker.commands import handles
 from library.worker.context import TaskContext
 from library.worker.store import diskspace
 from library.worker.store.archive import (
+    Entry,
     export_target,
     library_entries,
     manifest_for,
@@ -31,6 +33,7 @@ from library.worker.store.archive import (
     remove_partial,
     write_archive,
 )
+from library.worker.store.filestore import SHARED_READ
 from library.worker.tasks.taskrunner import CLEANUPS, tracked
 
 KIND = "export"
@@ -63,11 +66,14 @@ def export_library(ctx: TaskContext, args: LibraryExportIn) -> LibraryExportOut:
                 ctx.conn.backup(copy)
             finally:
                 copy.close()
+            database = Entry(DATABASE_NAME, snapshot, snapshot.stat().st_size,
+                             stat.S_IMODE(ctx.layout.database.stat().st_mode))
             size = write_archive(
-                target, temporary, top, snapshot, entries,
+                target, temporary, top, database, entries,
                 manifest_for(state["library_id"], state["name"], schema_version),
                 cancelled=task.cancelled,
-                progress=lambda done, name: task.progress(done + 1, total, name))
+                progress=lambda done, name: task.progress(done + 1, total, name),
+                readable=root.stat().st_mode & SHARED_READ)
         finally:
             snapshot.unlink(missing_ok=True)
         task.progress(total, total, "Exported")

@@ -182,7 +182,7 @@ class _ImportRun:
             return
         existing = self._existing(staged.sha256)
         if existing is not None:
-            self.store.discard(staged)
+            self.store.discard_duplicate(staged)
             asset_id, mine = existing
             item = ImportItem(source_path=shown, asset_id=asset_id,
                               status="imported" if mine else "duplicate")

@@ -34,6 +34,7 @@ from pathlib import Path
 from PIL import Image, ImageFile, UnidentifiedImageError
 
 from library.worker.files import imageformats
+from library.worker.store.filestore import PRIVATE_FILE, PRIVATE_FOLDER, stored_mode
 from library.worker.store.layout import Layout
 
 BUCKETS = (64, 128, 192, 256, 384, 512, 768, 1024, 1568)
@@ -87,7 +88,7 @@ class ThumbStore:
         self._decoders = imageformats.decoder_versions()
         self.on_written: Callable[[int], None] | None = None  # bytes of each new file
         shutil.rmtree(self.tmp, ignore_errors=True)  # leftovers of a crash: never final names
-        self.tmp.mkdir(parents=True, exist_ok=True)
+        self.tmp.mkdir(PRIVATE_FOLDER, parents=True, exist_ok=True)
 
     # -- where things are ------------------------------------------------------------------
     def _folder(self, sha256: str) -> Path:
@@ -177,14 +178,20 @@ class ThumbStore:
                 raise problem from None
             if cut_off:
                 self._remember_partial(sha256)
-            return self._write(image, has_alpha, sha256, bucket)
+            try:  # a preview shows the picture: no more readable than the picture
+                mode = stored_mode(os.stat(source).st_mode)
+            except OSError:
+                mode = PRIVATE_FILE
+            return self._write(image, has_alpha, sha256, bucket, mode)
 
-    def _write(self, image: Image.Image, has_alpha: bool, sha256: str, bucket: str) -> Thumb:
+    def _write(self, image: Image.Image, has_alpha: bool, sha256: str, bucket: str,
+               mode: int) -> Thumb:
         ext = "png" if has_alpha else "jpg"
         final = self._folder(sha256) / f"{sha256}_{bucket}.{ext}"
-        final.parent.mkdir(parents=True, exist_ok=True)
+        final.parent.mkdir(PRIVATE_FOLDER, parents=True, exist_ok=True)
         temporary = self.tmp / f"{sha256}_{bucket}.{secrets.token_hex(6)}.{ext}"
         try:
+            os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode))
             if has_alpha:
                 image.save(temporary, "PNG", compress_level=3)
             else:
@@ -203,7 +210,7 @@ class ThumbStore:
         marker = self._marker(sha256)
         temporary = self.tmp / f"{sha256}.{secrets.token_hex(6)}.failed"
         try:
-            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.parent.mkdir(PRIVATE_FOLDER, parents=True, exist_ok=True)
             temporary.write_text(json.dumps({"reason": problem.reason,
                                              "message": problem.message,
                                              "decoders": self._decoders}), "utf-8")
@@ -214,7 +221,7 @@ class ThumbStore:
     def _remember_partial(self, sha256: str) -> None:
         marker = self._partial_marker(sha256)
         try:
-            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.parent.mkdir(PRIVATE_FOLDER, parents=True, exist_ok=True)
             marker.touch()
         except OSError:
             pass  # only a note for analysis (asset problem "truncated")

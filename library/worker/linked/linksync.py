@@ -179,7 +179,7 @@ class Syncer:
             return None
         existing = in_batch.get(staged.sha256) or _asset_with(conn, staged.sha256)
         if existing is not None:
-            self.store.discard(staged)
+            self.store.discard_duplicate(staged)
             return _Copied(disk_file, existing, new=False, previous=None)
         ext = media.normalized_ext(disk_file.path)
         facts = (media.probe_image(staged.path, ext) if media.kind_of(ext) == "image"

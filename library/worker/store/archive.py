@@ -6,7 +6,9 @@ consistent snapshot made with SQLite's backup API) and `serpent-export.json` (fo
 when). `.lock`, `.staging`, the WAL side files and half-made thumbnails are never included.
 The target is checked first: not inside a library, not a system folder (/proc, /sys, /dev),
 a name every disk accepts; a folder that refuses the file is PERMISSION_DENIED or
-PATH_INVALID, a full disk DISK_FULL, never INTERNAL.
+PATH_INVALID, a full disk DISK_FULL, never INTERNAL. Privacy: each member carries its file's
+permission bits, no more readable than the library folder, and the archive itself is readable
+by others only when every member is; a sparse file is deflated, not stored.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import errno
 import json
 import os
 import secrets
+import shutil
 import stat
 import zipfile
 from collections.abc import Callable
@@ -34,6 +37,7 @@ from library.errors import (
 )
 from library.library_folder import DATABASE_NAME
 from library.worker.store import diskspace
+from library.worker.store.filestore import PRIVATE_FILE, SHARED_READ, stored_mode
 from library.worker.store.identity import utc_now
 from library.worker.store.layout import enclosing_library
 
@@ -43,6 +47,8 @@ FORMAT = 1
 SKIPPED_TOP = {".lock", ".staging", f"{DATABASE_NAME}-wal", f"{DATABASE_NAME}-shm",
                f"{DATABASE_NAME}-journal", DATABASE_NAME}  # the database goes in as a snapshot
 SKIPPED_DIRS = {("thumbs", ".tmp")}
+COPY_CHUNK = 1024 * 1024
+SPARSE_SLACK = 1024 * 1024  # fewer bytes allocated than this below its size: it has holes
 STORED_TOP = {"files", "thumbs", ".orphans"}  # already compressed media: stored, not deflated
 
 
@@ -52,6 +58,8 @@ class Entry:
     name: str  # inside the library folder, with forward slashes
     path: Path
     size: int
+    mode: int = PRIVATE_FILE  # its permission bits on disk
+    sparse: bool = False  # it has holes: deflated, so the archive holds no megabytes of zeros
 
 
 def library_entries(root: Path) -> list[Entry]:
@@ -71,8 +79,34 @@ def library_entries(root: Path) -> list[Entry]:
             path = Path(directory) / name
             status = os.lstat(path)
             if stat.S_ISREG(status.st_mode):
-                entries.append(Entry("/".join((*parts, name)), path, status.st_size))
+                entries.append(Entry("/".join((*parts, name)), path, status.st_size,
+                                     stat.S_IMODE(status.st_mode), _sparse(status)))
     return entries
+
+
+def _sparse(status: os.stat_result) -> bool:
+    blocks = getattr(status, "st_blocks", None)
+    return blocks is not None and blocks * 512 < status.st_size - SPARSE_SLACK
+
+
+def archive_mode(readable: int, entries: list[Entry]) -> int:
+    """The archive file's permission bits: its owner's, and read for group or others only
+    where the library folder and every file in it allow it (a private file keeps the
+    archive private)."""
+    shared = readable & SHARED_READ
+    for entry in entries:
+        shared &= entry.mode
+    return PRIVATE_FILE | shared
+
+
+def _member_info(entry: Entry, arcname: str, readable: int, compress: int) -> zipfile.ZipInfo:
+    """The member's record: the file's time and its permission bits, no more readable than
+    the file nor than the library folder."""
+    info = zipfile.ZipInfo.from_file(entry.path, arcname)
+    mode = stored_mode(entry.mode & (readable | ~SHARED_READ))
+    info.external_attr = (stat.S_IFREG | mode) << 16
+    info.compress_type = compress
+    return info
 
 
 def export_target(text: str, library_root: Path, library_name: str) -> Path:
@@ -113,31 +147,35 @@ def remove_partial(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-def write_archive(target: Path, temporary: Path, top: str, snapshot: Path,
+def write_archive(target: Path, temporary: Path, top: str, snapshot: Entry,
                   entries: list[Entry], manifest: dict[str, object], *,
-                  cancelled: Callable[[], bool], progress: Callable[[int, str], None]) -> int:
+                  cancelled: Callable[[], bool], progress: Callable[[int, str], None],
+                  readable: int = SHARED_READ) -> int:
     """Write the archive under `temporary` (see `partial_path`), make it durable, then
     rename it to `target`. Returns its size. Raises LibraryError(CANCELLED) when cancelled
-    (nothing is left behind)."""
+    (nothing is left behind). `readable`: the library folder's group/other read bits; no
+    member, and not the archive, is more readable than the folder or its own file."""
     try:
-        created = open(temporary, "xb")  # noqa: SIM115 - closed by the ZipFile below
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                     archive_mode(readable, [snapshot, *entries]))
+        created = os.fdopen(fd, "wb")  # closed by the ZipFile below
     except OSError as error:
         raise _cannot_write(error, target) from error
     try:
         with created, zipfile.ZipFile(created, "w", allowZip64=True) as archive:
             archive.writestr(MANIFEST, json.dumps(manifest, indent=1),
                              compress_type=zipfile.ZIP_DEFLATED)
-            archive.write(snapshot, f"{top}/{DATABASE_NAME}",
-                          compress_type=zipfile.ZIP_DEFLATED)
+            _add(archive, snapshot, _member_info(snapshot, f"{top}/{DATABASE_NAME}", readable,
+                                                 zipfile.ZIP_DEFLATED))
             for index, entry in enumerate(entries):
                 if cancelled():
                     raise LibraryError(CANCELLED, "The export was cancelled; no archive was "
                                        "written.")
-                stored = entry.name.split("/", 1)[0] in STORED_TOP
+                stored = entry.name.split("/", 1)[0] in STORED_TOP and not entry.sparse
                 try:
-                    archive.write(entry.path, f"{top}/{entry.name}",
-                                  compress_type=zipfile.ZIP_STORED if stored
-                                  else zipfile.ZIP_DEFLATED)
+                    _add(archive, entry, _member_info(
+                        entry, f"{top}/{entry.name}", readable,
+                        zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED))
                 except FileNotFoundError:
                     continue  # a thumbnail replaced meanwhile: derived, rebuilt on demand
                 progress(index + 1, entry.name)
@@ -155,6 +193,11 @@ def write_archive(target: Path, temporary: Path, top: str, snapshot: Path,
                                          field="targetPath") from error
         raise
     return target.stat().st_size
+
+
+def _add(archive: zipfile.ZipFile, entry: Entry, info: zipfile.ZipInfo) -> None:
+    with open(entry.path, "rb") as source, archive.open(info, "w", force_zip64=True) as out:
+        shutil.copyfileobj(source, out, COPY_CHUNK)
 
 
 def _cannot_write(error: OSError, target: Path) -> LibraryError:

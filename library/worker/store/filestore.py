@@ -12,13 +12,18 @@ ones find little left to do. Other
 programs' dirty data on the same disk is never waited for (no `syncfs`). A new library gets
 its 256 bucket folders `files/00` .. `files/ff` at creation (`create_buckets`), so an import
 makes none; a library from before (or unpacked from an archive) gets each one as its first
-file arrives.
+file arrives. Privacy: a stored file is never more readable than its source (owner read and
+write, plus the source's own group/other read bits; a duplicate from a more private source
+narrows the stored file), and every folder is made owner-only. A sparse source stays sparse:
+its holes are found with SEEK_DATA/SEEK_HOLE and left as holes in the copy (a 2 GiB file of
+nothing takes no 2 GiB), while its hash covers every byte.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import hashlib
 import io
 import itertools
@@ -39,6 +44,12 @@ from library.worker.store.layout import Layout, stored_name
 CHUNK = 1024 * 1024
 SMALL_FILE = 256 * 1024  # read whole, in one call
 _BINARY = getattr(os, "O_BINARY", 0)
+PRIVATE_FILE = 0o600  # a stored file: its owner reads and writes it
+SHARED_READ = 0o044  # the bits a stored file takes over from its source (read, group/others)
+PRIVATE_FOLDER = 0o700  # every folder of a library: its owner's only
+_ZEROS = bytes(CHUNK)
+_SEEK_DATA = getattr(os, "SEEK_DATA", None)
+_SEEK_HOLE = getattr(os, "SEEK_HOLE", None)
 
 
 class CopyCancelled(Exception):
@@ -59,10 +70,18 @@ class Staged:
     sha256: str
     size: int
     data: bytes | None = None  # the whole content of a small file (probed from memory)
+    mode: int = PRIVATE_FILE  # its permission bits: never more readable than its source
 
     def without_data(self) -> Staged:
         """The same copy, its content no longer held in memory."""
-        return self if self.data is None else Staged(self.path, self.sha256, self.size)
+        return self if self.data is None else Staged(self.path, self.sha256, self.size,
+                                                     mode=self.mode)
+
+
+def stored_mode(source_mode: int) -> int:
+    """The permission bits of a stored copy of a file with `source_mode`: read and write for
+    its owner, and read for group and others only where the source allows it."""
+    return PRIVATE_FILE | (source_mode & SHARED_READ)
 
 
 class FileStore:
@@ -87,18 +106,26 @@ class FileStore:
         `room(size)` runs once the source is open and its size known, before anything is
         written (it raises DISK_FULL). A small file is read whole in one call and kept in
         `Staged.data`, so the caller can probe it without opening it again."""
-        fd, size_hint = _open_checked(source, content_checked_below=SMALL_FILE)
+        fd, status = _open_checked(source, content_checked_below=SMALL_FILE)
+        size_hint = max(0, status.st_size)
+        mode = stored_mode(status.st_mode)
         try:
-            if room is not None:
-                room(size_hint)
+            sparse = _is_sparse(status)
+            if room is not None:  # a sparse file takes only what it has allocated
+                room(min(size_hint, status.st_blocks * 512) if sparse else size_hint)
             if size_hint <= SMALL_FILE:
-                return self._stage_small(fd, size_hint)
+                return self._stage_small(fd, size_hint, mode)
+            if sparse:
+                staged = self._stage_sparse(fd, size_hint, mode, cancelled)
+                if staged is not None:
+                    return staged
+                os.lseek(fd, 0, os.SEEK_SET)  # the system cannot tell holes: copy it whole
             with os.fdopen(fd, "rb", buffering=0, closefd=False) as reader:
-                return self._stage_large(reader, size_hint, cancelled)
+                return self._stage_large(reader, size_hint, mode, cancelled)
         finally:
             os.close(fd)
 
-    def _stage_small(self, fd: int, size_hint: int) -> Staged:
+    def _stage_small(self, fd: int, size_hint: int, mode: int) -> Staged:
         """A small file: one read (one byte more tells EOF), one write."""
         try:  # a regular file's short read is its end
             data = os.read(fd, size_hint + 1)
@@ -112,7 +139,7 @@ class FileStore:
         if private_paths.secret_content(data):
             raise ForbiddenSource(private_paths.MESSAGE)
         staged = self._staging_name()
-        out = os.open(staged, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY, 0o644)
+        out = _create(staged, mode)
         try:
             try:
                 view = memoryview(data)
@@ -123,15 +150,15 @@ class FileStore:
         except BaseException:
             _unlink(staged)
             raise
-        return Staged(staged, hashlib.sha256(data).hexdigest(), len(data), data)
+        return Staged(staged, hashlib.sha256(data).hexdigest(), len(data), data, mode)
 
-    def _stage_large(self, reader: Any, size_hint: int,
+    def _stage_large(self, reader: Any, size_hint: int, mode: int,
                      cancelled: Callable[[], bool]) -> Staged:
         staged = self._staging_name()
         digest = hashlib.sha256()
         size = 0
         try:
-            with open(staged, "xb", buffering=0) as writer:
+            with open(_create(staged, mode), "wb", buffering=0) as writer:
                 buffer = bytearray(min(CHUNK, size_hint + 1))
                 view = memoryview(buffer)
                 while True:
@@ -150,7 +177,40 @@ class FileStore:
         except BaseException:
             _unlink(staged)
             raise
-        return Staged(staged, digest.hexdigest(), size)
+        return Staged(staged, digest.hexdigest(), size, mode=mode)
+
+    def _stage_sparse(self, fd: int, size: int, mode: int,
+                      cancelled: Callable[[], bool]) -> Staged | None:
+        """Copy a sparse file hole for hole (SEEK_DATA / SEEK_HOLE): only its data is written,
+        its holes stay holes in the copy; the hash covers every byte. None where the system
+        cannot tell holes from data (the caller copies it whole)."""
+        staged = self._staging_name()
+        digest = hashlib.sha256()
+        try:
+            out = _create(staged, mode)
+            try:
+                position = 0
+                while position < size:
+                    data = _next(fd, position, _SEEK_DATA, size)
+                    if data is None:
+                        _unlink(staged)
+                        return None
+                    _hash_zeros(digest, min(data, size) - position)
+                    if data >= size:
+                        break
+                    hole = min(_next(fd, data, _SEEK_HOLE, size) or size, size)
+                    _copy_range(fd, out, data, hole, digest)
+                    position = hole
+                    if cancelled():
+                        raise CopyCancelled
+                os.ftruncate(out, size)  # a hole at the end is a hole too
+                start_write_back(out)
+            finally:
+                os.close(out)
+        except BaseException:
+            _unlink(staged)
+            raise
+        return Staged(staged, digest.hexdigest(), size, mode=mode)
 
     def commit_staged(self, staged: Staged, ext: str) -> str:
         """Move a staged copy to its final content-addressed name (`Layout.file_for`)."""
@@ -159,7 +219,7 @@ class FileStore:
         target = os.path.join(bucket, stored_name(staged.sha256, ext))
         if name not in self._known_buckets:  # a library made before buckets came with it
             if not os.path.isdir(bucket):
-                os.makedirs(bucket, exist_ok=True)
+                os.makedirs(bucket, PRIVATE_FOLDER, exist_ok=True)
                 with self._dirty_lock:
                     self._dirty_directories.add(self._files)  # the new bucket's own name
             self._known_buckets.add(name)
@@ -171,6 +231,22 @@ class FileStore:
 
     def discard(self, staged: Staged) -> None:
         _unlink(staged.path)
+
+    def discard_duplicate(self, staged: Staged) -> None:
+        """Drop a copy whose content the store holds already; the stored file becomes no
+        more readable than this source either (a private copy keeps the content private)."""
+        _unlink(staged.path)
+        bucket = os.path.join(self._files, staged.sha256[:2])
+        try:
+            with os.scandir(bucket) as entries:
+                same = [e.path for e in entries if e.name.startswith(staged.sha256)]
+        except OSError:
+            return
+        for path in same:
+            with contextlib.suppress(OSError):
+                current = stat.S_IMODE(os.stat(path).st_mode)
+                if current & ~staged.mode & SHARED_READ:
+                    os.chmod(path, current & (staged.mode | ~SHARED_READ))
 
     def make_durable(self) -> None:
         """Make every copy and rename so far durable, before the rows that point at them
@@ -206,7 +282,7 @@ BUCKETS = tuple(f"{n:02x}" for n in range(256))
 def create_buckets(files: Path) -> None:
     """Make every bucket folder of a new library's `files/` (durably: one fsync of `files/`)."""
     for name in BUCKETS:
-        os.mkdir(files / name)
+        os.mkdir(files / name, PRIVATE_FOLDER)
     fsync_directory(files)
 
 
@@ -239,8 +315,9 @@ def open_regular(source: Path, *, content_checked_below: int = 0) -> io.Buffered
     return reader
 
 
-def _open_checked(source: Path, *, content_checked_below: int) -> tuple[int, int]:
-    """`open_regular` as a descriptor and the file's size (the caller closes it)."""
+def _open_checked(source: Path, *, content_checked_below: int
+                  ) -> tuple[int, os.stat_result]:
+    """`open_regular` as a descriptor and the file's status (the caller closes it)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(source, flags)
@@ -262,7 +339,62 @@ def _open_checked(source: Path, *, content_checked_below: int) -> tuple[int, int
     except BaseException:
         os.close(fd)
         raise
-    return fd, max(0, status.st_size)
+    return fd, status
+
+
+def _create(path: str, mode: int) -> int:
+    """A new staging file with `mode` (the umask may take more away, never add)."""
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY, mode)
+
+
+def _is_sparse(status: os.stat_result) -> bool:
+    """Fewer bytes allocated than it holds: it has holes (where the system tells blocks)."""
+    blocks = getattr(status, "st_blocks", None)
+    return (blocks is not None and _SEEK_DATA is not None
+            and blocks * 512 < status.st_size - CHUNK)
+
+
+def _next(fd: int, position: int, whence: int | None, size: int) -> int | None:
+    """The next data (or hole) at or after `position`; `size` when there is none; None when
+    the system cannot tell."""
+    if whence is None:
+        return None
+    try:
+        return os.lseek(fd, position, whence)
+    except OSError as error:
+        if error.errno == errno.ENXIO:  # no data after `position`: the rest is a hole
+            return size
+        if error.errno in (errno.EINVAL, errno.EOPNOTSUPP):
+            return None
+        raise SourceUnreadable(error) from error
+
+
+def _hash_zeros(digest: Any, count: int) -> None:
+    """A hole reads as zeros: hash them without reading them."""
+    while count > 0:
+        step = min(count, CHUNK)
+        digest.update(_ZEROS if step == CHUNK else _ZEROS[:step])
+        count -= step
+
+
+def _copy_range(source: int, out: int, start: int, end: int, digest: Any) -> None:
+    """Copy bytes `start`..`end` of `source` to the same place in `out`, hashing them."""
+    position = start
+    while position < end:
+        try:
+            chunk = os.pread(source, min(CHUNK, end - position), position)
+        except OSError as error:
+            raise SourceUnreadable(error) from error
+        if not chunk:  # shorter than it said: what is left reads as a hole
+            _hash_zeros(digest, end - position)
+            return
+        digest.update(chunk)
+        view = memoryview(chunk)
+        written = position
+        while view:
+            count = os.pwrite(out, view, written)
+            view, written = view[count:], written + count
+        position += len(chunk)
 
 
 def _opened_path(fd: int) -> str | None:

@@ -33,7 +33,7 @@ from library.library_folder import LIBRARY_SUFFIX
 from library.worker.rows import assetrows, textindex
 from library.worker.store import cleanclose, recovery, schema
 from library.worker.store.database import connect, translate, translate_os
-from library.worker.store.filestore import create_buckets
+from library.worker.store.filestore import PRIVATE_FOLDER, create_buckets
 from library.worker.store.identity import new_library_id, utc_now
 from library.worker.store.layout import Layout, enclosing_library
 from library.worker.store.lock import LibraryLock
@@ -89,10 +89,10 @@ def create_library(parent: str, name: str) -> Path:
     building = parent_path / f".{folder_name}{LIBRARY_SUFFIX}.creating-{os.getpid()}"
     try:
         shutil.rmtree(building, ignore_errors=True)
-        building.mkdir()
+        building.mkdir(PRIVATE_FOLDER)  # owner-only, like Serpent's own folders
         layout = Layout(building)
         for directory in layout.directories():
-            directory.mkdir()
+            directory.mkdir(PRIVATE_FOLDER)
         create_buckets(layout.files)  # an import never waits for a bucket folder
         writer = connect(layout.database)
         try:
@@ -152,7 +152,7 @@ def open_library(path: str) -> OpenLibrary:
 def _open_locked(layout: Layout, lock: LibraryLock) -> OpenLibrary:
     try:
         for directory in layout.directories():
-            directory.mkdir(exist_ok=True)
+            directory.mkdir(PRIVATE_FOLDER, exist_ok=True)
         probe = layout.staging / f".write-probe-{os.getpid()}"
         probe.write_bytes(b"")
         probe.unlink()

@@ -21,6 +21,7 @@ from typing import Any
 
 from library.errors import INTERNAL, LibraryError
 from library.worker.rows.assetrows import chunks, marks
+from library.worker.store.filestore import PRIVATE_FOLDER
 from library.worker.store.identity import utc_now
 from library.worker.store.layout import Layout, stored_name
 
@@ -103,10 +104,10 @@ def _reconcile_files(conn: sqlite3.Connection, layout: Layout) -> dict[str, Any]
 def move_orphans(layout: Layout, orphans: list[Path]) -> Path:
     """Move stray store files aside into `.orphans/<time>/` (reported, never deleted)."""
     target = layout.orphans / utc_now().replace(":", "-")
-    target.mkdir(parents=True, exist_ok=True)
+    target.mkdir(PRIVATE_FOLDER, parents=True, exist_ok=True)
     for path in orphans:
         destination = target / path.relative_to(layout.files)
-        destination.parent.mkdir(parents=True, exist_ok=True)
+        destination.parent.mkdir(PRIVATE_FOLDER, parents=True, exist_ok=True)
         os.replace(path, destination)
     return target
 

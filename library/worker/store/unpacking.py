@@ -7,7 +7,9 @@ compression methods, duplicate entries and a name that is both a file and a fold
 (UNSUPPORTED_FORMAT with a `reason`) before anything is written, so such archives fail at
 once. Everything goes into a hidden folder beside the target and only a complete, checked
 library is renamed into place; it gets a fresh library id, so it opens beside the original.
-An archive too big for the disk is DISK_FULL before the first byte is written.
+An archive too big for the disk is DISK_FULL before the first byte is written. The new library
+is owner-only, its files no more readable than they were in the archive nor than the archive
+file itself, and a megabyte of zeros is left as a hole (a sparse file comes back sparse).
 """
 
 from __future__ import annotations
@@ -35,7 +37,14 @@ from library.idempotency import IMPORT_COMMAND, IMPORT_REPLAYED, check_stored
 from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX
 from library.worker.store import diskspace
 from library.worker.store.archive import MANIFEST
-from library.worker.store.filestore import NotARegularFile, SourceUnreadable, open_regular
+from library.worker.store.filestore import (
+    PRIVATE_FOLDER,
+    SHARED_READ,
+    NotARegularFile,
+    SourceUnreadable,
+    open_regular,
+    stored_mode,
+)
 from library.worker.store.identity import new_library_id, utc_now
 from library.worker.store.layout import enclosing_library
 from library.worker.store.schema import SCHEMA_MAJOR
@@ -44,6 +53,7 @@ READABLE_METHODS = frozenset({zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.
                               zipfile.ZIP_LZMA})
 DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError)
 COPY_CHUNK = 1024 * 1024
+ZERO_CHUNK = bytes(COPY_CHUNK)
 WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:")
 
 
@@ -82,6 +92,7 @@ def unpack_library(archive_text: str, parent_text: str,
                                "idempotencyKey.", reason=IMPORT_REPLAYED, path=str(found))
     try:
         with _open_archive(archive_path) as raw, zipfile.ZipFile(raw) as archive:
+            readable = os.fstat(raw.fileno()).st_mode & SHARED_READ  # the archive's own
             top, members = _checked_members(archive)
             needed = sum(info.file_size for info in members)
             diskspace.ensure_room(parent, needed, where="the disk of selectedParentPath",
@@ -90,9 +101,9 @@ def unpack_library(archive_text: str, parent_text: str,
             building = parent / f".{final.name}.importing-{os.getpid()}"
             shutil.rmtree(building, ignore_errors=True)
             try:
-                building.mkdir()
+                building.mkdir(PRIVATE_FOLDER)
                 for info in members:
-                    _extract(archive, info, building, top)
+                    _extract(archive, info, building, top, readable)
                 _adopt(building / DATABASE_NAME, replay)
                 os.replace(building, final)
                 fsync_directory(parent)
@@ -215,13 +226,20 @@ def _safe_parts(name: str) -> list[str]:
     return parts
 
 
-def _extract(archive: zipfile.ZipFile, info: zipfile.ZipInfo, building: Path, top: str) -> None:
+def _extract(archive: zipfile.ZipFile, info: zipfile.ZipInfo, building: Path, top: str,
+             readable: int) -> None:
+    """One member, no more readable than it was (its own mode bits, where the archive has
+    them) nor than the archive file; runs of zeros become holes, as they were sparse."""
     relative = info.filename[len(top) + 1:]
     destination = building / relative
     if not pathrules.is_within(destination, building):
         raise _forbidden(f"The archive contains an unsafe path ({info.filename!r}).")
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    with archive.open(info) as source, open(destination, "xb") as out:
+    _make_folders(destination.parent, building)
+    member_mode = (info.external_attr >> 16) & 0o777 if info.create_system == 3 else 0
+    mode = stored_mode((member_mode or 0o644) & (readable | ~SHARED_READ))
+    fd = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                 mode)
+    with archive.open(info) as source, open(fd, "wb") as out:
         while True:
             try:
                 chunk = source.read(COPY_CHUNK)  # the CRC is checked at the end
@@ -230,7 +248,21 @@ def _extract(archive: zipfile.ZipFile, info: zipfile.ZipInfo, building: Path, to
                                    "unreadable") from None
             if not chunk:
                 break
-            out.write(chunk)
+            if len(chunk) == COPY_CHUNK and chunk == ZERO_CHUNK:
+                out.seek(COPY_CHUNK, os.SEEK_CUR)  # a hole: nothing written
+            else:
+                out.write(chunk)
+        out.truncate(out.tell())  # ends in a hole: the file keeps its full length
+
+
+def _make_folders(folder: Path, building: Path) -> None:
+    """`folder` and the folders up to `building`, each owner-only."""
+    missing = []
+    while folder != building and not folder.is_dir():
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        made.mkdir(PRIVATE_FOLDER, exist_ok=True)
 
 
 def _adopt(database: Path, replay: dict[str, str] | None = None) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Callable
@@ -87,10 +88,12 @@ def viewing_copy(asset: dict[str, Any]) -> Path:
     if ext and not name.lower().endswith("." + ext.lower()):
         name = f"{name}.{ext}"
     target_dir = app_dirs().cache / "open" / str(asset["id"])
-    target_dir.mkdir(parents=True, exist_ok=True)
+    target_dir.mkdir(0o700, parents=True, exist_ok=True)
     target = target_dir / Path(name).name
-    if not target.exists() or target.stat().st_size != stored.stat().st_size:
+    status = stored.stat()
+    if not target.exists() or target.stat().st_size != status.st_size:
         shutil.copyfile(stored, target)
+    os.chmod(target, stat.S_IMODE(status.st_mode))  # no more readable than the stored file
     return target
 
 
