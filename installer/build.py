@@ -49,6 +49,11 @@ def run_pyinstaller(dist: Path, work: Path, clean: bool) -> None:
         import PyInstaller  # noqa: F401
     except ImportError:
         sys.exit("PyInstaller is missing: run  pip install -e '.[build]'  first.")
+    # the window's catalogues (.po -> .mo): the spec ships the compiled ones
+    catalogues = [sys.executable, "-m", "serpent_tk.ui.language.catalogues", "compile"]
+    print("+", " ".join(catalogues), flush=True)
+    if subprocess.run(catalogues, cwd=ROOT, check=False).returncode != 0:
+        sys.exit("Compiling the window's catalogues failed (see its messages above).")
     command = [sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN",
                "--distpath", str(dist), "--workpath", str(work), str(SPEC)]
     if clean:

@@ -112,6 +112,10 @@ def _import_the_app() -> None:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - said where it is imported again
             return
+    try:  # Babel and the person's locale data: the first number the window writes needs them
+        importlib.import_module("serpent_tk.ui.language.formats").warm_up()
+    except Exception:  # noqa: BLE001 - said where a number is first written
+        return
 
 
 def _run_desktop(dirs: Any, store: SettingsStore, settings: Any, notices: list[str],

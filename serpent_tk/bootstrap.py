@@ -24,9 +24,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(os.environ.get("SERPENT_VENV", ROOT / ".venv"))
 MIN_PYTHON = (3, 11)
-# the window tests' virtual display, and the browser the MCP App host test renders the grid in
-TEST_APT_PACKAGES = ("xvfb", "xauth", "fonts-dejavu-core", "chromium")
+# the window tests' virtual display, its Latin and Chinese fonts (the window is tested in
+# 简体中文 too), and the browser the MCP App host test renders the grid in
+TEST_APT_PACKAGES = ("xvfb", "xauth", "fonts-dejavu-core", "fonts-noto-cjk", "chromium")
 DEJAVU_FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+CJK_FONT = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
+# the window's catalogues: each language's .po, compiled to the .mo the window reads
+CATALOGUES = ROOT / "serpent_tk" / "locale"
 NODE_PROJECTS = ROOT / "tests" / "node"  # each <project>/package-lock.json gets `npm ci`
 NPM_STAMP = ".serpent-npm-ci"  # inside node_modules: `npm ci` removes it with the rest
 
@@ -121,6 +125,18 @@ def install_project(python: Path, extras: str) -> None:
     stamp.write_text(wanted)
 
 
+def compile_catalogues(python: Path) -> None:
+    """Compile the window's catalogues (.po -> .mo) when a .po is newer than its .mo."""
+    stale = [po for po in CATALOGUES.glob("*/LC_MESSAGES/*.po")
+             if not po.with_suffix(".mo").exists()
+             or po.with_suffix(".mo").stat().st_mtime < po.stat().st_mtime]
+    if not stale:
+        return
+    say("compiling the window's catalogues")
+    subprocess.run([str(python), "-m", "serpent_tk.ui.language.catalogues", "compile"],
+                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+
+
 def ensure_tkinter(python: Path) -> None:
     probe = subprocess.run([str(python), "-c", "import tkinter"], capture_output=True)
     if probe.returncode == 0:
@@ -147,6 +163,8 @@ def ensure_test_display_packages() -> None:
         missing.append("xauth")
     if not DEJAVU_FONT.exists():
         missing.append("fonts-dejavu-core")
+    if not CJK_FONT.exists():
+        missing.append("fonts-noto-cjk")
     if not CHROMIUM.exists():
         missing.append("chromium")
     if not missing:
@@ -212,9 +230,11 @@ def main(argv: list[str] | None = None) -> int:
         python = ensure_venv()
         if command == "start":
             install_project(python, "")
+            compile_catalogues(python)
             ensure_tkinter(python)
             return run(python, ["-m", "serpent_tk", *rest])
         install_project(python, "test")
+        compile_catalogues(python)
         ensure_tkinter(python)
         ensure_test_display_packages()
         ensure_node_projects(python)

@@ -88,6 +88,8 @@ class McpSettings(_Section):
 
 class UiSettings(_Section):
     theme: Literal["system", "light", "dark"] = "system"
+    # the window's language: the system's, or one the window speaks (`ui/language`)
+    language: Literal["system", "en", "zh_CN"] = "system"
     thumbnail_size: int = Field(default=160, ge=64, le=512)
     window_geometry: Geometry = None
     sidebar_width: int = Field(default=240, ge=120, le=800)

@@ -10,18 +10,29 @@ fill the analysis queue. What to say and do comes from the command's spec (`word
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from serpent_tk.automation.analysis import AnalysisQueue, AnalysisRequest
-from serpent_tk.automation.events import ChangeMade, LibraryLifecycle, LifecycleAction, Toast
+from serpent_tk.automation.events import (
+    ChangeMade,
+    LibraryLifecycle,
+    LifecycleAction,
+    Said,
+    Toast,
+)
 
 if TYPE_CHECKING:
     from serpent_tk.automation.hooks import HookContext, Hooks
 
 OWNER = "Serpent"
 SOMETHING_CHANGED = "changed the library"  # what a command without words did
+# values counted in words ("3 assets"): a `Said` carries the number, English says the noun;
+# no assets named is no `{assets}` at all (the fallback is said), an import of none is "0 files"
+COUNTED = {"assets": "asset", "files": "file"}
+NONE_IS_MISSING = frozenset({"assets"})
 
 
 class CoreEffects:
@@ -40,11 +51,12 @@ class CoreEffects:
         spec = context.spec
         if not spec.writes or context.library_id is None:
             return
+        said = told(context)
         self._publish(ChangeMade(
             library_id=context.library_id, command=spec.name,
             actor_label=context.caller.label, source=context.caller.source,
-            change_sequence=context.change_sequence, text=tell(context),
-            undoable=spec.journaled, lifecycle=spec.lifecycle))
+            change_sequence=context.change_sequence, text=english(said),
+            undoable=spec.journaled, lifecycle=spec.lifecycle, said=said))
 
     def queue_analysis(self, context: HookContext) -> None:
         if not context.spec.imports or context.library_id is None or not context.result:
@@ -70,8 +82,10 @@ class CoreEffects:
             source=context.caller.source,
             path=str(result.get("path", "")), count=count))
         if context.caller.source != "ui":
-            text = f"{context.caller.label} {tell(context)}."
-            self._publish(Toast(text=text, level="info", actor_label=context.caller.label))
+            said = Said("{actor} {change}.", {"actor": context.caller.label,
+                                               "change": told(context)})
+            self._publish(Toast(text=english(said), level="info",
+                                actor_label=context.caller.label, said=said))
 
 
 def imported_asset_ids(result: Mapping[str, Any]) -> tuple[str, ...]:
@@ -91,6 +105,12 @@ def library_name(context: HookContext) -> str:
 def tell(context: HookContext) -> str:
     """What the command did, for people: its spec's `Words` filled in from the call
     ("created the folder “Skies”", "tagged 3 assets with “sky”")."""
+    return english(told(context))
+
+
+def told(context: HookContext) -> Said:
+    """`tell`'s words as a template and its values (the window says them in its language):
+    the spec's `done` when everything it names is there, else its `fallback`."""
     words = context.spec.words
     arguments, result = context.arguments, context.result or {}
     values: dict[str, Any] = {**arguments, **result}
@@ -98,16 +118,44 @@ def tell(context: HookContext) -> str:
     values["library"] = library
     values["old_library"] = context.library_name if context.library_name != library else ""
     asset_ids = arguments.get("assetIds")
-    targets = len(asset_ids) if isinstance(asset_ids, list) else int("assetId" in arguments)
-    values["assets"] = count(targets, "asset") if targets else ""
+    values["assets"] = len(asset_ids) if isinstance(asset_ids, list) \
+        else int("assetId" in arguments)
     if context.spec.imports:
-        values["files"] = count(len(imported_asset_ids(result)), "file")
+        values["files"] = len(imported_asset_ids(result))
     for template in (words.done, words.fallback):
+        if template and fill(template, _in_english(values)) is not None:
+            fallback = words.fallback if template != words.fallback else ""
+            return Said(template, _named_in(template, values), fallback)
+    return Said(SOMETHING_CHANGED)
+
+
+def english(said: Said) -> str:
+    """A `Said` in English (what MCP clients, logs and `text` fields carry)."""
+    for template in (said.template, said.fallback):
         if template:
-            said = _fill(template, values)
-            if said is not None:
-                return said
+            text = fill(template, _in_english(said.values))
+            if text is not None:
+                return text
     return SOMETHING_CHANGED
+
+
+def _in_english(values: Mapping[str, Any]) -> dict[str, Any]:
+    shown = dict(values)
+    for key, noun in COUNTED.items():
+        number = shown.get(key)
+        if isinstance(number, int):
+            shown[key] = "" if not number and key in NONE_IS_MISSING else count(number, noun)
+    for key, value in shown.items():
+        if isinstance(value, Said):
+            shown[key] = english(value)
+    return shown
+
+
+def _named_in(template: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The values `template` names (`{entry[summary]}` names `entry`)."""
+    roots = {re.split(r"[.\[]", name)[0] for _text, name, _spec, _conv
+             in string.Formatter().parse(template) if name}
+    return {key: values[key] for key in roots if key in values}
 
 
 def count(n: int, singular: str) -> str:
@@ -135,7 +183,9 @@ class _Filler(string.Formatter):
         return str(super().format_field(value, format_spec))
 
 
-def _fill(template: str, values: Mapping[str, Any]) -> str | None:
+def fill(template: str, values: Mapping[str, Any]) -> str | None:
+    """`template` filled with `values`, or None when a field is missing or empty (the
+    caller then says its fallback). The window fills its translations with it too."""
     try:
         return _Filler().vformat(template, (), values)
     except (_Missing, KeyError, IndexError, TypeError):

@@ -8,14 +8,15 @@ declared once in `library.protocol` and passed on unchanged; the rest are the ga
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from library.events import LibraryChanged, TaskProgress
 
 __all__ = ["LibraryChanged", "TaskProgress", "LifecycleAction", "ToastLevel",
            "LibraryLifecycle", "Toast", "ToolsChanged", "ShowInDesktop", "ChangeMade",
-           "PluginsChanged"]
+           "PluginsChanged", "Said"]
 
 LifecycleAction = Literal["opened", "closed", "renamed", "deleted", "imported"]
 ToastLevel = Literal["info", "warning", "error"]
@@ -35,12 +36,27 @@ class LibraryLifecycle:
 
 
 @dataclass(frozen=True)
+class Said:
+    """Words for people as a template and what fills it, so that the window can say them in
+    its own language: `template` is the English sentence with `{fields}` (the window's
+    catalogue has it as a msgid), `values` fill it (a count of assets or files as a number
+    under `assets` / `files`, another `Said` where a sentence holds one), `fallback` is said
+    instead when a field is missing or only has English words (a history entry's summary)."""
+
+    template: str
+    values: Mapping[str, Any] = field(default_factory=dict)
+    fallback: str = ""
+
+
+@dataclass(frozen=True)
 class Toast:
-    """A short, non-blocking message for the window."""
+    """A short, non-blocking message for the window (`text` in English; `said`, when
+    given, the same words for the window to translate)."""
 
     text: str
     level: ToastLevel
     actor_label: str
+    said: Said | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -80,3 +96,4 @@ class ChangeMade:
     text: str  # "tagged 3 assets with “sky”"
     undoable: bool  # it is a step of the library's history (Edit → Undo takes it back)
     lifecycle: str | None = None
+    said: Said | None = field(default=None, compare=False)  # `text`, for the window to say

@@ -30,6 +30,7 @@ from serpent_tk.automation.errors import internal
 from serpent_tk.automation.events import (
     LibraryChanged,
     LibraryLifecycle,
+    Said,
     TaskProgress,
     Toast,
 )
@@ -160,11 +161,13 @@ class Hooks:
             self._publish(LibraryLifecycle(
                 library_id=event.library_id, name="", action="closed",
                 actor_label=SYSTEM_LABEL, source="system"))
-            text = ("A library was closed because its folder is gone (moved, or its drive "
-                    "was unplugged)." if event.reason == "vanished" else
-                    "A library was closed because it could not be started again.")
-            self._publish(Toast(text=text, level="warning", actor_label=SYSTEM_LABEL))
+            said = (Said("A library was closed because its folder is gone (moved, or its "
+                         "drive was unplugged).") if event.reason == "vanished" else
+                    Said("A library was closed because it could not be started again."))
+            self._publish(Toast(text=said.template, level="warning", actor_label=SYSTEM_LABEL,
+                                said=said))
         elif isinstance(event, WorkerRestarted):
-            self._publish(Toast(text="A library had a problem and was restarted; nothing "
-                                "that was saved is lost.", level="warning",
-                                actor_label=SYSTEM_LABEL))
+            said = Said("A library had a problem and was restarted; nothing that was saved "
+                        "is lost.")
+            self._publish(Toast(text=said.template, level="warning", actor_label=SYSTEM_LABEL,
+                                said=said))

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from serpent_tk.automation.caller import Caller
-from serpent_tk.automation.events import PluginsChanged, Toast
+from serpent_tk.automation.events import PluginsChanged, Said, Toast
 from serpent_tk.automation.registry import LIBRARY_ID
 from serpent_tk.plugins.analysis import PluginAnalysers
 from serpent_tk.plugins.contributions import (
@@ -265,10 +265,11 @@ class PluginManager:
         with self._lock:
             plugin.status = "failed"
         log.warning("plugin %s was turned off: %s", plugin_id, reason)
-        self._gateway.publish(Toast(
-            text=f"The plugin “{plugin.found.name}” was turned off: {reason}. Everything "
-                 "else keeps working; turn it on again in Settings → Plugins.",
-            level="warning", actor_label=TOAST_LABEL))
+        said = Said("The plugin “{plugin}” was turned off: {reason}. Everything else keeps "
+                    "working; turn it on again in Settings → Plugins.",
+                    {"plugin": plugin.found.name, "reason": reason})
+        self._gateway.publish(Toast(text=said.template.format(**said.values), level="warning",
+                                    actor_label=TOAST_LABEL, said=said))
         self._changed()
 
     def _stop_all(self) -> None:

@@ -193,6 +193,19 @@ _ROOTS: list[tk.Tk] = []   # a Tk interpreter must be deleted on the thread that
 
 
 @pytest.fixture(autouse=True)
+def english_afterwards(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The window speaks English here whatever the machine's locale ("system" reads it),
+    and the process's language is English again after a test that spoke Chinese."""
+    from serpent_tk.ui.language import formats, translate
+
+    monkeypatch.setenv("LANGUAGE", "en_US")
+    formats._locale_for.cache_clear()
+    yield
+    translate.use("en")
+    formats._locale_for.cache_clear()
+
+
+@pytest.fixture(autouse=True)
 def tk_objects_die_on_this_thread() -> Iterator[None]:
     """Tk objects (roots, StringVars) must be freed on the Tk thread. While a window test
     runs, no cyclic garbage collection happens on the gateway's or the MCP server's threads;
@@ -235,6 +248,7 @@ def app(display: str, gateway: Gateway) -> Iterator[App]:
     finally:
         close()
         service.stop()
+        window = services.window or window      # a language change made another window
         window.commands.shutdown(wait=True)
         window.thumbnails._decoder.shutdown(wait=True)
         services.bus.discard_pending()      # answers that arrived after the close

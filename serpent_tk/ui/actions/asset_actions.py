@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from serpent_tk.paths import app_dirs
-from serpent_tk.ui.shell import humanize
+from serpent_tk.ui.language import humanize
+from serpent_tk.ui.language.gateway_words import history_step
+from serpent_tk.ui.language.translate import _, ngettext
 from serpent_tk.ui.shell.commands import Commands, Reply, describe_error
 from serpent_tk.ui.shell.dialogs import ConfirmDialog, Dialog
 from serpent_tk.ui.shell.theme import Theme
@@ -39,9 +41,9 @@ def open_with_system(path: Path) -> None:
     else:
         opener = shutil.which("xdg-open")
         if opener is None:
-            raise NoSystemOpener("this computer has no program that opens files in their "
-                                 "usual app (xdg-open is missing: install the xdg-utils "
-                                 "package).")
+            raise NoSystemOpener(_("this computer has no program that opens files in their "
+                                   "usual app (xdg-open is missing: install the xdg-utils "
+                                   "package)."))
         subprocess.Popen([opener, str(path)], stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL, start_new_session=True)
 
@@ -74,7 +76,7 @@ def stored_file(asset: dict[str, Any]) -> Path:
     """Where the library keeps the asset's file (`filePath` from `asset.get`)."""
     path = asset.get("filePath")
     if not path:
-        raise FileNotFoundError("the library did not say where the file is")
+        raise FileNotFoundError("the library did not say where the file is")  # i18n: not words
     return Path(str(path))
 
 
@@ -97,6 +99,18 @@ def viewing_copy(asset: dict[str, Any]) -> Path:
     return target
 
 
+def risk_words(report: dict[str, Any]) -> str:
+    """What a permanent delete will do, from its risk report: how many assets, how much
+    space (the report's summary is the library's English)."""
+    count, size = report.get("count"), report.get("totalBytes")
+    if not isinstance(count, int):
+        return _("This cannot be undone.")
+    return ngettext("Permanently delete {n} asset ({size}). This cannot be undone.",
+                    "Permanently delete {n} assets ({size}). This cannot be undone.",
+                    count).format(n=humanize.number(count),
+                                  size=humanize.size(int(size or 0)))
+
+
 class NoSystemOpener(OSError):
     """The system has no program that opens files with their usual app (no `xdg-open`)."""
 
@@ -107,10 +121,11 @@ def why_not_opened(error: BaseException) -> str:
     if isinstance(error, NoSystemOpener):
         return str(error)
     if isinstance(error, FileNotFoundError):
-        return "its file is missing from the library folder (Refresh the library to check)."
+        return _("its file is missing from the library folder (Refresh the library to "
+                 "check).")
     if isinstance(error, PermissionError):
-        return "the system did not allow it."
-    return "no app on this computer could open it."
+        return _("the system did not allow it.")
+    return _("no app on this computer could open it.")
 
 
 class AssetActions:
@@ -126,6 +141,8 @@ class AssetActions:
         self.toast = toast
         self.dialog: Dialog | None = None
         self.on_conflict: Callable[[str], None] = lambda asset_id: None
+        # an undo or redo went through (its toasts about the step taken back go away)
+        self.on_history: Callable[[Reply], None] = lambda reply: None
         # the operating system's side (tests put recorders here: Xvfb has no file manager)
         self.launch: Callable[[Path], None] = open_with_system
         self.reveal: Callable[[Path], None] = reveal_in_file_manager
@@ -160,60 +177,64 @@ class AssetActions:
                                    **fields}, doing)
 
     def rename(self, asset: dict[str, Any], name: str) -> None:
-        self._update(asset, "rename it", name=name)
+        self._update(asset, _("rename it"), name=name)
 
     def set_notes(self, asset: dict[str, Any], notes: str) -> None:
-        self._update(asset, "save the notes", notes=notes)
+        self._update(asset, _("save the notes"), notes=notes)
 
     def set_source_url(self, asset: dict[str, Any], url: str) -> None:
-        self._update(asset, "save the source URL", sourceUrl=url)
+        self._update(asset, _("save the source URL"), sourceUrl=url)
 
     # batch edits -------------------------------------------------------------------------
     def set_rating(self, asset_ids: list[str], rating: int) -> None:
         for asset_id in asset_ids[:500]:
-            self._run("asset.update", {"assetId": asset_id, "rating": rating}, "rate it")
+            self._run("asset.update", {"assetId": asset_id, "rating": rating}, _("rate it"))
 
     def add_tag(self, asset_ids: list[str], tag: str) -> None:
         if asset_ids:
             self._run("asset.tag", {"assetIds": asset_ids[:1000], "tags": [tag]},
-                      f"tag with “{tag}”")
+                      _("tag with “{tag}”").format(tag=tag))
 
     def remove_tag(self, asset_ids: list[str], tag: str) -> None:
         if asset_ids:
             self._run("asset.untag", {"assetIds": asset_ids[:1000], "tags": [tag]},
-                      f"remove “{tag}”")
+                      _("remove “{tag}”").format(tag=tag))
 
     def _undoable(self, text: str, level: str, reply: Reply, key: str | None = None) -> None:
         """A toast about a change the person just made, with Undo."""
         sequence = reply.change_sequence
-        action = ("Undo", lambda: self.undo_change(sequence)) if sequence is not None and \
+        action = (_("Undo"), lambda: self.undo_change(sequence)) if sequence is not None and \
             self.commands.available("history.undo") else None
         self.toast(text, level, key=key, action=action)
 
     def move_to_folder(self, asset_ids: list[str], folder_id: str | None, label: str) -> None:
         if asset_ids:
             self._run("asset.move", {"assetIds": asset_ids[:1000], "folderId": folder_id},
-                      f"move to {label}",
-                      lambda r: self._undoable(f"Moved {humanize.count(len(asset_ids), 'asset')}"
-                                               f" to {label}.", "success", r))
+                      _("move them to {place}").format(place=label),
+                      lambda r: self._undoable(ngettext(
+                          "Moved {n} asset to {place}.", "Moved {n} assets to {place}.",
+                          len(asset_ids)).format(n=humanize.number(len(asset_ids)),
+                                                 place=label), "success", r, key="move"))
 
     def add_to_collection(self, asset_ids: list[str], collection_id: str, label: str) -> None:
         if asset_ids:
-            count = humanize.count(len(asset_ids), "asset")
+            count = humanize.assets(len(asset_ids))
             self._run("collection.members", {"collectionId": collection_id,
                                              "add": asset_ids[:1000]},
-                      f"add to {label}",
-                      lambda r: self._undoable(f"Added {count} to {label}.", "success", r))
+                      _("add them to {place}").format(place=label),
+                      lambda r: self._undoable(_("Added {assets} to {place}.").format(
+                          assets=count, place=label), "success", r, key="collection"))
 
     def remove_from_collection(self, asset_ids: list[str], collection_id: str,
                                label: str) -> None:
         if asset_ids:
-            count = humanize.count(len(asset_ids), "asset")
+            count = humanize.assets(len(asset_ids))
             self._run("collection.members", {"collectionId": collection_id,
                                              "remove": asset_ids[:1000]},
-                      f"remove from {label}",
-                      lambda r: self._undoable(f"Removed {count} from {label}. They stay in "
-                                               "the library.", "info", r, key="collection"))
+                      _("remove them from {place}").format(place=label),
+                      lambda r: self._undoable(_("Removed {assets} from {place}. They stay in "
+                                                 "the library.").format(
+                          assets=count, place=label), "info", r, key="collection"))
 
     def trash(self, asset_ids: list[str], then: Callable[[], None] | None = None) -> None:
         """Trash up to 1,000 assets in one step (one undo); `then()` once it answered."""
@@ -221,26 +242,28 @@ class AssetActions:
             return
 
         def trashed(reply: Reply) -> None:
-            self._undoable(f"Moved {humanize.count(len(asset_ids), 'asset')} to the Trash.",
-                           "info", reply, key="trash")
+            self._undoable(ngettext("Moved {n} asset to the Trash.",
+                                    "Moved {n} assets to the Trash.", len(asset_ids)).format(
+                n=humanize.number(len(asset_ids))), "info", reply, key="trash")
 
-        self._run("asset.trash", {"assetIds": asset_ids[:1000]}, "move to the Trash",
+        self._run("asset.trash", {"assetIds": asset_ids[:1000]}, _("move them to the Trash"),
                   trashed, always=then)
 
     def restore(self, asset_ids: list[str]) -> None:
         if asset_ids:
-            self._run("asset.restore", {"assetIds": asset_ids[:1000]}, "restore",
-                      lambda r: self.toast(
-                          f"Restored {humanize.count(len(asset_ids), 'asset')}.", "success"))
+            self._run("asset.restore", {"assetIds": asset_ids[:1000]}, _("restore them"),
+                      lambda r: self.toast(ngettext(
+                          "Restored {n} asset.", "Restored {n} assets.", len(asset_ids)).format(
+                          n=humanize.number(len(asset_ids))), "success"))
 
     # dangerous ---------------------------------------------------------------------------
     def delete_permanently(self, asset_ids: list[str]) -> None:
         if asset_ids:
             self._dangerous("asset.delete-permanently", {"assetIds": asset_ids[:1000]},
-                            "Delete permanently", "delete them")
+                            _("Delete permanently"), _("delete them"))
 
     def empty_trash(self) -> None:
-        self._dangerous("trash.empty", {}, "Empty Trash", "empty the Trash")
+        self._dangerous("trash.empty", {}, _("Empty Trash"), _("empty the Trash"))
 
     def _dangerous(self, name: str, args: dict[str, Any], confirm_label: str,
                    doing: str) -> None:
@@ -259,8 +282,8 @@ class AssetActions:
             challenge = (reply.envelope.get("challenge") or {}).get("id")
             self.dialog = ConfirmDialog(
                 self.parent, self.theme, title=confirm_label, danger=True,
-                heading=f"{confirm_label}?",
-                text=str(report.get("summary") or "This cannot be undone."),
+                heading=_("{action}?").format(action=confirm_label),
+                text=risk_words(report),
                 confirm_label=confirm_label,
                 on_confirm=lambda: self.commands.call(
                     name, {**full, "confirmChallenge": challenge}, second))
@@ -268,8 +291,10 @@ class AssetActions:
         def second(reply: Reply) -> None:
             if reply.ok:
                 deleted = reply.result.get("deleted")
-                self.toast(f"Deleted {humanize.count(int(deleted), 'asset')} permanently."
-                           if isinstance(deleted, int) else "Done.", "success")
+                self.toast(ngettext("Deleted {n} asset permanently.",
+                                    "Deleted {n} assets permanently.", int(deleted)).format(
+                    n=humanize.number(int(deleted))) if isinstance(deleted, int)
+                    else _("Done."), "success")
             else:
                 self.toast(describe_error(reply, doing), "error")
 
@@ -277,10 +302,10 @@ class AssetActions:
 
     # history -----------------------------------------------------------------------------
     def undo(self) -> None:
-        self._history("history.undo", "Undid", "undo")
+        self._history("history.undo", undoing=True)
 
     def redo(self) -> None:
-        self._history("history.redo", "Redid", "redo")
+        self._history("history.redo", undoing=False)
 
     def undo_change(self, change_sequence: int | None) -> None:
         """A toast's Undo: undo the change that made `change_sequence`, but only while it is
@@ -296,15 +321,15 @@ class AssetActions:
             if latest.get("changeSequence") == change_sequence and not latest.get("undone"):
                 self.undo()
             elif reply.ok:
-                self.toast("That change is not the latest any more (something changed "
-                           "since), so Undo here would undo something else. Edit → Undo "
-                           "steps back one change at a time.", "warning", key="history")
+                self.toast(_("That change is not the latest any more (something changed "
+                             "since), so Undo here would undo something else. Edit → Undo "
+                             "steps back one change at a time."), "warning", key="history")
             else:
-                self.toast(describe_error(reply, "undo"), "error")
+                self.toast(describe_error(reply, _("undo")), "error")
 
         self.commands.call("history.list", {"libraryId": library_id, "limit": 1}, listed)
 
-    def _history(self, name: str, verb: str, doing: str) -> None:
+    def _history(self, name: str, undoing: bool) -> None:
         library_id = self._library_id()
         if library_id is None:
             return
@@ -312,26 +337,34 @@ class AssetActions:
         def answered(reply: Reply) -> None:
             if reply.ok:
                 entry = reply.result.get("entry") or {}
-                who = humanize.actor_label(entry.get("actor"))
-                by = "" if who == "You" else f" (by {who})"
-                self.toast(f"{verb}: {entry.get('summary', 'the last change')}{by}", "info",
+                step = history_step(entry, self.commands.spec(str(entry.get("command", ""))))
+                actor = entry.get("actor")
+                mine = (actor.get("label") if isinstance(actor, dict) else actor) == "You"
+                if undoing:
+                    said = _("Undid: {step}") if mine else _("Undid: {step} (by {who})")
+                else:
+                    said = _("Redid: {step}") if mine else _("Redid: {step} (by {who})")
+                self.toast(said.format(step=step, who=humanize.actor_label(actor)), "info",
                            key="history")
+                self.on_history(reply)
             elif reply.code == "HISTORY_EMPTY":
-                self.toast("Nothing to " + doing + ".", "info", key="history")
+                self.toast(_("Nothing to undo.") if undoing else _("Nothing to redo."), "info",
+                           key="history")
             else:
-                self.toast(describe_error(reply, doing), "error")
+                self.toast(describe_error(reply, _("undo") if undoing else _("redo")),
+                           "error")
 
         self.commands.call(name, {"libraryId": library_id}, answered)
 
     # opening -----------------------------------------------------------------------------
     def open_assets(self, asset_ids: list[str]) -> None:
         """Open copies of the files in the system's viewer."""
-        self._with_files(asset_ids[:MAX_OPEN_AT_ONCE], "open it",
+        self._with_files(asset_ids[:MAX_OPEN_AT_ONCE], _("open it"),
                          lambda asset: self.launch(viewing_copy(asset)))
 
     def show_in_folder(self, asset_ids: list[str]) -> None:
         """Show the (first) stored file selected in the system's file manager."""
-        self._with_files(asset_ids[:1], "show it",
+        self._with_files(asset_ids[:1], _("show it"),
                          lambda asset: self.reveal(stored_file(asset)))
 
     def _with_files(self, asset_ids: list[str], doing: str,
@@ -355,7 +388,8 @@ class AssetActions:
     def _done_with_file(self, doing: str, error: BaseException | None) -> None:
         if error is not None:
             log.warning("could not %s: %s", doing, error)
-            self.toast(f"Could not {doing}: {why_not_opened(error)}", "error")
+            self.toast(_("Could not {doing}: {reason}").format(
+                doing=doing, reason=why_not_opened(error)), "error")
 
     def open_url(self, url: str) -> None:
         url = url.strip()

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from serpent_tk.ui.actions.asset_actions import AssetActions
+from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.shell.commands import Commands
-from serpent_tk.ui.sidebar.sidebar import Scope, Sidebar
+from serpent_tk.ui.sidebar.sidebar import UNFILED, Scope, Sidebar
 
 DROP_KINDS = ("folder", "unfiled", "trash", "collection", "smart")
 
@@ -34,7 +35,7 @@ class AssetMenu:
                                  key=lambda c: c.get("position", 0)):
             if collection.get("smart") or collection["id"] == shown:
                 continue
-            label = f"“{collection['name']}”"
+            label = _("“{name}”").format(name=collection["name"])
             found.append((str(collection["name"]),
                           lambda c=collection["id"], name=label:
                           self.actions.add_to_collection(keys, c, name)))
@@ -46,11 +47,11 @@ class AssetMenu:
         return scope.kind in DROP_KINDS or (scope.kind == "tag" and bool(scope.target))
 
     def drop(self, keys: list[str], scope: Scope) -> None:
-        actions, label = self.actions, f"“{scope.label}”"
+        actions, label = self.actions, _("“{name}”").format(name=scope.name)
         if scope.kind == "folder":
             actions.move_to_folder(keys, scope.target, label)
         elif scope.kind == "unfiled":
-            actions.move_to_folder(keys, None, "Unfiled")
+            actions.move_to_folder(keys, None, UNFILED.name)
         elif scope.kind == "tag" and scope.target:
             actions.add_tag(keys, scope.target)
         elif scope.kind == "trash":
@@ -58,5 +59,6 @@ class AssetMenu:
         elif scope.kind == "collection" and scope.target:
             actions.add_to_collection(keys, scope.target, label)
         elif scope.kind == "smart":
-            self.toast(f"{label} is a smart collection: its rules choose its assets. "
-                       "Right-click it to edit the rules.", "info", key="smart-drop")
+            self.toast(_("{name} is a smart collection: its rules choose its assets. "
+                         "Right-click it to edit the rules.").format(name=label), "info",
+                       key="smart-drop")

@@ -22,7 +22,7 @@ from typing import Any
 
 from serpent_tk.ui.actions import xdnd_uri_list
 from serpent_tk.ui.actions.asset_actions import viewing_copy
-from serpent_tk.ui.shell import humanize
+from serpent_tk.ui.language import humanize
 from serpent_tk.ui.shell.commands import Commands, Reply
 from serpent_tk.ui.shell.theme import FONT_STRONG, Theme
 
@@ -176,7 +176,7 @@ class DragOut:
             picture = tk.Label(inner, image=photo, background=p.surface, borderwidth=0)
             picture.image = photo  # type: ignore[attr-defined]
             picture.pack(side="left")
-        text = humanize.count(len(self.keys), "asset")
+        text = humanize.assets(len(self.keys))
         tk.Label(inner, text=text, font=FONT_STRONG, background=p.surface,
                  foreground=p.text, padx=px(6)).pack(side="left")
         self.label_text = text

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from serpent_tk.ui.language.translate import _
+
 if TYPE_CHECKING:  # the review window's modules load when it first opens, not with the window
     from serpent_tk.ui.duplicates.duplicates_window import DuplicatesWindow
 
@@ -29,7 +31,7 @@ class Finding:
         if not keys:
             return
         items = self.w.pages.items_for(keys[:1])
-        name = str(items[0].get("name")) if items else "this image"
+        name = str(items[0].get("name")) if items else _("this image")
         self.w.close_viewer()
         self.w.browser.show_similar(keys[0], name)
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from tkinter import filedialog, ttk
 from typing import Any
 
-from serpent_tk.ui.shell import humanize
+from serpent_tk.ui.language import humanize
+from serpent_tk.ui.language.translate import _, ngettext
 from serpent_tk.ui.shell.commands import Commands, Reply, describe_error
 from serpent_tk.ui.shell.theme import FONT_SUBTITLE, Theme
 
@@ -60,11 +61,11 @@ class Importer:
         self.run: ImportRun | None = None
         self.on_finished: Callable[[ImportRun], None] = lambda run: None
         self.frame = ttk.Frame(progress_area)
-        self.label = ttk.Label(self.frame, text="Importing…")
+        self.label = ttk.Label(self.frame, text=_("Importing…"))
         self.label.pack(side="left")
         self.bar = ttk.Progressbar(self.frame, length=theme.px(160), mode="indeterminate")
         self.bar.pack(side="left", padx=theme.px(8))
-        self.cancel_button = ttk.Button(self.frame, text="Cancel", command=self.cancel)
+        self.cancel_button = ttk.Button(self.frame, text=_("Cancel"), command=self.cancel)
         self.cancel_button.pack(side="left")
         self._show_timer: str | None = None
 
@@ -76,7 +77,7 @@ class Importer:
     def ask_files(self, library_id: str | None, folder_id: str | None = None) -> None:
         if library_id is None:
             return
-        paths = filedialog.askopenfilenames(parent=self.root, title="Import files")
+        paths = filedialog.askopenfilenames(parent=self.root, title=_("Import files"))
         if paths:
             self.start(library_id, list(self.root.tk.splitlist(paths))
                        if isinstance(paths, str) else list(paths), folder_id)
@@ -87,7 +88,7 @@ class Importer:
         unless `flatten`)."""
         if library_id is None:
             return
-        path = filedialog.askdirectory(parent=self.root, title="Import a folder",
+        path = filedialog.askdirectory(parent=self.root, title=_("Import a folder"),
                                        mustexist=True)
         if path:
             self.start(library_id, [path], folder_id, flatten=flatten)
@@ -98,14 +99,14 @@ class Importer:
         if not paths:
             return
         if self.run is not None:
-            self.toast("An import is still running; wait for it or cancel it first.",
+            self.toast(_("An import is still running; wait for it or cancel it first."),
                        "warning")
             return
         batches = [list(paths[i:i + BATCH]) for i in range(0, len(paths), BATCH)]
         self.run = ImportRun(library_id, batches, folder_id, list(tags),
                              keep_folder_tree=not flatten)
         self.bar.configure(mode="indeterminate", value=0)
-        self.label.configure(text="Importing…")
+        self.label.configure(text=_("Importing…"))
         self._show_timer = self.root.after(SHOW_PROGRESS_AFTER_MS, self._show)
         self._next_batch()
 
@@ -166,7 +167,8 @@ class Importer:
         if total > 0:
             self.bar.stop()
             self.bar.configure(mode="determinate", maximum=total, value=event.done)
-            self.label.configure(text=f"Importing {event.done:,} of {total:,}…")
+            self.label.configure(text=_("Importing {done} of {total}…").format(
+                done=humanize.number(event.done), total=humanize.number(total)))
         self._show()
 
     def _show(self) -> None:
@@ -181,7 +183,7 @@ class Importer:
         if run is None:
             return
         run.cancelled = True
-        self.label.configure(text="Cancelling…")
+        self.label.configure(text=_("Cancelling…"))
         self.cancel_button.state(["disabled"])
         if run.future is not None:
             run.future.cancel()  # the gateway passes it on to the worker
@@ -197,24 +199,35 @@ class Importer:
         self.cancel_button.state(["!disabled"])
         if run is None:
             return
-        parts = [f"Imported {humanize.count(run.imported, 'file')}"]
-        if run.folders_created:
-            parts.append(f"into {humanize.count(run.folders_created, 'new folder')}")
-        if run.duplicates:
-            parts.append(f"{run.duplicates:,} already in the library")
-        if run.failed:
-            parts.append(f"{run.failed:,} could not be imported")
-        if run.skipped:
-            parts.append(f"{run.skipped:,} hidden or system file"
-                         f"{'s' if run.skipped != 1 else ''} skipped")
-        text = ", ".join(parts) + "."
-        if run.cancelled:
-            text = "Import cancelled. " + text
+        text = import_summary(run)
         if run.failures or run.warnings:
             text += "\n" + "\n".join((run.failures + run.warnings)[:3])
         level = "warning" if run.failed or run.cancelled or run.warnings else "success"
         self.toast(text, level)
         self.on_finished(run)
+
+
+def import_summary(run: ImportRun) -> str:
+    """"Imported 12 files into 3 new folders, 2 already in the library." (and what failed,
+    was skipped, or that it was cancelled)."""
+    number = humanize.number
+    if run.folders_created:
+        said = ngettext("Imported {files} into {n} new folder", "Imported {files} into {n} new "
+                        "folders", run.folders_created).format(
+            files=humanize.files(run.imported), n=number(run.folders_created))
+    else:
+        said = _("Imported {files}").format(files=humanize.files(run.imported))
+    parts = [said]
+    if run.duplicates:
+        parts.append(_("{n} already in the library").format(n=number(run.duplicates)))
+    if run.failed:
+        parts.append(_("{n} could not be imported").format(n=number(run.failed)))
+    if run.skipped:
+        parts.append(ngettext("{n} hidden or system file skipped",
+                              "{n} hidden or system files skipped", run.skipped).format(
+            n=number(run.skipped)))
+    text = _("{parts}.").format(parts=humanize.listed(parts))
+    return _("Import cancelled. {summary}").format(summary=text) if run.cancelled else text
 
 
 def _file_name(item: dict[str, Any]) -> str:

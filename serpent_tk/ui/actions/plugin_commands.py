@@ -26,13 +26,15 @@ from serpent_tk.ui.actions.plugin_fields import (
     Fields,
     fields_of,
 )
+from serpent_tk.ui.language import humanize
+from serpent_tk.ui.language.translate import N_, _, known, ngettext
 from serpent_tk.ui.menus.action_table import CascadeEntry, Target
-from serpent_tk.ui.shell import humanize
 from serpent_tk.ui.shell.commands import Commands, Reply, describe_error
 from serpent_tk.ui.shell.dialogs import ConfirmDialog
 from serpent_tk.ui.shell.theme import Theme
 
-GONE = "The plugin of this command was turned off (Settings → Plugins), so it cannot run."
+GONE = N_("The plugin of this command was turned off (Settings → Plugins), so it cannot "
+          "run.")
 
 
 def plugin_specs(commands: Commands) -> list[CommandSpec]:
@@ -59,12 +61,20 @@ def targets_for(spec: CommandSpec, target: Target) -> dict[str, list[str]] | Non
 
 def describe_targets(targets: dict[str, list[str]], target: Target, library: str) -> str:
     """"On 3 selected assets in “Refs”." / "On the folder “Skies” in “Refs”."""
-    where = f" in “{library}”" if library else ""
     if "assetIds" in targets:
-        return f"On {humanize.count(len(targets['assetIds']), 'selected asset')}{where}."
-    kind = "folder" if "folderIds" in targets else "collection"
-    label = target.scope.label if target.scope is not None else ""
-    return f"On the {kind} “{label}”{where}."
+        n = len(targets["assetIds"])
+        said = ngettext("On {n} selected asset in “{library}”.",
+                        "On {n} selected assets in “{library}”.", n) if library else \
+            ngettext("On {n} selected asset.", "On {n} selected assets.", n)
+        return said.format(n=humanize.number(n), library=library)
+    label = target.scope.name if target.scope is not None else ""
+    if "folderIds" in targets:
+        said = _("On the folder “{name}” in “{library}”.") if library \
+            else _("On the folder “{name}”.")
+    else:
+        said = _("On the collection “{name}” in “{library}”.") if library \
+            else _("On the collection “{name}”.")
+    return said.format(name=label, library=library)
 
 
 def preview_lines(result: dict[str, Any]) -> list[str]:
@@ -76,7 +86,7 @@ def preview_lines(result: dict[str, Any]) -> list[str]:
             if isinstance(item, dict) and "oldName" in item and "newName" in item:
                 same = item["oldName"] == item["newName"]
                 lines.append(f"{item['oldName']}  →  {item['newName']}"
-                             + ("  (unchanged)" if same else ""))
+                             + (_("  (unchanged)") if same else ""))
             else:
                 lines.append(str(item))
         return lines
@@ -116,7 +126,7 @@ class PluginCommands:
         found: list[CascadeEntry] = []
         for spec in plugin_specs(self.commands):
             asks = self._asks(spec)
-            label = spec.title + ("…" if asks else "")
+            label = known(spec.title) + ("…" if asks else "")
             found.append((label, self._starter(spec.name, target),
                           targets_for(spec, target) is not None))
         return found
@@ -134,20 +144,22 @@ class PluginCommands:
         spec = self.commands.spec(name)
         ref = self.library()
         if spec is None:
-            self.toast(GONE, "warning")
+            self.toast(_(GONE), "warning")
             return
         if ref is None:
-            self.toast("Open a library first.", "warning")
+            self.toast(_("Open a library first."), "warning")
             return
         targets = targets_for(spec, target)
         if targets is None:
-            self.toast(f"Select what “{spec.title}” should work on first.", "info")
+            self.toast(_("Select what “{command}” should work on first.").format(
+                command=known(spec.title)), "info")
             return
         base = {"libraryId": ref["libraryId"], **targets}
         fields = fields_of(spec.input_schema())
         if fields.unsupported:
-            self.toast(f"“{spec.title}” needs {', '.join(fields.unsupported)}, which the "
-                       "window cannot ask for.", "warning")
+            self.toast(_("“{command}” needs {fields}, which the window cannot ask for.").format(
+                command=known(spec.title), fields=humanize.listed(list(fields.unsupported))),
+                "warning")
             return
         if not self._asks(spec):
             self._run(spec, base, {})
@@ -160,9 +172,10 @@ class PluginCommands:
             self.dialog.close()
         previewable = fields.previewable or (spec.dangerous and spec.plan is not None)
         dialog = self.dialog = PluginDialog(
-            self.parent, self.theme, title=spec.title, summary=spec.one_line + ".", aim=aim,
-            fields=fields, danger=spec.dangerous,
-            run_label="Continue…" if spec.dangerous else "Run",
+            self.parent, self.theme, title=known(spec.title),
+            summary=_("{sentence}.").format(sentence=known(spec.one_line)), aim=aim,
+            fields=fields,
+            danger=spec.dangerous, run_label=_("Continue…") if spec.dangerous else _("Run"),
             on_run=lambda values: self._run(spec, base, values),
             on_preview=(lambda values: self._preview(spec, base, values)) if previewable
             else None)
@@ -222,7 +235,8 @@ class PluginCommands:
             elif dialog is not None and not dialog.closed:
                 dialog.show_error(plugin_error(reply))
             else:
-                self.toast(f"Could not run “{spec.title}”: {plugin_error(reply)}", "error")
+                self.toast(_("Could not run “{command}”: {reason}").format(
+                    command=known(spec.title), reason=plugin_error(reply)), "error")
 
         self.commands.call(spec.name, arguments, answered)
 
@@ -236,26 +250,29 @@ class PluginCommands:
             if reply.ok:
                 self._done(spec, arguments, reply)
             else:
-                self.toast(f"Could not run “{spec.title}”: {plugin_error(reply)}", "error")
+                self.toast(_("Could not run “{command}”: {reason}").format(
+                    command=known(spec.title), reason=plugin_error(reply)), "error")
 
         def confirmed() -> None:
             self.commands.call(spec.name, {**arguments, "confirmChallenge": challenge}, second)
 
         self.confirm = ConfirmDialog(
-            self.parent, self.theme, title=spec.title, danger=True,
-            heading=f"{spec.title}?",
-            text=str(report.get("summary") or "This cannot be undone."),
-            confirm_label=spec.title,
+            self.parent, self.theme, title=known(spec.title), danger=True,
+            heading=_("{action}?").format(action=known(spec.title)),
+            text=str(report.get("summary") or _("This cannot be undone.")),
+            confirm_label=known(spec.title),
             on_confirm=confirmed)
 
     def _done(self, spec: CommandSpec, arguments: Values, reply: Reply) -> None:
         assets = arguments.get("assetIds")
-        on = f" on {humanize.count(len(assets), 'asset')}" if isinstance(assets, list) else ""
+        title = known(spec.title)
+        said = _("{command}: done on {assets}.").format(
+            command=title, assets=humanize.assets(len(assets))) if isinstance(assets, list) \
+            else _("{command}: done.").format(command=title)
         sequence = reply.change_sequence
-        action = ("Undo", lambda: self.undo_change(sequence)) if spec.writes and \
+        action = (_("Undo"), lambda: self.undo_change(sequence)) if spec.writes and \
             sequence is not None and self.commands.available("history.undo") else None
-        self.toast(f"{spec.title}: done{on}.", "success", key=f"plugin:{spec.name}",
-                   action=action)
+        self.toast(said, "success", key=f"plugin:{spec.name}", action=action)
 
 
 def _offering(inputs: list[FieldInput]) -> Callable[[Reply], None]:

@@ -14,6 +14,8 @@ from tkinter import ttk
 from typing import Any
 
 from serpent_tk.ui.actions.plugin_fields import FieldInput, FieldProblem, Fields
+from serpent_tk.ui.language.formats import number
+from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.shell.dialogs import Dialog
 from serpent_tk.ui.shell.theme import FONT_SUBTITLE, Theme
 
@@ -25,7 +27,7 @@ Values = dict[str, Any]
 class PluginDialog(Dialog):
     def __init__(self, parent: tk.Misc, theme: Theme, *, title: str, summary: str,
                  aim: str, fields: Fields, on_run: Callable[[Values], None],
-                 on_preview: Callable[[Values], None] | None, run_label: str = "Run",
+                 on_preview: Callable[[Values], None] | None, run_label: str | None = None,
                  danger: bool = False) -> None:
         super().__init__(parent, theme, title)
         self.on_run = on_run
@@ -56,14 +58,14 @@ class PluginDialog(Dialog):
         buttons = ttk.Frame(body)
         buttons.pack(fill="x", pady=(px(10), 0))
         self.buttons = buttons
-        self.cancel_button = ttk.Button(buttons, text="Cancel", command=self.cancel)
+        self.cancel_button = ttk.Button(buttons, text=_("Cancel"), command=self.cancel)
         self.cancel_button.pack(side="right")
-        self.run_button = ttk.Button(buttons, text=run_label, command=self.confirm,
+        self.run_button = ttk.Button(buttons, text=run_label or _("Run"), command=self.confirm,
                                      style="Accent.TButton")
         self.run_button.pack(side="right", padx=(0, px(8)))
         self.preview_button: ttk.Button | None = None
         if on_preview is not None:
-            self.preview_button = ttk.Button(buttons, text="Preview",
+            self.preview_button = ttk.Button(buttons, text=_("Preview"),
                                              command=self.ask_preview)
             self.preview_button.pack(side="right", padx=(0, px(8)))
         self.bind("<Return>", lambda e: self.confirm())
@@ -118,8 +120,8 @@ class PluginDialog(Dialog):
         self.busy(False)
         shown = lines[:MAX_PREVIEW_LINES]
         if len(lines) > len(shown):
-            shown.append(f"… and {len(lines) - len(shown):,} more")
-        self.preview.configure(text="\n".join(shown) or "Nothing would change.")
+            shown.append(_("… and {n} more").format(n=number(len(lines) - len(shown))))
+        self.preview.configure(text="\n".join(shown) or _("Nothing would change."))
         if not self.preview_shown:
             self.preview.pack(anchor="w", fill="x", pady=(self.theme.px(8), 0),
                               before=self.error)

@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from tkinter import ttk
 from typing import Any, Literal
 
+from serpent_tk.ui.language.translate import N_, _, known
+
 # filled by the window, never typed: the library, the targets, the gateway's extra fields
 TARGET_KEYS = ("assetIds", "folderIds", "collectionIds")
 WINDOW_KEYS = frozenset({"libraryId", "idempotencyKey", "confirmChallenge", "stateToken",
                          *TARGET_KEYS})
 PREVIEW_KEY = "dryRun"  # a command with this yes/no field can show what it would do
-NONE_CHOICE = "(none)"
+NONE_CHOICE = N_("(none)")
 
 Kind = Literal["text", "integer", "number", "boolean", "choice", "words", "folder",
                "collection"]
@@ -137,10 +139,13 @@ class FieldInput:
         self.spec = spec
         self.variable: tk.Variable
         self._ids: dict[str, str] = {}
-        label = ttk.Label(parent, text=spec.label + ("" if spec.kind == "boolean" else ":"))
+        name = known(spec.label)
+        label = ttk.Label(parent, text=name if spec.kind == "boolean"
+                          else _("{label}:").format(label=name))
+        self._shown_choices: dict[str, str] = {}     # as the menu says it -> the value
         if spec.kind == "boolean":
             self.variable = tk.BooleanVar(master=parent, value=bool(spec.default))
-            self.widget: ttk.Widget = ttk.Checkbutton(parent, text=spec.label,
+            self.widget: ttk.Widget = ttk.Checkbutton(parent, text=name,
                                                       variable=self.variable)
             self.widget.grid(row=row, column=1, sticky="w", pady=(px(6), 0))
         else:
@@ -148,21 +153,24 @@ class FieldInput:
             initial = "" if spec.default is None else spec.default
             if spec.kind == "words" and isinstance(initial, list):
                 initial = ", ".join(str(w) for w in initial)
-            self.variable = tk.StringVar(master=parent, value=str(initial))
+            self._shown_choices = {known(c): c for c in spec.choices}
+            shown = {c: s for s, c in self._shown_choices.items()}
+            self.variable = tk.StringVar(master=parent, value=shown.get(str(initial),
+                                                                        str(initial)))
             if spec.kind in ("choice", "folder", "collection"):
-                values = list(spec.choices)
+                values = list(self._shown_choices)
                 if spec.kind != "choice" or spec.nullable:
-                    values = [NONE_CHOICE, *values]
+                    values = [_(NONE_CHOICE), *values]
                     if not initial:
-                        self.variable.set(NONE_CHOICE)
+                        self.variable.set(_(NONE_CHOICE))
                 self.widget = ttk.Combobox(parent, textvariable=self.variable, values=values,
                                            state="readonly", width=34)
             else:
                 self.widget = ttk.Entry(parent, textvariable=self.variable, width=36)
             self.widget.grid(row=row, column=1, sticky="we", pady=(px(6), 0))
-        hint = spec.description
+        hint = known(spec.description)
         if spec.kind == "words":
-            hint = (hint + " " if hint else "") + "Separate them with commas."
+            hint = (hint + " " if hint else "") + _("Separate them with commas.")
         if hint:
             ttk.Label(parent, text=hint, style="Caption.TLabel", wraplength=px(380),
                       justify="left").grid(row=row + 1, column=1, sticky="w")
@@ -174,7 +182,7 @@ class FieldInput:
             shown = name if name not in self._ids else f"{name} ({entity_id})"
             self._ids[shown] = entity_id
         if isinstance(self.widget, ttk.Combobox):
-            self.widget.configure(values=[NONE_CHOICE, *self._ids])
+            self.widget.configure(values=[_(NONE_CHOICE), *self._ids])
 
     def read(self) -> tuple[bool, Any]:
         """(given, value): given is False for an optional field left empty (its default
@@ -185,11 +193,13 @@ class FieldInput:
             return True, bool(raw)
         text = str(raw)
         if spec.kind in ("folder", "collection"):
-            if text in ("", NONE_CHOICE):
+            if text in ("", _(NONE_CHOICE)):
                 return self._empty()
             return True, self._ids.get(text, text)
         if spec.kind == "choice":
-            return (True, text) if text not in ("", NONE_CHOICE) else self._empty()
+            if text in ("", _(NONE_CHOICE)):
+                return self._empty()
+            return True, self._shown_choices.get(text, text)
         if spec.kind == "words":
             words = [w.strip() for w in text.split(",") if w.strip()]
             return (True, words) if words else self._empty()
@@ -200,21 +210,23 @@ class FieldInput:
         try:
             number: float = int(text.strip()) if spec.kind == "integer" else float(text)
         except ValueError:
-            kind = "a whole number" if spec.kind == "integer" else "a number"
-            raise FieldProblem(f"{spec.label}: type {kind}.") from None
+            said = _("{label}: type a whole number.") if spec.kind == "integer" \
+                else _("{label}: type a number.")
+            raise FieldProblem(said.format(label=known(spec.label))) from None
         if spec.minimum is not None and number < spec.minimum or \
                 spec.maximum is not None and number > spec.maximum:
-            raise FieldProblem(f"{spec.label}: from {_plain(spec.minimum)} to "
-                               f"{_plain(spec.maximum)}.")
+            raise FieldProblem(_("{label}: from {low} to {high}.").format(
+                label=known(spec.label), low=_plain(spec.minimum), high=_plain(spec.maximum)))
         return True, number
 
     def _empty(self) -> tuple[bool, Any]:
         if self.spec.required:
-            raise FieldProblem(f"{self.spec.label}: please fill it in.")
+            raise FieldProblem(_("{label}: please fill it in.").format(
+                label=known(self.spec.label)))
         return False, None
 
 
 def _plain(value: float | None) -> str:
     if value is None:
-        return "any"
+        return _("any")
     return f"{value:g}"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import tkinter as tk
 
+# the Tcl below is one statement: i18n: not words
 PATCH = r"""
 namespace eval ::tkdnd::xdnd {
   if {[info commands ::tkdnd::xdnd::_SendData_tkdnd] eq ""} {
@@ -50,7 +51,7 @@ def patch(interpreter: tk.Misc) -> bool:
     """Apply the fix to this Tk (X11 only; a no-op elsewhere). True when applied."""
     if interpreter.tk.call("tk", "windowingsystem") != "x11":
         return False
-    if not interpreter.tk.eval("info commands ::tkdnd::xdnd::_SendData"):
+    if not interpreter.tk.eval("info commands ::tkdnd::xdnd::_SendData"):  # i18n: not words
         return False
     interpreter.tk.eval(PATCH)
     return True

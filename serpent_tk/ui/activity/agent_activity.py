@@ -18,16 +18,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from serpent_tk.ui.language import gateway_words
+from serpent_tk.ui.language.translate import _, ngettext
+
 QUIET_S = 8.0   # after this long without changes a client's count starts again
 UPDATE_S = 0.3  # a client's toast text changes at most this often
-MAX_KINDS = 3   # kinds named in one toast; the rest are counted
+MAX_KINDS = 3   # kinds named in one toast; the rest are counted (never a trash or a move)
 AGENT_SOURCES = {"mcp", "plugin", "cli"}
 
 
 @dataclass
 class _Kind:
     times: int = 0
-    text: str = ""            # the latest change's own words
+    latest: Any = None        # the latest change's receipt (its words are said when shown)
+    moves: bool = False       # it moves assets between places (trash, restore, move, ...)
+
+    @property
+    def text(self) -> str:
+        return gateway_words.change(self.latest) if self.latest is not None else ""
 
 
 @dataclass
@@ -46,25 +54,43 @@ class _Run:
 def describe_kind(kind: _Kind) -> str:
     """The latest change of a kind in its own words, and how many more there were."""
     more = kind.times - 1
-    return kind.text + (f" (and {more} more like it)" if more else "")
+    if not more:
+        return kind.text
+    return ngettext("{change} (and {n} more like it)", "{change} (and {n} more like them)",
+                    more).format(change=kind.text, n=more)
 
 
 def describe_run(kinds: dict[str, _Kind]) -> str:
-    """"tagged 5 assets, moved 2 assets and created a folder (2 times)"."""
-    parts = [describe_kind(kind) for kind in kinds.values()]
-    if len(parts) > MAX_KINDS:
-        rest = len(parts) - MAX_KINDS + 1
-        parts = parts[:MAX_KINDS - 1] + [f"{rest} other kinds of change"]
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    """"tagged 5 assets, moved 2 assets and created a folder (2 times)": at most `MAX_KINDS`
+    named, the rest counted, except that a trash or a move is always named."""
+    named = [kind for kind in kinds.values() if kind.moves]
+    others = [kind for kind in kinds.values() if not kind.moves]
+    room = max(0, MAX_KINDS - len(named))
+    if len(others) > room:
+        shown_others = others[:max(0, room - 1)]
+        rest = len(others) - len(shown_others)
+    else:
+        shown_others, rest = others, 0
+    shown = [k for k in kinds.values() if k in named or k in shown_others]
+    parts = [describe_kind(kind) for kind in shown]
+    if rest:
+        parts.append(ngettext("{n} other kind of change", "{n} other kinds of change",
+                              rest).format(n=rest))
+    if len(parts) == 1:
+        return parts[0]
+    return _("{items} and {last}").format(items=gateway_words.listed(parts[:-1]),
+                                          last=parts[-1])
 
 
 class AgentActivity:
     def __init__(self, show: Callable[..., None],
                  undo: Callable[[int | None], None] | None = None,
-                 after: Callable[[int, Callable[[], None]], Any] | None = None) -> None:
+                 after: Callable[[int, Callable[[], None]], Any] | None = None,
+                 spec: Callable[[str], Any] | None = None) -> None:
         self.show = show
         self.undo = undo           # AssetActions.undo_change (None: no Undo button)
         self.after = after         # Tk's after: a held-back update is shown a moment later
+        self.spec = spec           # the registry's spec of a command (what it moves)
         self._runs: dict[str, _Run] = {}
         self._held: set[str] = set()
 
@@ -77,9 +103,9 @@ class AgentActivity:
         run = self._runs.get(actor)
         if run is None or now - run.last > QUIET_S:
             run = self._runs[actor] = _Run(now)
-        kind = run.kinds.setdefault(event.command, _Kind())
+        kind = run.kinds.setdefault(event.command, _Kind(moves=self._moves(event.command)))
         kind.times += 1
-        kind.text = str(event.text)
+        kind.latest = event
         run.last = now
         run.latest_sequence = event.change_sequence
         run.latest_undoable = bool(event.undoable)
@@ -89,6 +115,12 @@ class AgentActivity:
                 self.after(int(UPDATE_S * 1000), lambda: self._flush(actor))
             return
         self._show(actor, run)
+
+    def _moves(self, command: str) -> bool:
+        """Does `command` move assets between places (the registry's `recount`: trash,
+        restore, move, import, delete...)? Those are never folded into a count."""
+        spec = self.spec(command) if self.spec is not None else None
+        return bool(getattr(spec, "recount", None))
 
     def _flush(self, actor: str) -> None:
         self._held.discard(actor)
@@ -103,10 +135,17 @@ class AgentActivity:
 
     def toast_for(self, actor: str, run: _Run) -> tuple[str, str, dict[str, Any]]:
         """What `show` gets for `actor`'s run so far: text, level, options."""
-        text = f"{actor} {describe_run(run.kinds)}."
+        text = _("{actor} {changes}.").format(actor=gateway_words.actor_name(actor),
+                                              changes=describe_run(run.kinds))
         action = None
         if self.undo is not None and run.latest_undoable:
             sequence, undo = run.latest_sequence, self.undo
-            label = "Undo the last one" if run.changes > 1 else "Undo"
+            label = _("Undo the last one") if run.changes > 1 else _("Undo")
             action = (label, lambda: undo(sequence))
         return text, "info", {"key": f"agent:{actor}", "action": action}
+
+    def forget_undone(self, change_sequence: int | None) -> None:
+        """An undo took back `change_sequence`: a toast offering to undo it offers no more."""
+        for run in self._runs.values():
+            if run.latest_sequence == change_sequence:
+                run.latest_undoable = False

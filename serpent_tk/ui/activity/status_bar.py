@@ -10,6 +10,7 @@ import tkinter as tk
 from collections.abc import Callable
 from tkinter import ttk
 
+from serpent_tk.ui.language.translate import _, ngettext
 from serpent_tk.ui.settings.mcp_controls import McpControls
 from serpent_tk.ui.shell.theme import FONT_CAPTION, Theme
 from serpent_tk.ui.shell.tooltip import tooltip
@@ -30,8 +31,8 @@ class StatusBar(ttk.Frame):
         self.mcp = tk.Label(self, font=FONT_CAPTION, cursor="hand2", borderwidth=0)
         self.mcp.pack(side="right", padx=(px(12), 0))
         self.mcp.bind("<Button-1>", lambda e: on_mcp_click())
-        tooltip(self.mcp, theme, "The MCP server AI clients connect to: click for Settings "
-                                 "→ MCP")
+        tooltip(self.mcp, theme, _("The MCP server AI clients connect to: click for Settings "
+                                   "→ MCP"))
         self.progress_area = ttk.Frame(self)
         self.progress_area.pack(side="right")
         theme.on_change(self._poll_once)
@@ -55,16 +56,17 @@ class StatusBar(ttk.Frame):
             return
         if status.running:
             clients = status.clients_connected
-            text = f"● MCP on 127.0.0.1:{status.port}"
+            text = _("● MCP on {address}").format(address=f"127.0.0.1:{status.port}")
             if clients:
-                text += f" · {clients} client{'s' if clients != 1 else ''}"
+                text += " · " + ngettext("{n} client", "{n} clients", clients).format(
+                    n=clients)
             colour = p.success
         elif status.starting:
-            text, colour = "◌ MCP starting…", p.text_muted
+            text, colour = _("◌ MCP starting…"), p.text_muted
         elif status.error:
-            text, colour = "● MCP not running — see Settings", p.danger
+            text, colour = _("● MCP not running — see Settings"), p.danger
         else:
-            text, colour = "○ MCP off", p.text_muted
+            text, colour = _("○ MCP off"), p.text_muted
         self.mcp.configure(text=text, foreground=colour)
 
     def _poll(self) -> None:

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from tkinter import ttk
 from typing import Any
 
+from serpent_tk.ui.language.formats import number
+from serpent_tk.ui.language.translate import _, known
 from serpent_tk.ui.shell.commands import Commands, Reply, describe_error
 from serpent_tk.ui.shell.theme import Theme
 
@@ -45,12 +47,18 @@ class RunningTask:
 
 def describe(task: RunningTask) -> str:
     """'Analysing 120 / 2,000' ('Cancelling…' once asked to stop)."""
-    verb = task.doing or task.message or "Working"
+    if task.doing:
+        verb = known(task.doing)             # a command's words (in the catalogue)
+    elif task.command == PREVIEWS:
+        verb = _("Making previews")
+    else:
+        verb = _("Working")
     if task.cancelling:
-        return f"Cancelling {verb.lower()}…"
+        return _("Cancelling: {doing}…").format(doing=verb)
     if task.total > 0:
-        return f"{verb} {min(task.done, task.total):,} / {task.total:,}"
-    return f"{verb}…"
+        return _("{doing} {done} / {total}").format(
+            doing=verb, done=number(min(task.done, task.total)), total=number(task.total))
+    return _("{doing}…").format(doing=verb)
 
 
 class TaskStatus(ttk.Frame):
@@ -138,9 +146,9 @@ class TaskStatus(ttk.Frame):
             task.seen = time.monotonic()
             if status in FINISHED:
                 if status == "failed":
-                    message = reply.result.get("message") or "It stopped with an error."
-                    self.toast(f"{task.doing or 'A task'} stopped: {message}",
-                               "warning")
+                    message = reply.result.get("message") or _("It stopped with an error.")
+                    self.toast(_("{task} stopped: {why}").format(
+                        task=known(task.doing) or _("A task"), why=message), "warning")
                 self._forget(task)
             else:
                 task.done = int(reply.result.get("done") or task.done)
@@ -193,7 +201,8 @@ class TaskStatus(ttk.Frame):
         for task in self.tasks.values():
             if task.cancelling:
                 continue
-            label = f"Cancel: {describe(task)}" if len(self.tasks) > 1 else "Cancel"
+            label = _("Cancel: {task}").format(task=describe(task)) if len(self.tasks) > 1 \
+                else _("Cancel")
             found.append((label, lambda t=task: self.cancel(t.task_id)))
         return found
 
@@ -212,7 +221,7 @@ class TaskStatus(ttk.Frame):
             else:
                 task.cancelling = False
                 self._update()
-                self.toast(describe_error(reply, "cancel it"), "error")
+                self.toast(describe_error(reply, _("cancel it")), "error")
 
         self.commands.call("task.cancel", {"libraryId": self.library_id, "taskId": task_id},
                            answered)
@@ -236,7 +245,7 @@ class TaskStatus(ttk.Frame):
         text = describe(task)
         others = len(self.tasks) - 1
         if others:
-            text += f"  (+{others} more)"
+            text += _("  (+{n} more)").format(n=others)
         if self.label.cget("text") != text:
             self.label.configure(text=text)
         if task.total > 0:

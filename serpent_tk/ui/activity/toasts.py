@@ -97,6 +97,12 @@ class ToastStack:
             self._dismiss(toast)
             run()
 
+    def dismiss_undoable(self) -> None:
+        """An undo or redo went through: a toast's Undo would now take back something else,
+        so the toasts offering one go (their news is old)."""
+        for toast in [t for t in self._toasts if t.action is not None]:
+            self._dismiss(toast)
+
     def clear(self) -> None:
         for toast in list(self._toasts):
             self._dismiss(toast)

@@ -16,6 +16,7 @@ from typing import Any
 
 from serpent_tk.ui.browser.grid import GridCell
 from serpent_tk.ui.browser.similar import SIMILAR_KEY, load_similar
+from serpent_tk.ui.language.translate import N_, _
 from serpent_tk.ui.shell.commands import Commands, Reply
 
 log = logging.getLogger(__name__)
@@ -34,7 +35,8 @@ def _dimensions(item: dict[str, Any]) -> str:
 
 
 # what is wrong with a file, in a grid cell's few words (asset.get has the whole message)
-PROBLEM_WORDS = {"damaged": "Damaged file", "truncated": "Cut off", "too-large": "Too large"}
+PROBLEM_WORDS = {"damaged": N_("Damaged file"), "truncated": N_("Cut off"),
+                 "too-large": N_("Too large")}
 
 
 def to_cell(item: dict[str, Any]) -> GridCell:
@@ -42,7 +44,7 @@ def to_cell(item: dict[str, Any]) -> GridCell:
     problem = item.get("problem") or {}
     detail = _dimensions(item)
     if problem:
-        words = PROBLEM_WORDS.get(str(problem.get("code")), "Damaged file")
+        words = _(PROBLEM_WORDS.get(str(problem.get("code")), N_("Damaged file")))
         detail = f"⚠ {words}" if not item.get("width") else f"{detail} · ⚠ {words}"
     return GridCell(key=item["id"], title=str(item.get("name", "")), badge=ext,
                     detail=detail, picture=item.get("kind", "image") == "image",

@@ -18,7 +18,8 @@ from serpent_tk.ui.browser.grid import VirtualGrid
 from serpent_tk.ui.browser.similar import similar_scope
 from serpent_tk.ui.browser.thumbnails import Thumbnails, problem_words
 from serpent_tk.ui.inspector.inspector import Inspector
-from serpent_tk.ui.shell import humanize
+from serpent_tk.ui.language import humanize
+from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.shell.commands import Commands, Reply
 from serpent_tk.ui.sidebar.sidebar import ALL, Scope, Sidebar
 from serpent_tk.ui.sidebar.sidebar_data import SidebarData, parts_touched
@@ -229,7 +230,7 @@ class Browser:
             # the preview shows the first picture among them (a PDF has none to show)
             first = next((i["id"] for i in items if i.get("kind") == "image"), keys[0])
             self.thumbnails.preview(first, self.inspector.preview_pixels(), lambda photo: (
-                self.inspector.show_preview(photo, humanize.count(len(keys), "asset"))
+                self.inspector.show_preview(photo, humanize.assets(len(keys)))
                 if self.inspector.many and first in {i["id"] for i in self.inspector.many}
                 else None))
             return
@@ -277,7 +278,7 @@ class Browser:
         if asset is not None and asset["id"] == asset_id:
             reason = problem_words(self.thumbnails.problem(asset_id),
                                    asset.get("kind", "image") == "image")
-            self.inspector.show_preview(photo, "" if photo else (reason or "No preview"))
+            self.inspector.show_preview(photo, "" if photo else (reason or _("No preview")))
 
     # live updates ------------------------------------------------------------------------
     def library_changed(self, event: Any) -> None:
@@ -322,8 +323,9 @@ class Browser:
 
     def summary(self) -> str:
         total = self.pages.count()
-        text = humanize.count(total, "asset")
+        text = humanize.assets(total)
         selected = len(self.grid.selection)
         if selected:
-            text += f" · {selected:,} selected"
+            text = _("{assets} · {n} selected").format(assets=text,
+                                                        n=humanize.number(selected))
         return text

@@ -12,17 +12,19 @@ import tkinter as tk
 from collections.abc import Callable
 from tkinter import colorchooser, ttk
 
+from serpent_tk.ui.language.translate import N_, _
 from serpent_tk.ui.menus.menu_style import themed_menu
 from serpent_tk.ui.shell.theme import Theme
 from serpent_tk.ui.shell.tooltip import tooltip
 
 # name -> delta E (CIE76): 2 is barely visible, 10 another shade, 30+ another colour
-TOLERANCES = (("Close", 10.0), ("Similar", 20.0), ("Loose", 35.0))
+TOLERANCES = ((N_("Close"), 10.0), (N_("Similar"), 20.0), (N_("Loose"), 35.0))
 DEFAULT_TOLERANCE = 20.0
-COMMON_COLOURS = (("Red", "#e53935"), ("Orange", "#fb8c00"), ("Yellow", "#fdd835"),
-                  ("Green", "#43a047"), ("Teal", "#00897b"), ("Blue", "#1e88e5"),
-                  ("Purple", "#8e24aa"), ("Pink", "#d81b60"), ("Brown", "#795548"),
-                  ("Black", "#111111"), ("Grey", "#8a8a8a"), ("White", "#ffffff"))
+COMMON_COLOURS = ((N_("Red"), "#e53935"), (N_("Orange"), "#fb8c00"),
+                  (N_("Yellow"), "#fdd835"), (N_("Green"), "#43a047"), (N_("Teal"), "#00897b"),
+                  (N_("Blue"), "#1e88e5"), (N_("Purple"), "#8e24aa"), (N_("Pink"), "#d81b60"),
+                  (N_("Brown"), "#795548"), (N_("Black"), "#111111"), (N_("Grey"), "#8a8a8a"),
+                  (N_("White"), "#ffffff"))
 PER_COLUMN = 4
 
 
@@ -58,30 +60,30 @@ class ColorFilter(ttk.Frame):
         self.swatch.bind("<Button-1>", lambda e: self.open_menu())
         self.swatch.bind("<Configure>", lambda e: self._draw())
         self.tolerance_box = ttk.Combobox(self, state="readonly", width=7,
-                                          values=[name for name, _ in TOLERANCES])
-        self.tolerance_box.set(tolerance_name(self.tolerance))
+                                          values=[_(name) for name, _value in TOLERANCES])
+        self.tolerance_box.set(_(tolerance_name(self.tolerance)))
         self.tolerance_box.bind("<<ComboboxSelected>>", lambda e: self._tolerance_chosen())
         self.clear_button = ttk.Button(self, text="✕", width=2, command=self.clear)
         self.menu = themed_menu(self, theme)
         self._fill_menu()
         tooltip(self.swatch, theme, lambda: (
-            f"Showing assets with {self.color} (click for another colour)" if self.color
-            else "Find assets by colour"))
-        tooltip(self.tolerance_box, theme, "How close a colour must be: close (ΔE 10), "
-                                           "similar (ΔE 20) or loose (ΔE 35)")
-        tooltip(self.clear_button, theme, "Clear the colour filter")
+            _("Showing assets with {color} (click for another colour)").format(
+                color=self.color) if self.color else _("Find assets by colour")))
+        tooltip(self.tolerance_box, theme, _("How close a colour must be: close (ΔE 10), "
+                                             "similar (ΔE 20) or loose (ΔE 35)"))
+        tooltip(self.clear_button, theme, _("Clear the colour filter"))
         theme.on_change(self._draw)
         self._draw()
 
     # the menu ----------------------------------------------------------------------------
     def _fill_menu(self) -> None:
         for index, (name, colour) in enumerate(COMMON_COLOURS):
-            self.menu.add_command(label=f"  {name}  ", background=colour,
+            self.menu.add_command(label=f"  {_(name)}  ", background=colour,
                                   activebackground=colour, foreground=readable_on(colour),
                                   activeforeground=readable_on(colour),
                                   columnbreak=index > 0 and index % PER_COLUMN == 0,
                                   command=lambda c=colour: self.set(c))
-        self.menu.add_command(label="Other…", columnbreak=True, command=self.ask_other)
+        self.menu.add_command(label=_("Other…"), columnbreak=True, command=self.ask_other)
 
     def open_menu(self) -> None:
         x = self.swatch.winfo_rootx()
@@ -91,7 +93,7 @@ class ColorFilter(ttk.Frame):
     def ask_other(self) -> None:
         _rgb, chosen = colorchooser.askcolor(color=self.color or "#808080",
                                              parent=self.winfo_toplevel(),
-                                             title="Find assets with this colour")
+                                             title=_("Find assets with this colour"))
         if chosen:
             self.set(str(chosen))
 
@@ -102,7 +104,7 @@ class ColorFilter(ttk.Frame):
         colour = normal_hex(colour) if colour else None
         if tolerance is not None:
             self.tolerance = tolerance
-            self.tolerance_box.set(tolerance_name(tolerance))
+            self.tolerance_box.set(_(tolerance_name(tolerance)))
         changed = colour != self.color or tolerance is not None
         self.color = colour
         self._draw()
@@ -120,8 +122,9 @@ class ColorFilter(ttk.Frame):
         self.set(None, notify=notify)
 
     def set_tolerance(self, name: str) -> None:
-        value = dict(TOLERANCES)[name]
-        self.tolerance_box.set(name)
+        """Choose the tolerance named `name` (its English name, or as the menu says it)."""
+        value = next(v for n, v in TOLERANCES if name in (n, _(n)))
+        self.tolerance_box.set(_(tolerance_name(value)))
         if value != self.tolerance:
             self.tolerance = value
             if self.color:

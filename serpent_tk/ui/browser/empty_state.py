@@ -10,6 +10,7 @@ import tkinter as tk
 from collections.abc import Callable
 from tkinter import ttk
 
+from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.shell.theme import Theme
 
 
@@ -29,14 +30,16 @@ class EmptyState(ttk.Frame):
                               style="Muted.TLabel")
         self.text.pack(fill="x", pady=(px(6), 0))
         self.steps = ttk.Frame(self)
-        self._step(1, "Add images", "Drag files or folders here from your file manager, "
-                   "or choose them:", "Import images…", on_import)
-        self._step(2, "Let an AI client help", "Claude, Cursor, VS Code and others can tag, "
-                   "sort and find things for you. Copy the config from Settings → MCP and paste "
-                   "it into your client.", "Connect an AI client…", on_connect)
+        self._step(1, _("Add images"), _("Drag files or folders here from your file "
+                                          "manager, or choose them:"),
+                   _("Import images…"), on_import)
+        self._step(2, _("Let an AI client help"), _(
+            "Claude, Cursor, VS Code and others can tag, sort and find things for you. Copy "
+            "the config from Settings → MCP and paste it into your client."),
+            _("Connect an AI client…"), on_connect)
         self.button = ttk.Button(self)
-        self._actions = {"no-match": ("Clear search", on_clear_search),
-                         "closed": ("Open it again", on_reopen)}
+        self._actions = {"no-match": (_("Clear search"), on_clear_search),
+                         "closed": (_("Open it again"), on_reopen)}
 
     def _step(self, number: int, title: str, text: str, button: str,
               command: Callable[[], None]) -> None:
@@ -66,11 +69,13 @@ class EmptyState(ttk.Frame):
             self.place_forget()
             return
         texts = {
-            "loading": ("Opening your library…", detail),
-            "empty": ("Your library is empty", "Two steps to get going:"),
-            "no-match": ("Nothing matches", detail or "Try other words or another folder."),
-            "trash": ("The Trash is empty", "Things you delete wait here until you empty it."),
-            "closed": ("This library is closed", detail or "It was closed or removed."),
+            "loading": (_("Opening your library…"), detail),
+            "empty": (_("Your library is empty"), _("Two steps to get going:")),
+            "no-match": (_("Nothing matches"),
+                         detail or _("Try other words or another folder.")),
+            "trash": (_("The Trash is empty"),
+                      _("Things you delete wait here until you empty it.")),
+            "closed": (_("This library is closed"), detail or _("It was closed or removed.")),
         }
         heading, text = texts.get(kind, (title or "", detail))
         self.title.configure(text=title or heading)

@@ -184,7 +184,7 @@ class GridInput:
             return
         if self._press is None:
             return
-        x0, y0, _, _ = self._press
+        x0, y0, _index, _narrow = self._press
         if not self._dragging and max(abs(event.x - x0), abs(event.y - y0)) < DRAG_THRESHOLD_PX:
             return
         if self.on_drag is not None:

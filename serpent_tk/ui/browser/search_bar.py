@@ -8,10 +8,11 @@ from collections.abc import Callable
 from tkinter import ttk
 
 from serpent_tk.ui.browser.color_filter import ColorFilter
+from serpent_tk.ui.language.translate import N_, _
 from serpent_tk.ui.shell.theme import Theme
 
 DEBOUNCE_MS = 250
-PLACEHOLDER = "Search names, tags, notes…"
+PLACEHOLDER = N_("Search names, tags, notes…")
 
 
 class SearchBar(ttk.Frame):
@@ -90,7 +91,7 @@ class SearchBar(ttk.Frame):
     def _show_placeholder(self) -> None:
         if not self.var.get():
             self._placeholder = True
-            self.var.set(PLACEHOLDER)
+            self.var.set(_(PLACEHOLDER))
             self.entry.configure(foreground=self.theme.palette.text_muted)
 
     def _hide_placeholder(self) -> None:

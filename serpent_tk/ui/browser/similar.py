@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from serpent_tk.ui.shell.commands import Commands, Reply
+from serpent_tk.ui.language.translate import _
+from serpent_tk.ui.shell.commands import Commands, Reply, describe_error
 from serpent_tk.ui.sidebar.sidebar import Scope
 
 SIMILAR_KEY = "similarTo"
@@ -19,9 +20,18 @@ GET_BATCH = 100          # asset.get takes at most 100 ids
 
 
 def similar_scope(asset_id: str, name: str) -> Scope:
-    """The view of the images that look like `asset_id` (named `name`)."""
-    return Scope(f"similar:{asset_id}", f"Similar to “{name}”", {SIMILAR_KEY: asset_id},
-                 "similar", asset_id)
+    """The view of the images that look like `asset_id` (named `name`: its label, which
+    `Scope.name` says as "Similar to “name”")."""
+    return Scope(f"similar:{asset_id}", name, {SIMILAR_KEY: asset_id}, "similar", asset_id)
+
+
+def why_not_compared(result: dict[str, Any]) -> str:
+    """Why `asset.find-similar` compared nothing, in the window's words (the library's note
+    is written for AI clients: it names commands to run)."""
+    if str(result.get("note", "")).startswith("It is not an image"):  # i18n: not words
+        return _("It is not an image, so it cannot be compared.")
+    return _("It is not analysed yet, so it cannot be compared; it can be once its analysis "
+             "is done.")
 
 
 def load_similar(commands: Commands, library_id: str, asset_id: str,
@@ -32,10 +42,10 @@ def load_similar(commands: Commands, library_id: str, asset_id: str,
 
     def found(reply: Reply) -> None:
         if not reply.ok:
-            done([], reply.error.get("message") or "Could not look for similar images.")
+            done([], describe_error(reply, _("look for similar images")))
             return
         ids = [asset_id] + [m["assetId"] for m in reply.result.get("items", [])]
-        note = reply.result.get("note")
+        note = why_not_compared(reply.result) if reply.result.get("note") else None
         fetched: dict[str, dict[str, Any]] = {}
         batches = [ids[i:i + GET_BATCH] for i in range(0, len(ids), GET_BATCH)]
         waiting = [len(batches)]

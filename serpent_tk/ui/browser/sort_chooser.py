@@ -11,12 +11,16 @@ import tkinter as tk
 from collections.abc import Callable
 from tkinter import ttk
 
-SORTS = (("added-desc", "Newest first"), ("added-asc", "Oldest first"),
-         ("name-asc", "Name A–Z"), ("name-desc", "Name Z–A"), ("rating-desc", "Best rated"),
-         ("size-desc", "Largest"), ("modified-desc", "Recently changed"),
-         ("taken-desc", "Date taken"), ("hue", "Colour (hue)"))
-COLLECTION_ORDER = ("collection-order", "Collection order")
-CLOSEST_COLOUR = ("color-similarity", "Closest colour")
+from serpent_tk.ui.language.translate import N_, _
+
+SORTS = (("added-desc", N_("Newest first")), ("added-asc", N_("Oldest first")),
+         ("name-asc", N_("Name A–Z")), ("name-desc", N_("Name Z–A")),
+         ("rating-desc", N_("Best rated")), ("size-desc", N_("Largest")),
+         ("modified-desc", N_("Recently changed")), ("taken-desc", N_("Date taken")),
+         ("hue", N_("Colour (hue)")))
+COLLECTION_ORDER = ("collection-order", N_("Collection order"))
+CLOSEST_COLOUR = ("color-similarity", N_("Closest colour"))
+CLOSEST_FIRST = N_("Closest first")
 
 
 class SortChooser(ttk.Combobox):
@@ -24,14 +28,14 @@ class SortChooser(ttk.Combobox):
         super().__init__(master, state="readonly", width=14)
         self.on_sort = on_sort
         self._sorts: list[tuple[str, str]] = list(SORTS)
-        self.configure(values=[label for _, label in self._sorts])
+        self.configure(values=self.offered)
         self.current(0)
         self.bind("<<ComboboxSelected>>", lambda e: self.on_sort(self.sort))
 
     @property
     def offered(self) -> list[str]:
-        """The labels the menu offers now."""
-        return [label for _, label in self._sorts]
+        """The labels the menu offers now (in the window's language)."""
+        return [_(label) for _key, label in self._sorts]
 
     def choose(self, label: str) -> None:
         """Pick the sort labelled `label`, as a click on it would."""
@@ -49,12 +53,12 @@ class SortChooser(ttk.Combobox):
         view has its own order (similar images: closest first), nothing to choose."""
         self.configure(state="disabled" if fixed else "readonly")
         if fixed:
-            self._sorts = [(sort, "Closest first")]
-            self.configure(values=["Closest first"])
+            self._sorts = [(sort, CLOSEST_FIRST)]
+            self.configure(values=self.offered)
             self.current(0)
             return
         self._sorts = [*([CLOSEST_COLOUR] if with_color else []), *SORTS,
                        *([COLLECTION_ORDER] if in_collection else [])]
-        self.configure(values=[label for _, label in self._sorts])
-        keys = [key for key, _ in self._sorts]
+        self.configure(values=self.offered)
+        keys = [key for key, _label in self._sorts]
         self.current(keys.index(sort) if sort in keys else 0)

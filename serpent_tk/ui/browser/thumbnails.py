@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+from serpent_tk.ui.language.translate import N_, _
 from serpent_tk.ui.shell.bus import UiBus
 from serpent_tk.ui.shell.events import RunOnTk
 
@@ -31,9 +32,9 @@ PIXEL_BUDGET = 24_000_000    # decoded pictures kept (about 100 MB of Tk photo m
 UNSUPPORTED_CODES = {"UNSUPPORTED_FORMAT", "NOT_FOUND"}
 # why a picture shows no thumbnail, in words (the library's `reason`; UNREADABLE: the
 # thumbnail file itself could not be decoded here)
-PROBLEMS = {"damaged": "Damaged file", "not-an-image": "Can't read this format",
-            "too-large": "Too large to preview", "file-missing": "File missing",
-            "UNREADABLE": "Preview unreadable"}
+PROBLEMS = {"damaged": N_("Damaged file"), "not-an-image": N_("Can't read this format"),
+            "too-large": N_("Too large to preview"), "file-missing": N_("File missing"),
+            "UNREADABLE": N_("Preview unreadable")}
 
 
 def problem_words(reason: str | None, picture: bool = True) -> str:
@@ -42,7 +43,7 @@ def problem_words(reason: str | None, picture: bool = True) -> str:
     file is worth saying for every kind)."""
     if not reason or (not picture and reason != "file-missing"):
         return ""
-    return PROBLEMS.get(reason, "No preview")
+    return _(PROBLEMS.get(reason, N_("No preview")))
 
 
 def bucket(pixels: int) -> int:
@@ -214,7 +215,7 @@ class Thumbnails:
         self._pixels += photo.width() * photo.height()
         while len(self._images) > 1 and (len(self._images) > self.max_images
                                          or self._pixels > PIXEL_BUDGET):
-            _, oldest = self._images.popitem(last=False)
+            _key, oldest = self._images.popitem(last=False)
             self._pixels -= oldest.width() * oldest.height()
         for deliver in self._waiters.pop(entry, ()):
             deliver(photo)  # type: ignore[arg-type]
@@ -243,4 +244,5 @@ class Thumbnails:
         self.on_retry_due()
 
     def shutdown(self) -> None:
+        self._generation += 1            # a picture still on its way is for nobody now
         self._decoder.shutdown(wait=False, cancel_futures=True)

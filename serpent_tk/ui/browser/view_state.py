@@ -14,6 +14,8 @@ from typing import Any
 
 from serpent_tk.ui.browser.empty_state import EmptyState
 from serpent_tk.ui.browser.scope_banner import ScopeBanner
+from serpent_tk.ui.language.formats import number
+from serpent_tk.ui.language.translate import _, ngettext
 from serpent_tk.ui.sidebar.sidebar import Scope
 
 Action = tuple[str, Callable[[], None]] | None
@@ -40,25 +42,43 @@ def empty_view(scope: Scope, actions: ViewActions,
                collection: dict[str, Any] | None) -> tuple[str, str, Action]:
     """Title, words and button for a view with nothing in it (no search typed)."""
     if scope.kind == "folder":
-        return ("This folder is empty", "Drag assets onto it in the sidebar, or import "
-                "files straight into it.",
-                ("Import into this folder…", actions.import_here))
+        return (_("This folder is empty"), _("Drag assets onto it in the sidebar, or import "
+                                             "files straight into it."),
+                (_("Import into this folder…"), actions.import_here))
     if scope.kind == "collection":
-        return ("This collection is empty", f"Drag assets onto “{scope.label}” in the "
-                "sidebar, or right-click them and choose Add to collection.", None)
+        return (_("This collection is empty"), _(
+            "Drag assets onto “{name}” in the sidebar, or right-click them and choose Add to "
+            "collection.").format(name=scope.name), None)
     if scope.kind == "smart":
         rules = describe_rules((collection or {}).get("rules"))
         edit = actions.edit_rules
-        return ("Nothing fits these rules yet",
-                f"It shows assets where {rules[:1].lower() + rules[1:]}." if rules else "",
-                ("Edit rules…", lambda: edit(scope)) if edit else None)
+        return (_("Nothing fits these rules yet"),
+                _("It shows assets where {rules}.").format(
+                    rules=rules[:1].lower() + rules[1:]) if rules else "",
+                (_("Edit rules…"), lambda: edit(scope)) if edit else None)
     if scope.kind == "unfiled":
-        return ("Every asset is in a folder", "Assets that are in no folder show up here.",
-                None)
+        return (_("Every asset is in a folder"), _("Assets that are in no folder show up "
+                                                   "here."), None)
     if scope.kind == "untagged":
-        return ("Every asset has tags", "Assets without any tag show up here — handy for "
-                "a tagging session.", None)
-    return (f"Nothing in {scope.label} yet", "", None)
+        return (_("Every asset has tags"), _("Assets without any tag show up here — handy "
+                                             "for a tagging session."), None)
+    return (_("Nothing in {view} yet").format(view=scope.name), "", None)
+
+
+def no_match(scope: Scope, text: str, color: str | None) -> str:
+    """What a search that found nothing says: where it looked and for what."""
+    everywhere = scope.kind == "all"
+    if not color:
+        said = _("Nothing matches “{text}”.") if everywhere \
+            else _("Nothing in {view} matches “{text}”.")
+    elif text:
+        said = _("Nothing matches “{text}” with the colour {color}.") if everywhere \
+            else _("Nothing in {view} matches “{text}” with the colour {color}.")
+    else:
+        said = _("Nothing has the colour {color}. A looser match or another colour may find "
+                 "some.") if everywhere else _("Nothing in {view} has the colour {color}. A "
+                                               "looser match or another colour may find some.")
+    return said.format(view=scope.name, text=text, color=color)
 
 
 class ViewState:
@@ -85,15 +105,7 @@ class ViewState:
         scope, text = self.browser.scope, self.browser.text
         color = getattr(self.browser, "color", None)
         if text or color:
-            where = "" if scope.kind == "all" else f" in {scope.label}"
-            if not color:
-                detail = f"Nothing{where} matches “{text}”."
-            elif text:
-                detail = f"Nothing{where} matches “{text}” with the colour {color}."
-            else:
-                detail = (f"Nothing{where} has the colour {color}. A looser match or "
-                          "another colour may find some.")
-            self.empty.show("no-match", detail)
+            self.empty.show("no-match", no_match(scope, text, color))
         elif scope.is_trash:
             self.empty.show("trash")
         elif scope.kind != "all":
@@ -107,29 +119,31 @@ class ViewState:
         scope = self.browser.scope if self.session.current is not None else None
         if scope is not None and scope.is_trash:
             empty_trash = self.actions.empty_trash
-            self.banner.show("Trash", "Right-click → Restore brings assets back; emptying "
-                             "the Trash deletes them for good.",
-                             ("Empty Trash…", empty_trash) if empty_trash and
+            self.banner.show(_("Trash"), _("Right-click → Restore brings assets back; "
+                                           "emptying the Trash deletes them for good."),
+                             (_("Empty Trash…"), empty_trash) if empty_trash and
                              self.pages.count() else None)
         elif scope is not None and scope.kind == "smart":
             rules = describe_rules((self.collections().get(scope.target or "") or {}
                                     ).get("rules"))
             edit = self.actions.edit_rules
-            self.banner.show("Smart collection", rules,
-                             ("Edit rules…", lambda: edit(scope)) if edit else None)
+            self.banner.show(_("Smart collection"), rules,
+                             (_("Edit rules…"), lambda: edit(scope)) if edit else None)
         elif scope is not None and scope.kind == "similar":
-            self.banner.show(scope.label, self._similar_words(),
-                             (f"Back to {self.browser._before_similar.label}",
+            self.banner.show(scope.name, self._similar_words(),
+                             (_("Back to {view}").format(
+                                 view=self.browser._before_similar.name),
                               self.browser.leave_similar))
         else:
             self.banner.hide()
 
     def _similar_words(self) -> str:
         if not self.pages.known:
-            return "Looking for images that look like it…"
+            return _("Looking for images that look like it…")
         others = max(0, self.pages.count() - 1)
         note = getattr(self.pages, "note", None)
         if not others:
-            return note or "Nothing else in the library looks like it."
-        return (f"It is first, then {others:,} image{'s' if others != 1 else ''} that look "
-                "like it, closest first.")
+            return note or _("Nothing else in the library looks like it.")
+        return ngettext("It is first, then {n} image that looks like it.",
+                        "It is first, then {n} images that look like it, closest first.",
+                        others).format(n=number(others))

@@ -33,37 +33,43 @@ from serpent_tk.ui.collections.rule_values import (
     TextValue,
     ValueField,
 )
-from serpent_tk.ui.shell import humanize
+from serpent_tk.ui.language import humanize
+from serpent_tk.ui.language.asset_words import kind_word, shape_word
+from serpent_tk.ui.language.translate import N_, _, ngettext
 from serpent_tk.ui.shell.theme import Theme
 
-TEXT_OPS = {"is": "is", "is-not": "is not", "contains": "contains",
-            "not-contains": "does not contain"}
-CHOICE_OPS = {"is": "is", "is-not": "is not"}
-NUMBER_OPS = {"is": "is", "is-not": "is not", "gte": "is at least", "lte": "is at most"}
-DATE_OPS = {"before": "is before", "after": "is after", "in-last-days": "is in the last"}
-UNTAGGED_OPS = {"none": "has no tags", "some": "has tags"}   # untagged is true / false
+TEXT_OPS = {"is": N_("is"), "is-not": N_("is not"), "contains": N_("contains"),
+            "not-contains": N_("does not contain")}
+CHOICE_OPS = {"is": N_("is"), "is-not": N_("is not")}
+NUMBER_OPS = {"is": N_("is"), "is-not": N_("is not"), "gte": N_("is at least"),
+              "lte": N_("is at most")}
+DATE_OPS = {"before": N_("is before"), "after": N_("is after"),
+            "in-last-days": N_("is in the last")}
+# untagged is true / false
+UNTAGGED_OPS = {"none": N_("has no tags"), "some": N_("has tags")}
 
-# field -> (label, operators with their words), in the order the menu offers them
+# field -> (label, operators with their words), in the order the menu offers them (the words
+# are msgids: `_()` where shown)
 FIELDS: dict[str, tuple[str, dict[str, str]]] = {
-    "tag": ("Tag", TEXT_OPS),
-    "name": ("Name", TEXT_OPS),
-    "rating": ("Rating", NUMBER_OPS),
-    "kind": ("Kind", CHOICE_OPS),
-    "ext": ("File extension", CHOICE_OPS),
-    "folder": ("Folder", {**CHOICE_OPS, "within": "is in or under"}),
-    "added-at": ("Date added", DATE_OPS),
-    "width": ("Width", NUMBER_OPS),
-    "height": ("Height", NUMBER_OPS),
-    "size": ("File size", NUMBER_OPS),
-    "notes": ("Notes", TEXT_OPS),
-    "source-url": ("Source URL", TEXT_OPS),
-    "untagged": ("Tagging", UNTAGGED_OPS),
-    "taken-at": ("Date taken", DATE_OPS),
-    "camera": ("Camera", TEXT_OPS),
-    "lens": ("Lens", TEXT_OPS),
-    "orientation": ("Shape", CHOICE_OPS),
-    "aspect-ratio": ("Aspect ratio", NUMBER_OPS),
-    "color": ("Colour", {"is": "has", "is-not": "does not have"}),
+    "tag": (N_("Tag"), TEXT_OPS),
+    "name": (N_("Name"), TEXT_OPS),
+    "rating": (N_("Rating"), NUMBER_OPS),
+    "kind": (N_("Kind"), CHOICE_OPS),
+    "ext": (N_("File extension"), CHOICE_OPS),
+    "folder": (N_("Folder"), {**CHOICE_OPS, "within": N_("is in or under")}),
+    "added-at": (N_("Date added"), DATE_OPS),
+    "width": (N_("Width"), NUMBER_OPS),
+    "height": (N_("Height"), NUMBER_OPS),
+    "size": (N_("File size"), NUMBER_OPS),
+    "notes": (N_("Notes"), TEXT_OPS),
+    "source-url": (N_("Source URL"), TEXT_OPS),
+    "untagged": (N_("Tagging"), UNTAGGED_OPS),
+    "taken-at": (N_("Date taken"), DATE_OPS),
+    "camera": (N_("Camera"), TEXT_OPS),
+    "lens": (N_("Lens"), TEXT_OPS),
+    "orientation": (N_("Shape"), CHOICE_OPS),
+    "aspect-ratio": (N_("Aspect ratio"), NUMBER_OPS),
+    "color": (N_("Colour"), {"is": N_("has"), "is-not": N_("does not have")}),
 }
 LIBRARY_FIELDS = frozenset(get_args(RuleField))     # tests hold FIELDS to these
 LIBRARY_OPS = frozenset(get_args(RuleOp))
@@ -114,7 +120,7 @@ class RuleRow(ttk.Frame):
         self.field = "tag"
         self.op = "is"
         self.field_box = ttk.Combobox(self, state="readonly", width=13,
-                                      values=[FIELDS[f][0] for f in FIELD_ORDER])
+                                      values=[_(FIELDS[f][0]) for f in FIELD_ORDER])
         self.field_box.grid(row=0, column=0, sticky="w")
         self.op_box = ttk.Combobox(self, state="readonly", width=15)
         self.op_box.grid(row=0, column=1, sticky="w", padx=(px(6), 0))
@@ -199,7 +205,7 @@ class RuleRow(ttk.Frame):
         self.field, self.op = field, op
         self.field_box.current(FIELD_ORDER.index(field))
         ops = FIELDS[field][1]
-        self.op_box.configure(values=list(ops.values()))
+        self.op_box.configure(values=[_(words) for words in ops.values()])
         self.op_box.current(list(ops).index(op))
         self._new_value()
 
@@ -215,22 +221,40 @@ class RuleRow(ttk.Frame):
         self.on_change()
 
 
+def colour_words(value: dict[str, Any]) -> str:
+    """A colour rule's value: "#1e88e5 (covering at least 30 %)"."""
+    colour = str(value.get("color", ""))
+    share = value.get("minRatio")
+    if isinstance(share, int | float) and share > 0:
+        return _("{color} (covering at least {percent} %)").format(
+            color=colour, percent=round(share * 100))
+    return colour
+
+
 def describe_value(field: str, op: str, value: Any) -> str:
     """A rule's value in words ("3 stars", "5.0 MB", "png or jpg", "the last 7 days")."""
     values = value if isinstance(value, list) else [value]
     if field == "rating":
-        return "no stars" if value == 0 else humanize.count(int(value), "star")
+        return _("no stars") if value == 0 else ngettext("{n} star", "{n} stars",
+                                                         int(value)).format(n=int(value))
     if field == "size" and isinstance(value, int):
         return humanize.size(value)
     if field in ("width", "height"):
-        return f"{value:,} px" if isinstance(value, int) else str(value)
-    if field == "added-at" and op == "in-last-days":
-        return humanize.count(int(value), "day")
+        return _("{n} px").format(n=humanize.number(value)) if isinstance(value, int) \
+            else str(value)
+    if field in ("added-at", "taken-at") and op == "in-last-days":
+        return ngettext("{n} day", "{n} days", int(value)).format(n=int(value))
     if field == "folder":
-        return "a chosen folder"
-    if field in ("ext", "kind"):
-        return " or ".join(str(v) for v in values)
-    return f"“{value}”" if isinstance(value, str) else str(value)
+        return _("a chosen folder")
+    if field == "kind":
+        return _(" or ").join(kind_word(str(v)) for v in values)
+    if field == "orientation":
+        return _(" or ").join(shape_word(str(v)) for v in values)
+    if field == "ext":
+        return _(" or ").join(str(v) for v in values)
+    if field == "color" and isinstance(value, dict):
+        return colour_words(value)
+    return _("“{text}”").format(text=value) if isinstance(value, str) else str(value)
 
 
 def describe_rules(ruleset: dict[str, Any] | None) -> str:
@@ -244,8 +268,10 @@ def describe_rules(ruleset: dict[str, Any] | None) -> str:
         label, ops = FIELDS[field]
         if field == "untagged":
             untagged = (value is not False) != (op == "is-not")
-            parts.append("Has no tags" if untagged else "Has tags")
+            parts.append(_("Has no tags") if untagged else _("Has tags"))
             continue
-        parts.append(f"{label} {ops.get(op, op)} {describe_value(field, op, value)}")
-    joiner = " or " if (ruleset or {}).get("match") == "any" else " and "
+        words = _(ops[op]) if op in ops else str(op)
+        parts.append(_("{field} {op} {value}").format(
+            field=_(label), op=words, value=describe_value(field, op, value)))
+    joiner = _(" or ") if (ruleset or {}).get("match") == "any" else _(" and ")
     return joiner.join(parts)

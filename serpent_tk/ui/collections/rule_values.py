@@ -19,11 +19,14 @@ from typing import Any, get_args
 from library.schemas.assets import Orientation
 from library.schemas.common import AssetKind
 from serpent_tk.ui.inspector.rating import RatingStars
+from serpent_tk.ui.language.asset_words import kind_word, shape_word
+from serpent_tk.ui.language.gateway_words import listed
+from serpent_tk.ui.language.translate import N_, _, ngettext
 from serpent_tk.ui.shell.theme import Theme
 
 KINDS: tuple[str, ...] = get_args(AssetKind)
 SHAPES: tuple[str, ...] = get_args(Orientation)
-SIZE_UNITS = (("KB", 1000), ("MB", 1000 ** 2), ("GB", 1000 ** 3), ("bytes", 1))
+SIZE_UNITS = (("KB", 1000), ("MB", 1000 ** 2), ("GB", 1000 ** 3), (N_("bytes"), 1))
 
 
 class RuleContext:
@@ -123,7 +126,7 @@ class TagValue(ValueField):
         self.var.set("" if value is None else str(value))
 
     def problem(self) -> str | None:
-        return None if self.get() else "Type or choose a tag."
+        return None if self.get() else _("Type or choose a tag.")
 
 
 class ExtensionValue(ValueField):
@@ -133,7 +136,7 @@ class ExtensionValue(ValueField):
         super().__init__(master, theme)
         self.entry, self.var = self._entry(14, "png")
         self.entry.pack(side="left", fill="x", expand=True)
-        self._unit("e.g. png, jpg")
+        self._unit(_("e.g. png, jpg"))
 
     def get(self) -> Any:
         parts = [p.strip().lstrip(".") for p in self.var.get().split(",") if p.strip()]
@@ -143,7 +146,7 @@ class ExtensionValue(ValueField):
         self.var.set(", ".join(value) if isinstance(value, list) else str(value or ""))
 
     def problem(self) -> str | None:
-        return None if self.get() else "Type an extension, like png."
+        return None if self.get() else _("Type an extension, like png.")
 
 
 class NumberValue(ValueField):
@@ -162,7 +165,7 @@ class NumberValue(ValueField):
         self.var.set("" if value is None else str(value))
 
     def problem(self) -> str | None:
-        return None if self.var.get().strip() else "Type a number."
+        return None if self.var.get().strip() else _("Type a number.")
 
 
 class SizeValue(ValueField):
@@ -173,7 +176,7 @@ class SizeValue(ValueField):
         self.entry, self.var = self._entry(8, "1")
         self.entry.pack(side="left")
         self.unit = ttk.Combobox(self, state="readonly", width=6,
-                                 values=[name for name, _ in SIZE_UNITS])
+                                 values=[_(name) for name, _value in SIZE_UNITS])
         self.unit.set("MB")
         self.unit.pack(side="left", padx=(self.theme.px(6), 0))
         self.unit.bind("<<ComboboxSelected>>", lambda e: self.on_change())
@@ -182,22 +185,22 @@ class SizeValue(ValueField):
         number = whole_number(self.var.get())
         if isinstance(number, str):
             return number
-        factor = dict(SIZE_UNITS)[self.unit.get()]
+        factor = {_(name): value for name, value in SIZE_UNITS}[self.unit.get()]
         return round(number * factor)
 
     def set(self, value: Any) -> None:
         if not isinstance(value, int) or isinstance(value, bool):
             self.var.set(str(value))
-            self.unit.set("bytes")
+            self.unit.set(_("bytes"))
             return
         for name, factor in sorted(SIZE_UNITS, key=lambda unit: -unit[1]):
             if factor == 1 or (value >= factor and value % factor == 0):
                 self.var.set(str(value // factor))
-                self.unit.set(name)
+                self.unit.set(_(name))
                 return
 
     def problem(self) -> str | None:
-        return None if self.var.get().strip() else "Type a size."
+        return None if self.var.get().strip() else _("Type a size.")
 
 
 class RatingValue(ValueField):
@@ -212,8 +215,9 @@ class RatingValue(ValueField):
         self._changed(notify=False)
 
     def _changed(self, notify: bool = True) -> None:
-        self.hint.configure(text="no stars (unrated)" if self.stars.value == 0 else
-                            f"{self.stars.value} star{'s' if self.stars.value != 1 else ''}")
+        stars = self.stars.value
+        self.hint.configure(text=_("no stars (unrated)") if stars == 0 else
+                            ngettext("{n} star", "{n} stars", stars).format(n=stars))
         if notify:
             self.on_change()
 
@@ -234,7 +238,7 @@ class DateValue(ValueField):
         self.entry.pack(side="left")
         self.entry.bind("<Up>", lambda e: self._step(1))
         self.entry.bind("<Down>", lambda e: self._step(-1))
-        self._unit("YYYY-MM-DD  (↑↓ a day)")
+        self._unit(_("YYYY-MM-DD  (↑↓ a day)"))
 
     def _step(self, days: int) -> str:
         try:
@@ -253,19 +257,20 @@ class DateValue(ValueField):
                      text.endswith(("T00:00:00Z", "T00:00:00+00:00")) else text)
 
     def problem(self) -> str | None:
-        return None if self.get() else "Type a date like 2026-05-01."
+        return None if self.get() else _("Type a date like 2026-05-01.")
 
 
 class DaysValue(NumberValue):
     def __init__(self, master: tk.Misc, theme: Theme) -> None:
-        super().__init__(master, theme, "days", initial=7)
+        super().__init__(master, theme, _("days"), initial=7)
 
 
 class KindValue(ValueField):
     """One kind or several (any of them)."""
 
     CHOICES = KINDS
-    WHAT = "kind"
+    WORD = staticmethod(kind_word)
+    NOTHING = N_("Choose at least one kind.")
 
     def __init__(self, master: tk.Misc, theme: Theme) -> None:
         super().__init__(master, theme)
@@ -276,13 +281,13 @@ class KindValue(ValueField):
         self.vars = {kind: tk.BooleanVar(value=kind == self.CHOICES[0])
                      for kind in self.CHOICES}
         for kind in self.CHOICES:
-            self.menu.add_checkbutton(label=kind.capitalize(), variable=self.vars[kind],
+            self.menu.add_checkbutton(label=self.WORD(kind), variable=self.vars[kind],
                                       command=self._changed)
         self._label()
 
     def _label(self) -> None:
-        chosen = [k.capitalize() for k in self.CHOICES if self.vars[k].get()]
-        self.button.configure(text=", ".join(chosen) if chosen else "Choose…")
+        chosen = [self.WORD(k) for k in self.CHOICES if self.vars[k].get()]
+        self.button.configure(text=listed(chosen) if chosen else _("Choose…"))
 
     def _changed(self) -> None:
         self._label()
@@ -299,14 +304,15 @@ class KindValue(ValueField):
         self._label()
 
     def problem(self) -> str | None:
-        return None if self.get() else f"Choose at least one {self.WHAT}."
+        return None if self.get() else _(self.NOTHING)
 
 
 class ShapeValue(KindValue):
     """One shape or several: portrait, landscape, square, panoramic."""
 
     CHOICES = SHAPES
-    WHAT = "shape"
+    WORD = staticmethod(shape_word)
+    NOTHING = N_("Choose at least one shape.")
 
 
 class RatioValue(ValueField):
@@ -316,7 +322,7 @@ class RatioValue(ValueField):
         super().__init__(master, theme)
         self.entry, self.var = self._entry(8, "16:9")
         self.entry.pack(side="left")
-        self._unit("width : height, or 1.5")
+        self._unit(_("width : height, or 1.5"))
 
     def get(self) -> Any:
         text = self.var.get().strip()
@@ -326,7 +332,7 @@ class RatioValue(ValueField):
         self.var.set("" if value is None else str(value))
 
     def problem(self) -> str | None:
-        return None if self.var.get().strip() else "Type a ratio like 16:9."
+        return None if self.var.get().strip() else _("Type a ratio like 16:9.")
 
 
 class ColourValue(ValueField):
@@ -346,7 +352,7 @@ class ColourValue(ValueField):
                      else "" if value is None else str(value))
 
     def problem(self) -> str | None:
-        return None if self.get() else "Type a colour like #ff8800."
+        return None if self.get() else _("Type a colour like #ff8800.")
 
 
 class FolderValue(ValueField):
@@ -365,12 +371,12 @@ class FolderValue(ValueField):
     def _fill(self) -> None:
         if not self.winfo_exists():
             return
-        labels = [label for _, label in self.context.folders]
+        labels = [label for _key, label in self.context.folders]
         self.box.configure(values=labels)
         if not self.context.loaded:
-            self.box.set("Loading folders…")
+            self.box.set(_("Loading folders…"))
         elif not labels:
-            self.box.set("This library has no folders")
+            self.box.set(_("This library has no folders"))
         else:
             self._show()
 
@@ -379,7 +385,7 @@ class FolderValue(ValueField):
             if folder_id == self.folder_id:
                 self.box.set(label)
                 return
-        self.box.set("Choose a folder…")
+        self.box.set(_("Choose a folder…"))
 
     def _chosen(self) -> None:
         index = self.box.current()
@@ -396,7 +402,7 @@ class FolderValue(ValueField):
             self._show()
 
     def problem(self) -> str | None:
-        return None if self.folder_id else "Choose a folder."
+        return None if self.folder_id else _("Choose a folder.")
 
 
 class NoValue(ValueField):

@@ -17,14 +17,15 @@ from typing import Any
 
 from serpent_tk.ui.collections.rule_row import RuleRow
 from serpent_tk.ui.collections.rule_values import RuleContext
-from serpent_tk.ui.shell import humanize
+from serpent_tk.ui.language import humanize, translate
+from serpent_tk.ui.language.translate import N_, _, ngettext
 from serpent_tk.ui.shell.commands import Commands, Reply, describe_error
 from serpent_tk.ui.shell.dialogs import Dialog
 from serpent_tk.ui.shell.theme import Theme
 
 PREVIEW_MS = 300
 MAX_RULES = 50
-MATCH_WORDS = {"all": "all", "any": "any"}
+MATCH_WORDS = {"all": N_("all"), "any": N_("any")}
 
 
 def folder_paths(folders: list[dict[str, Any]]) -> list[tuple[str, str]]:
@@ -52,8 +53,12 @@ def where_error_goes(field: str) -> tuple[str, int | None]:
     return "general", None
 
 
-def in_words(message: str, field: str) -> str:
-    """The library's message without the field path it starts with, as a sentence."""
+def in_words(message: str, field: str, code: str = "INVALID_ARGUMENT") -> str:
+    """The library's message without the field path it starts with, as a sentence (in
+    another language than English, what its error code means: the message is English)."""
+    if translate.current() != translate.ENGLISH:
+        return _("That name is already taken.") if code == "ALREADY_EXISTS" \
+            else _("This value is not accepted; check it.")
     if field and message.startswith(field + ":"):
         message = message[len(field) + 1:].strip()
     message = message[:1].upper() + message[1:]
@@ -62,16 +67,17 @@ def in_words(message: str, field: str) -> str:
 
 def matches(total: int) -> str:
     if total == 0:
-        return "No assets match yet"
-    return "1 asset matches" if total == 1 else f"{humanize.count(total, 'asset')} match"
+        return _("No assets match yet")
+    return ngettext("{n} asset matches", "{n} assets match", total).format(
+        n=humanize.number(total))
 
 
 class SmartCollectionDialog(Dialog):
     def __init__(self, parent: tk.Misc, theme: Theme, commands: Commands, library_id: str,
                  *, tags: list[str], collection: dict[str, Any] | None = None,
                  on_saved: Callable[[dict[str, Any]], None] | None = None) -> None:
-        super().__init__(parent, theme, "Edit smart collection" if collection
-                         else "New smart collection")
+        super().__init__(parent, theme, _("Edit smart collection") if collection
+                         else _("New smart collection"))
         self.commands = commands
         self.library_id = library_id
         self.collection = collection
@@ -86,13 +92,14 @@ class SmartCollectionDialog(Dialog):
 
         body = ttk.Frame(self, padding=(px(20), px(16), px(20), px(14)))
         body.pack(fill="both", expand=True)
-        heading = (f"Edit “{collection['name']}”" if collection else "New smart collection")
+        heading = (_("Edit “{name}”").format(name=collection["name"]) if collection
+                   else _("New smart collection"))
         ttk.Label(body, text=heading, style="Title.TLabel").pack(anchor="w")
-        ttk.Label(body, text="Assets that fit the rules show up by themselves, now and "
-                  "whenever they change.", style="Muted.TLabel", wraplength=px(460),
-                  justify="left").pack(anchor="w", pady=(px(2), px(12)))
+        ttk.Label(body, text=_("Assets that fit the rules show up by themselves, now and "
+                               "whenever they change."), style="Muted.TLabel",
+                  wraplength=px(460), justify="left").pack(anchor="w", pady=(px(2), px(12)))
 
-        ttk.Label(body, text="Name", style="Caption.TLabel").pack(anchor="w")
+        ttk.Label(body, text=_("Name"), style="Caption.TLabel").pack(anchor="w")
         self.name_var = tk.StringVar(value=collection["name"] if collection else "")
         self.name_entry = ttk.Entry(body, textvariable=self.name_var, width=40)
         self.name_entry.pack(fill="x", pady=(px(2), 0))
@@ -101,16 +108,16 @@ class SmartCollectionDialog(Dialog):
 
         match_row = ttk.Frame(body)
         match_row.pack(fill="x", pady=(px(10), px(6)))
-        ttk.Label(match_row, text="Show assets that match").pack(side="left")
+        ttk.Label(match_row, text=_("Show assets that match")).pack(side="left")
         self.match_box = ttk.Combobox(match_row, state="readonly", width=5,
-                                      values=list(MATCH_WORDS.values()))
+                                      values=[_(words) for words in MATCH_WORDS.values()])
         self.match_box.pack(side="left", padx=px(6))
-        ttk.Label(match_row, text="of these rules:").pack(side="left")
+        ttk.Label(match_row, text=_("of these rules:")).pack(side="left")
         self.match_box.bind("<<ComboboxSelected>>", lambda e: self.changed())
 
         self.rules_frame = ttk.Frame(body)
         self.rules_frame.pack(fill="x")
-        self.add_button = ttk.Button(body, text="+ Add a rule", command=self.add_rule)
+        self.add_button = ttk.Button(body, text=_("+ Add a rule"), command=self.add_rule)
         self.add_button.pack(anchor="w", pady=(px(6), 0))
         self.error = ttk.Label(body, style="Danger.TLabel", wraplength=px(460),
                                justify="left")
@@ -120,22 +127,23 @@ class SmartCollectionDialog(Dialog):
         footer.pack(fill="x")
         self.preview = ttk.Label(footer, style="Strong.TLabel")
         self.preview.pack(side="left")
-        ttk.Button(footer, text="Cancel", command=self.cancel).pack(side="right")
-        self.save_button = ttk.Button(footer, text="Save" if collection else "Create",
+        ttk.Button(footer, text=_("Cancel"), command=self.cancel).pack(side="right")
+        self.save_button = ttk.Button(footer, text=_("Save") if collection else _("Create"),
                                       command=self.confirm, style="Accent.TButton")
         self.save_button.pack(side="right", padx=(0, px(8)))
 
         rules = (collection or {}).get("rules") or {}
-        self.match_box.set(MATCH_WORDS.get(str(rules.get("match", "all")), "all"))
+        self.match_box.set(_(MATCH_WORDS.get(str(rules.get("match", "all")), "all")))
         given = rules.get("rules") or [None]
         # any/all groups inside the rules (made over MCP) are kept as they are, not shown
         self.kept_groups = [r for r in given if isinstance(r, dict) and "rules" in r]
         for rule in [r for r in given if r not in self.kept_groups] or [None]:
             self.add_rule(rule, quiet=True)
         if self.kept_groups:
-            ttk.Label(body, style="Muted.TLabel", text=f"Also {len(self.kept_groups)} "
-                      f"group{'s' if len(self.kept_groups) != 1 else ''} of rules made "
-                      "elsewhere; they are kept as they are.").pack(fill="x")
+            ttk.Label(body, style="Muted.TLabel", text=ngettext(
+                "Also {n} group of rules made elsewhere; it is kept as it is.",
+                "Also {n} groups of rules made elsewhere; they are kept as they are.",
+                len(self.kept_groups)).format(n=len(self.kept_groups))).pack(fill="x")
         self.bind("<Return>", lambda e: self.confirm())
         self._load_folders()
         self.changed()
@@ -166,7 +174,9 @@ class SmartCollectionDialog(Dialog):
         self.add_button.state(["!disabled"] if len(self.rows) < MAX_RULES else ["disabled"])
 
     def ruleset(self) -> dict[str, Any]:
-        return {"match": self.match_box.get() or "all",
+        shown = self.match_box.get()
+        match = next((key for key, words in MATCH_WORDS.items() if _(words) == shown), "all")
+        return {"match": match,
                 "rules": [r.rule() for r in self.rows] + self.kept_groups}
 
     # the preview ---------------------------------------------------------------------------
@@ -176,7 +186,7 @@ class SmartCollectionDialog(Dialog):
             self.after_cancel(self._preview_timer)
         self._preview_timer = self.after(PREVIEW_MS, self._run_preview)
         if not self.preview.cget("text"):
-            self.preview.configure(text="Counting…")
+            self.preview.configure(text=_("Counting…"))
 
     def _local_problems(self) -> bool:
         """True if a rule is plainly incomplete. Says so on rows the person has edited
@@ -194,7 +204,7 @@ class SmartCollectionDialog(Dialog):
         generation = self._generation
         self._say(self.error, "")
         if self._local_problems():
-            self.preview.configure(text="Finish the rules to see what matches.")
+            self.preview.configure(text=_("Finish the rules to see what matches."))
             return
 
         def answered(reply: Reply) -> None:
@@ -203,7 +213,8 @@ class SmartCollectionDialog(Dialog):
             if reply.ok:
                 self.preview.configure(text=matches(int(reply.result.get("total", 0))))
             else:
-                self.preview.configure(text="Fix the rule marked in red to see what matches."
+                self.preview.configure(text=_("Fix the rule marked in red to see what "
+                                              "matches.")
                                        if reply.code == "INVALID_ARGUMENT" else "")
                 self.show_reply_error(reply)
 
@@ -218,17 +229,18 @@ class SmartCollectionDialog(Dialog):
         if reply.code in ("INVALID_ARGUMENT", "NOT_FOUND", "ALREADY_EXISTS") and (
                 place == "name" or (place == "rule" and index is not None
                                     and index < len(self.rows))):
-            text = in_words(str(reply.error.get("message") or ""), field)
+            text = in_words(str(reply.error.get("message") or ""), field, reply.code)
             if reply.code == "NOT_FOUND" and place == "rule":
-                text = "That folder is gone; choose another."
+                text = _("That folder is gone; choose another.")
             if place == "name":
                 self._say(self.name_error, text)
             else:
                 self.rows[index].show_error(text)  # type: ignore[index]
             return
         if reply.code == "VERSION_CONFLICT":
-            self._say(self.error, "This collection was changed meanwhile (perhaps by an AI "
-                      "client). Cancel and open it again to see its newest rules.")
+            self._say(self.error, _("This collection was changed meanwhile (perhaps by an AI "
+                                    "client). Cancel and open it again to see its newest "
+                                    "rules."))
             return
         self._say(self.error, describe_error(reply))
 
@@ -246,7 +258,7 @@ class SmartCollectionDialog(Dialog):
         if self.closed or self.saving:
             return
         name = self.name_var.get().strip()
-        self._say(self.name_error, "" if name else "Please give it a name.")
+        self._say(self.name_error, "" if name else _("Please give it a name."))
         self._revealed = True            # from now on every gap shows, edited or not
         if self._local_problems() or not name:
             return

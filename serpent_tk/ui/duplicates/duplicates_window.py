@@ -19,8 +19,10 @@ from serpent_tk import APP_NAME
 from serpent_tk.automation.events import LibraryChanged
 from serpent_tk.ui.duplicates.group_card import GroupCard
 from serpent_tk.ui.duplicates.review import TRASH_BATCH, DuplicateReview
+from serpent_tk.ui.language import humanize
+from serpent_tk.ui.language.gateway_words import library_name
+from serpent_tk.ui.language.translate import _, ngettext
 from serpent_tk.ui.menus.action_table import MOD
-from serpent_tk.ui.shell import humanize
 from serpent_tk.ui.shell.bus import UiBus
 from serpent_tk.ui.shell.commands import Commands
 from serpent_tk.ui.shell.scrolling import ScrollableFrame
@@ -42,7 +44,9 @@ class DuplicatesWindow(tk.Toplevel):
         self.picture = picture
         self.trash_ids = trash
         px = theme.px
-        self.title(f"Duplicates in {library.get('name', 'the library')} — {APP_NAME}")
+        self.title(_("Duplicates in {library} — {app}").format(
+            library=library_name(str(library.get("name") or "")) or _("the library"),
+            app=APP_NAME))
         self.configure(background=theme.palette.background)
         self.transient(parent.winfo_toplevel())
         self.geometry(f"{px(920)}x{px(640)}")
@@ -55,7 +59,7 @@ class DuplicatesWindow(tk.Toplevel):
 
         head = ttk.Frame(self, padding=(px(16), px(14), px(16), px(6)))
         head.pack(side="top", fill="x")
-        ttk.Label(head, text="Duplicates", style="Title.TLabel").pack(anchor="w")
+        ttk.Label(head, text=_("Duplicates"), style="Title.TLabel").pack(anchor="w")
         status_row = ttk.Frame(head)
         status_row.pack(fill="x", pady=(px(4), 0))
         self.status = ttk.Label(status_row, anchor="w", justify="left")
@@ -65,7 +69,7 @@ class DuplicatesWindow(tk.Toplevel):
         self.analysis_text = ttk.Label(self.analysis, style="Warning.TLabel", anchor="w",
                                        justify="left")
         self.analysis_text.pack(side="left", fill="x", expand=True)
-        self.analyse_button = ttk.Button(self.analysis, text="Analyse them now",
+        self.analyse_button = ttk.Button(self.analysis, text=_("Analyse them now"),
                                          command=self.analyse)
         self.analyse_button.pack(side="right")
         self.error = ttk.Label(head, style="Danger.TLabel", anchor="w", justify="left")
@@ -73,17 +77,18 @@ class DuplicatesWindow(tk.Toplevel):
         foot = ttk.Frame(self, padding=(px(16), px(8), px(16), px(12)))
         foot.pack(side="bottom", fill="x")
         ttk.Separator(self).pack(side="bottom", fill="x")
-        self.trash_button = ttk.Button(foot, text="Trash the others", style="Accent.TButton",
+        self.trash_button = ttk.Button(foot, text=_("Trash the others"), style="Accent.TButton",
                                        command=self.trash_others)
         self.trash_button.pack(side="right")
-        ttk.Button(foot, text="Close", command=self.close).pack(side="right", padx=(0, px(8)))
-        self.all_button = ttk.Button(foot, text="Include all",
+        ttk.Button(foot, text=_("Close"), command=self.close).pack(side="right",
+                                                                   padx=(0, px(8)))
+        self.all_button = ttk.Button(foot, text=_("Include all"),
                                      command=lambda: self.review.include_all(True))
         self.all_button.pack(side="left")
-        self.none_button = ttk.Button(foot, text="Include none",
+        self.none_button = ttk.Button(foot, text=_("Include none"),
                                       command=lambda: self.review.include_all(False))
         self.none_button.pack(side="left", padx=(px(6), 0))
-        ttk.Button(foot, text="Look again", command=self.review.load).pack(
+        ttk.Button(foot, text=_("Look again"), command=self.review.load).pack(
             side="left", padx=(px(6), 0))
 
         self.body = ScrollableFrame(self, theme)
@@ -118,10 +123,10 @@ class DuplicatesWindow(tk.Toplevel):
             self.bar.start(60)
         self.status.configure(text=self.status_text())
         if state.not_analysed and not state.loading:
-            self.analysis_text.configure(text=(
-                f"{humanize.count(state.not_analysed, 'asset')} "
-                f"{'is' if state.not_analysed == 1 else 'are'} not analysed yet, so "
-                f"{'it was' if state.not_analysed == 1 else 'they were'} not compared."))
+            self.analysis_text.configure(text=ngettext(
+                "{n} asset is not analysed yet, so it was not compared.",
+                "{n} assets are not analysed yet, so they were not compared.",
+                state.not_analysed).format(n=humanize.number(state.not_analysed)))
             self.analyse_button.state(["disabled"] if state.analysing else ["!disabled"])
             if not self.analysis.winfo_manager():
                 self.analysis.pack(fill="x", pady=(self.theme.px(6), 0))
@@ -138,8 +143,8 @@ class DuplicatesWindow(tk.Toplevel):
             card.show_choice()
         count = len(self.review.to_trash())
         included = sum(1 for g in state.groups if g.included)
-        self.trash_button.configure(text=f"Trash the others ({count:,})" if count else
-                                    "Trash the others")
+        self.trash_button.configure(text=_("Trash the others ({n})").format(
+            n=humanize.number(count)) if count else _("Trash the others"))
         self.trash_button.state(["!disabled"] if count and not busy and
                                 not self._waiting_trash else ["disabled"])
         for button in (self.all_button, self.none_button):
@@ -149,22 +154,31 @@ class DuplicatesWindow(tk.Toplevel):
     def status_text(self) -> str:
         state = self.review.state
         if state.analysing:
-            done = f" {state.analysis_done:,} / {state.analysis_total:,}" \
-                if state.analysis_total else ""
-            return f"Analysing{done}… the images are compared when it is done."
+            if state.analysis_total:
+                return _("Analysing {done} / {total}… the images are compared when it is "
+                         "done.").format(done=humanize.number(state.analysis_done),
+                                         total=humanize.number(state.analysis_total))
+            return _("Analysing… the images are compared when it is done.")
         if state.loading:
-            found = f" ({len(state.groups)} groups so far)" if state.groups else ""
-            return f"Looking for duplicates…{found}"
+            if state.groups:
+                return ngettext("Looking for duplicates… ({n} group so far)",
+                                "Looking for duplicates… ({n} groups so far)",
+                                len(state.groups)).format(n=len(state.groups))
+            return _("Looking for duplicates…")
         groups = state.groups
+        analysed = ngettext("{n} analysed image", "{n} analysed images",
+                            state.analysed).format(n=humanize.number(state.analysed))
         if not groups:
             if not state.analysed:
-                return "No images have been analysed yet."
-            return f"No duplicates among {humanize.count(state.analysed, 'analysed image')}."
+                return _("No images have been analysed yet.")
+            return _("No duplicates among {analysed}.").format(analysed=analysed)
         copies = sum(len(g.members) - 1 for g in groups)
-        return (f"{humanize.count(len(groups), 'group')} of near-identical images "
-                f"({humanize.count(copies, 'copy', 'copies')}) among "
-                f"{humanize.count(state.analysed, 'analysed image')}. The suggested one "
-                "to keep is marked ★; click another picture to keep it instead.")
+        return _("{groups} of near-identical images ({copies}) among {analysed}. The "
+                 "suggested one to keep is marked ★; click another picture to keep it "
+                 "instead.").format(
+            groups=ngettext("{n} group", "{n} groups", len(groups)).format(n=len(groups)),
+            copies=ngettext("{n} copy", "{n} copies", copies).format(n=copies),
+            analysed=analysed)
 
     def _cards(self) -> None:
         groups = self.review.state.groups
@@ -185,8 +199,9 @@ class DuplicatesWindow(tk.Toplevel):
             ttk.Separator(card).pack(fill="x", side="bottom", pady=(self.theme.px(4), 0))
             self.cards.append(card)
         if not groups:
-            self.empty.configure(text="Nothing to review." if self.review.state.analysed
-                                 else "Once images are analysed, their duplicates show here.")
+            self.empty.configure(text=_("Nothing to review.") if self.review.state.analysed
+                                 else _("Once images are analysed, their duplicates show "
+                                        "here."))
             self.empty.pack(anchor="w")
         self.body.scroll_to_top()
 

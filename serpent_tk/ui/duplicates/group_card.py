@@ -7,13 +7,15 @@ Layout and input only: `DuplicatesWindow` hands it a `Group` and what choosing d
 
 from __future__ import annotations
 
+import re
 import tkinter as tk
 from collections.abc import Callable
 from tkinter import ttk
 from typing import Any
 
 from serpent_tk.ui.duplicates.review import Group
-from serpent_tk.ui.shell import humanize
+from serpent_tk.ui.language import humanize
+from serpent_tk.ui.language.translate import _, ngettext
 from serpent_tk.ui.shell.theme import FONT_CAPTION, Theme
 
 THUMB_PT = 128
@@ -23,11 +25,27 @@ PER_ROW = 5
 def member_facts(member: dict[str, Any]) -> str:
     """'480 × 360 · 120 KB · JPG'."""
     width, height = member.get("width"), member.get("height")
-    parts = [f"{width} × {height}"] if width and height else []
+    parts = [_("{width} × {height}").format(width=width, height=height)] \
+        if width and height else []
     parts.append(humanize.size(member.get("size")))
     if member.get("ext"):
         parts.append(str(member["ext"]).upper())
     return " · ".join(parts)
+
+
+def keep_reason_words(reason: str) -> str:
+    """Why the library suggests keeping one ("the largest picture (4000 x 3000)", "the
+    largest file", "the oldest"), in the window's words. (The library's English is only
+    compared here: i18n: not words.)"""
+    found = re.search(r"\((\d+) x (\d+)\)", reason)
+    if reason.startswith("the largest picture") and found:  # i18n: not words
+        return _("the largest picture ({width} × {height})").format(width=found.group(1),
+                                                                    height=found.group(2))
+    if reason.startswith("the largest file"):  # i18n: not words
+        return _("the largest file")
+    if reason.startswith("the oldest"):  # i18n: not words
+        return _("the oldest")
+    return reason
 
 
 def shortened(name: str, room: int = 22) -> str:
@@ -53,12 +71,14 @@ class GroupCard(ttk.Frame):
         self.included = tk.BooleanVar(value=group.included)
         self.check = ttk.Checkbutton(
             head, variable=self.included,
-            text=f"Group {number} · {humanize.count(len(group.members), 'image')}",
+            text=ngettext("Group {number} · {n} image", "Group {number} · {n} images",
+                          len(group.members)).format(number=number, n=len(group.members)),
             command=lambda: on_include(group, self.included.get()))
         self.check.pack(side="left")
         if group.keep_reason:
             ttk.Label(head, style="Caption.TLabel",
-                      text=f"Suggested to keep: {group.keep_reason}").pack(
+                      text=_("Suggested to keep: {why}").format(
+                          why=keep_reason_words(group.keep_reason))).pack(
                 side="left", padx=(px(12), 0))
         row = ttk.Frame(self)
         row.pack(fill="x", pady=(px(6), 0))
@@ -94,7 +114,7 @@ class GroupCard(ttk.Frame):
             mark = tk.Label(tile, background=p.surface, font=FONT_CAPTION, anchor="w")
             mark.pack(fill="x")
             self.marks[asset_id] = mark
-            ttk.Radiobutton(tile, text="Keep", value=asset_id, variable=self.keep_var,
+            ttk.Radiobutton(tile, text=_("Keep"), value=asset_id, variable=self.keep_var,
                             style="Tile.TRadiobutton",
                             command=lambda a=asset_id: self.choose(a)).pack(anchor="w")
             self.tiles[asset_id] = tile
@@ -120,9 +140,9 @@ class GroupCard(ttk.Frame):
             tile.configure(highlightbackground=p.accent if kept else p.surface,
                            highlightcolor=p.accent if kept else p.surface)
             if asset_id == group.suggested:
-                self.marks[asset_id].configure(text="★ Suggested", foreground=p.star_on)
+                self.marks[asset_id].configure(text=_("★ Suggested"), foreground=p.star_on)
             elif not kept and group.included:
-                self.marks[asset_id].configure(text="→ Trash", foreground=p.text_muted)
+                self.marks[asset_id].configure(text=_("→ Trash"), foreground=p.text_muted)
             else:
                 self.marks[asset_id].configure(text="")
         self.included.set(group.included)
@@ -132,7 +152,7 @@ class GroupCard(ttk.Frame):
         if label is None or not label.winfo_exists():
             return
         if photo is None:
-            label.configure(text="No preview")
+            label.configure(text=_("No preview"))
             return
         self._photos[asset_id] = photo
         label.configure(image=photo, text="")

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.shell.commands import Commands, Reply, describe_error
 
 PAGE = 100                  # groups per asset.find-duplicates call
@@ -72,7 +73,8 @@ class DuplicateReview:
             if generation != self._generation:
                 return
             if not reply.ok:
-                state.loading, state.error = False, describe_error(reply, "find duplicates")
+                state.loading, state.error = False, describe_error(
+                    reply, _("find duplicates"))
                 state.groups = found
                 self.on_changed()
                 return
@@ -134,7 +136,7 @@ class DuplicateReview:
 
         def started(reply: Reply) -> None:
             if not reply.ok:
-                state.analysing, state.error = False, describe_error(reply, "analyse")
+                state.analysing, state.error = False, describe_error(reply, _("analyse"))
                 self.on_changed()
                 return
             self._follow(str(reply.result["task"]["id"]))
@@ -154,8 +156,9 @@ class DuplicateReview:
                 return
             state.analysing = False
             if not reply.ok or reply.result.get("status") == "failed":
-                state.error = describe_error(reply, "analyse") if not reply.ok else \
-                    f"The analysis stopped: {reply.result.get('message') or 'an error'}."
+                state.error = describe_error(reply, _("analyse")) if not reply.ok else \
+                    _("The analysis stopped: {why}.").format(
+                        why=reply.result.get("message") or _("an error"))
             self.load()
 
         self.commands.call("task.get", {"libraryId": self.library_id, "taskId": task_id},

@@ -17,16 +17,23 @@ from serpent_tk.ui.inspector.button_row import ButtonRow
 from serpent_tk.ui.inspector.palette_swatches import PaletteSwatches
 from serpent_tk.ui.inspector.rating import RatingStars
 from serpent_tk.ui.inspector.tag_editor import TagEditor
-from serpent_tk.ui.shell import humanize
+from serpent_tk.ui.language import formats, humanize
+from serpent_tk.ui.language.asset_words import kind_word, problem_sentence
+from serpent_tk.ui.language.translate import N_, _, ngettext, pgettext
+from serpent_tk.ui.menus.action_table import MOD_NAME
 from serpent_tk.ui.shell.theme import FONT_BODY, FONT_CAPTION, FONT_SUBTITLE, Theme
 
 AGO_REFRESH_MS = 30_000
-INFO_ROWS = ("Dimensions", "Taken", "Camera", "Lens", "Type", "Size", "Added", "Modified")
+# the facts shown under the fields, by name (their labels: these words in the window's
+# language)
+INFO_ROWS = (N_("Dimensions"), N_("Taken"), N_("Camera"), N_("Lens"), N_("Type"), N_("Size"),
+             N_("Added"), N_("Modified"))
 OPTIONAL_ROWS = ("Taken", "Camera", "Lens")     # shown only when the photo has them
 
 
 def taken_words(value: str | None) -> str:
-    """'2024-07-01T18:30:05' (the camera's local time) -> '1 Jul 2024, 18:30'."""
+    """'2024-07-01T18:30:05' (the camera's local time) -> 'Jul 1, 2024, 6:30 PM' in the
+    person's locale ('2024年7月1日 18:30')."""
     from datetime import datetime
 
     if not value:
@@ -35,7 +42,7 @@ def taken_words(value: str | None) -> str:
         when = datetime.fromisoformat(value)
     except ValueError:
         return value
-    return f"{when.day} {when:%b %Y}, {when:%H:%M}"
+    return formats.day_and_time(when)
 
 
 def tag_shares(items: Sequence[dict[str, Any]]) -> tuple[list[str], dict[str, int]]:
@@ -100,19 +107,19 @@ class Inspector(ttk.Frame):
         self.name_block = ttk.Frame(body)
         self.name_block.pack(fill="x")
         self.name_var = tk.StringVar()
-        self._label(self.name_block, "Name")
+        self._label(self.name_block, _("Name"))
         self.name_entry = ttk.Entry(self.name_block, textvariable=self.name_var, width=8)
         self.name_entry.pack(fill="x")
         self.name_entry.bind("<Return>", lambda e: self._commit_name())
         self.name_entry.bind("<FocusOut>", lambda e: self._commit_name())
         self.name_entry.bind("<Escape>", lambda e: self._revert_name())
 
-        self.rating_label = self._label(body, "Rating")
+        self.rating_label = self._label(body, _("Rating"))
         self.rating = RatingStars(body, theme)
         self.rating.pack(anchor="w")
         self.rating.on_change = self._rate
 
-        self._label(body, "Tags")
+        self._label(body, _("Tags"))
         self.tags = TagEditor(body, theme)
         self.tags.pack(fill="x")
         self.tags.on_add = lambda tag: self.actions.add_tag(self._ids(), tag)
@@ -120,7 +127,7 @@ class Inspector(ttk.Frame):
 
         self.single = ttk.Frame(body)
         self.single.pack(fill="x")
-        self._label(self.single, "Notes")
+        self._label(self.single, _("Notes"))
         self.notes = tk.Text(self.single, height=4, wrap="word", undo=True,
                              font=FONT_BODY, relief="flat", borderwidth=0,
                              highlightthickness=1, padx=px(6), pady=px(4))
@@ -128,19 +135,19 @@ class Inspector(ttk.Frame):
         self.notes.bind("<FocusOut>", lambda e: self._commit_notes())
         self.notes.bind("<Control-Return>", lambda e: (self._commit_notes(), "break")[1])
 
-        self._label(self.single, "Source URL")
+        self._label(self.single, _("Source URL"))
         url_row = ttk.Frame(self.single)
         url_row.pack(fill="x")
         self.url_var = tk.StringVar()
         self.url_entry = ttk.Entry(url_row, textvariable=self.url_var, width=8)
         self.url_entry.bind("<Return>", lambda e: self._commit_url())
         self.url_entry.bind("<FocusOut>", lambda e: self._commit_url())
-        self.url_open = ttk.Button(url_row, text="Open",
+        self.url_open = ttk.Button(url_row, text=_("Open"),
                                    command=lambda: self.actions.open_url(self.url_var.get()))
         self.url_open.pack(side="right", padx=(px(4), 0))
         self.url_entry.pack(side="left", fill="x", expand=True)
 
-        self.colours_label = self._label(self.single, "Colours")
+        self.colours_label = self._label(self.single, _("Colours"))
         self.swatches = PaletteSwatches(self.single, theme)
         self.swatches.pack(fill="x")
         self.swatches.on_pick = lambda colour: self.on_color(colour)
@@ -152,7 +159,7 @@ class Inspector(ttk.Frame):
         self._info_rows: dict[str, ttk.Label] = {}
         self._info_names: dict[str, ttk.Label] = {}
         for row, label in enumerate(INFO_ROWS):
-            name = ttk.Label(self.info, text=label, style="Caption.TLabel")
+            name = ttk.Label(self.info, text=_(label), style="Caption.TLabel")
             name.grid(row=row, column=0, sticky="nw", padx=(0, px(10)), pady=px(1))
             value = ttk.Label(self.info, anchor="w", justify="left")
             value.grid(row=row, column=1, sticky="w", pady=px(1))
@@ -164,23 +171,24 @@ class Inspector(ttk.Frame):
 
         self.buttons = ButtonRow(body, theme)
         self.buttons.pack(fill="x", pady=(px(14), 0))
-        self.view_button = ttk.Button(self.buttons, text="View", command=self._view)
-        self.open_button = ttk.Button(self.buttons, text="Open with system app",
+        self.view_button = ttk.Button(self.buttons, text=pgettext("verb", "View"),
+                                      command=self._view)
+        self.open_button = ttk.Button(self.buttons, text=_("Open with system app"),
                                       command=self._open)
-        self.show_button = ttk.Button(self.buttons, text="Show in folder",
+        self.show_button = ttk.Button(self.buttons, text=_("Show in folder"),
                                       command=lambda: self.actions.show_in_folder(self._ids()))
-        self.trash_button = ttk.Button(self.buttons, text="Move to Trash",
+        self.trash_button = ttk.Button(self.buttons, text=_("Move to Trash"),
                                        command=lambda: self.actions.trash(self._ids()))
-        self.restore_button = ttk.Button(self.buttons, text="Restore",
+        self.restore_button = ttk.Button(self.buttons, text=_("Restore"),
                                          command=lambda: self.actions.restore(self._ids()))
         self.delete_button = ttk.Button(
-            self.buttons, text="Delete permanently…",
+            self.buttons, text=_("Delete permanently…"),
             command=lambda: self.actions.delete_permanently(self._ids()))
 
         self.empty = ttk.Label(self, style="Muted.TLabel", justify="left",
-                               text="Select an asset to see its details.\n\n"
-                                    "Tip: Ctrl-click or Shift-click to select several, "
-                                    "or drag a box around them.")
+                               text=_("Select an asset to see its details.\n\nTip: {mod}-click "
+                                      "or Shift-click to select several, or drag a box around "
+                                      "them.").format(mod=MOD_NAME))
         self._ago_timer: str | None = None
         self._wrap = theme.px(200)
         self._title_text = ""
@@ -266,13 +274,14 @@ class Inspector(ttk.Frame):
         self._show_frame()
         self._show_title(str(asset.get("name", "")))
         in_trash = trashed or bool(asset.get("trashed"))
-        self.subtitle.configure(text=humanize.size(asset.get("size")) +
-                                (" · in the Trash" if in_trash else ""))
+        size = humanize.size(asset.get("size"))
+        self.subtitle.configure(text=_("{size} · in the Trash").format(size=size) if in_trash
+                                else size)
         focus = self.focus_get()
         if not (same and focus is self.name_entry):
             self.name_var.set(asset.get("name", ""))
         self.rating.set(int(asset.get("rating") or 0))
-        self.rating_label.configure(text="Rating")
+        self.rating_label.configure(text=_("Rating"))
         self.tags.set_tags(asset.get("tags", []))
         if not (same and focus is self.notes):
             self.notes.delete("1.0", "end")
@@ -284,19 +293,20 @@ class Inspector(ttk.Frame):
         self.single.pack(fill="x", before=self.buttons)
         self._show_facts(asset)
         kind = str(asset.get("format") or asset.get("ext", "")).upper()
-        self._info_rows["Type"].configure(text=f"{kind} · {asset.get('kind', '')}")
+        self._info_rows["Type"].configure(text=f"{kind} · {kind_word(asset.get('kind', ''))}")
         self._info_rows["Size"].configure(text=humanize.size(asset.get("size")))
         self._refresh_ago()
         self._show_buttons(trashed or bool(asset.get("trashed")))
         if not same:
-            self.show_preview(None, "Loading preview…")
+            self.show_preview(None, _("Loading preview…"))
 
     def _show_facts(self, asset: dict[str, Any]) -> None:
         """Size as displayed (EXIF orientation applied), date taken, camera, lens, palette
         and what is wrong with the file, if anything."""
         width, height = asset.get("width"), asset.get("height")
         self._info_rows["Dimensions"].configure(
-            text=f"{width} × {height} px" if width and height else "—")
+            text=_("{width} × {height} px").format(width=width, height=height)
+            if width and height else "—")
         facts = {"Taken": taken_words(asset.get("takenAt")),
                  "Camera": str(asset.get("camera") or ""), "Lens": str(asset.get("lens") or "")}
         for name, text in facts.items():
@@ -308,7 +318,7 @@ class Inspector(ttk.Frame):
                     widget.grid_remove()
         problem = asset.get("problem") or {}
         if problem:
-            self.problem.configure(text=f"⚠ {problem.get('message') or 'Damaged file'}")
+            self.problem.configure(text="⚠ " + problem_sentence(problem))
             self.problem.pack(fill="x", pady=(self.theme.px(10), 0), before=self.info)
         else:
             self.problem.pack_forget()
@@ -318,7 +328,7 @@ class Inspector(ttk.Frame):
                                     before=self.info)
             self.swatches.pack(fill="x", before=self.info)
             self.swatches.show(asset.get("palette") or [],
-                               note="Not analysed yet")
+                               note=_("Not analysed yet"))
         else:
             self.colours_label.pack_forget()
             self.swatches.pack_forget()
@@ -342,20 +352,21 @@ class Inspector(ttk.Frame):
         self._cancel_ago()
         self._show_frame()
         total = sum(int(i.get("size") or 0) for i in items)
-        self._show_title(humanize.count(len(items), "asset") + " selected")
+        self._show_title(ngettext("{n} asset selected", "{n} assets selected",
+                                  len(items)).format(n=humanize.number(len(items))))
         self.subtitle.configure(text=humanize.size(total))
         shared, partial = tag_shares(items)
         self.tags.set_tags(shared, partial=partial, of=len(items))
         ratings = {int(i.get("rating") or 0) for i in items}
         mixed = len(ratings) > 1
         self.rating.set(ratings.pop() if len(ratings) == 1 else 0, mixed=mixed)
-        self.rating_label.configure(text="Rating · varies (a star sets all)" if mixed
-                                    else "Rating")
+        self.rating_label.configure(text=_("Rating · varies (a star sets all)") if mixed
+                                    else _("Rating"))
         self.single.pack_forget()
         self.name_block.pack_forget()
         self._show_buttons(trashed)
         if not same:                  # the same assets, newer data: keep their picture
-            self.show_preview(None, humanize.count(len(items), "asset"))
+            self.show_preview(None, humanize.assets(len(items)))
 
     def show_preview(self, photo: Any, text: str = "") -> None:
         self._photo = photo
@@ -395,10 +406,10 @@ class Inspector(ttk.Frame):
             return
         self._info_rows["Added"].configure(text=humanize.ago(asset.get("addedAt")))
         self._info_rows["Modified"].configure(text=humanize.ago(asset.get("modifiedAt")))
-        lines = [humanize.changed_by("Added", asset.get("addedBy"), asset.get("addedAt"))]
+        lines = [humanize.changed_by(True, asset.get("addedBy"), asset.get("addedAt"))]
         modified_by = asset.get("modifiedBy")
         if modified_by and asset.get("modifiedAt") != asset.get("addedAt"):
-            lines.append(humanize.changed_by("Changed", modified_by, asset.get("modifiedAt")))
+            lines.append(humanize.changed_by(False, modified_by, asset.get("modifiedAt")))
         self.audit.configure(text="\n".join(lines))
         self._ago_timer = self.after(AGO_REFRESH_MS, self._refresh_ago)
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from tkinter import ttk
 from typing import Any
 
+from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.shell.theme import Theme
 from serpent_tk.ui.shell.tooltip import tooltip
 
@@ -44,8 +45,10 @@ def merged(palette: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 def share_words(entry: dict[str, Any]) -> str:
     """'#c83232 · 34 % of the picture'."""
     ratio = float(entry.get("ratio") or 0)
-    percent = f"{ratio * 100:.0f} %" if ratio >= 0.01 else "under 1 %"
-    return f"{entry.get('color')} · {percent} of the picture"
+    if ratio < 0.01:
+        return _("{color} · under 1 % of the picture").format(color=entry.get("color"))
+    return _("{color} · {percent} % of the picture").format(color=entry.get("color"),
+                                                            percent=round(ratio * 100))
 
 
 class PaletteSwatches(ttk.Frame):
@@ -76,8 +79,8 @@ class PaletteSwatches(ttk.Frame):
                               highlightbackground=self.theme.palette.text_muted)
             swatch.pack(side="left", padx=(0, self.theme.px(4)))
             swatch.bind("<Button-1>", lambda e, c=colour: self.on_pick(c))
-            tooltip(swatch, self.theme, f"{share_words(entry)}. Click to find assets with "
-                                        "this colour.")
+            tooltip(swatch, self.theme, _("{share}. Click to find assets with this "
+                                          "colour.").format(share=share_words(entry)))
             self.swatches.append(swatch)
         if not palette and note:
             self.note.configure(text=note)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from tkinter import ttk
 
 from serpent_tk.ui.inspector.tag_suggestions import SuggestionList, suggestions
+from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.shell.theme import FONT_BODY, FONT_CAPTION, Theme
 
 
@@ -37,7 +38,7 @@ class TagEditor(ttk.Frame):
         self.entry = ttk.Entry(self, textvariable=self.entry_var)
         self.entry.pack(fill="x", pady=(theme.px(4), 0))
         self.suggestions = SuggestionList(self.entry, theme, self._pick)
-        self._placeholder = "Add a tag…"
+        self._placeholder = _("Add a tag…")
         self._show_placeholder()
         self.entry.bind("<FocusIn>", lambda e: self._hide_placeholder())
         self.entry.bind("<FocusOut>", lambda e: self._focus_out())
@@ -77,7 +78,7 @@ class TagEditor(ttk.Frame):
             chips.window_create("end", window=self._partial_chip(tag, count, of),
                                 padx=self.theme.px(2), pady=self.theme.px(1))
         if not self.tags and not self.partial:
-            chips.insert("end", "No tags yet", ("muted",))
+            chips.insert("end", _("No tags yet"), ("muted",))
             chips.tag_configure("muted", foreground=self.theme.palette.text_muted,
                                 font=FONT_BODY)
         chips.configure(state="disabled")
@@ -105,7 +106,8 @@ class TagEditor(ttk.Frame):
         label = tk.Label(frame, text=tag, background=p.background, foreground=p.text,
                          font=FONT_BODY)
         label.pack(side="left")
-        share = tk.Label(frame, text=f"· {count} of {of}", background=p.background,
+        share = tk.Label(frame, text=_("· {count} of {total}").format(count=count, total=of),
+                         background=p.background,
                          foreground=p.text_muted, font=FONT_CAPTION)
         share.pack(side="left", padx=(px(3), 0))
         add = tk.Label(frame, text="+", background=p.background, foreground=p.accent,

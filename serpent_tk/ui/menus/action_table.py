@@ -18,10 +18,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from serpent_tk.ui.language.translate import N_, _
+
 MOD = "Command" if sys.platform == "darwin" else "Control"
 MOD_NAME = "Cmd" if sys.platform == "darwin" else "Ctrl"
 TEXT_CLASSES = {"Entry", "TEntry", "Text", "TCombobox", "Spinbox", "TSpinbox"}
-MENUS = ("File", "Edit", "View", "Library", "Help")
+MENUS = (N_("File"), N_("Edit"), N_("View"), N_("Library"), N_("Help"))  # ids; `_()` shown
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,7 @@ def _always(target: Target) -> bool:
 @dataclass(frozen=True)
 class Action:
     name: str                                  # stable id: "edit.undo"
-    label: str | Callable[[Target], str]
+    label: str | Callable[[Target], str]       # a msgid, or words made for the target
     menu: str                                  # one of MENUS
     run: Callable[[Target], None]
     keys: tuple[str, ...] = ()                 # Tk sequences
@@ -72,7 +74,8 @@ class Action:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def text(self, target: Target) -> str:
-        return self.label(target) if callable(self.label) else self.label
+        """The label in the window's language."""
+        return self.label(target) if callable(self.label) else _(self.label)
 
 
 def typing_in(widget: object) -> bool:
@@ -118,7 +121,8 @@ def bind_keys(root: tk.Misc, actions: Sequence[Action],
 
 
 def shortcut_rows(actions: Sequence[Action]) -> list[tuple[str, str, str]]:
-    """(menu, label, accelerator) of every action with a shortcut, in menu order."""
+    """(menu, label, accelerator) of every action with a shortcut, in menu order (the menu
+    by its id: `_()` it to show it)."""
     rows = []
     for menu in MENUS:
         for action in actions:

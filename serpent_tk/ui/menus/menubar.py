@@ -10,6 +10,7 @@ from __future__ import annotations
 import tkinter as tk
 from collections.abc import Callable, Sequence
 
+from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.menus.action_table import MENUS, Action, CascadeEntry, Target
 from serpent_tk.ui.menus.menu_style import themed_menu
 from serpent_tk.ui.shell.theme import Theme
@@ -91,7 +92,7 @@ class MenuBar:
             items = [a for a in self.actions if a.menu == name and a.in_menu_bar]
             menu = themed_menu(self.bar, theme)
             menu.configure(postcommand=lambda m=menu, i=items: self._refill(m, i))
-            self.bar.add_cascade(label=name, menu=menu, underline=0)
+            self.bar.add_cascade(label=_(name), menu=menu, underline=0)
             self.menus[name] = menu
             self._refill(menu, items)
         root.configure(menu=self.bar)
@@ -145,7 +146,7 @@ class ContextMenu:
             if action.when(target) and action.text(target).startswith(label):
                 action.run(target)
                 return
-        raise LookupError(f"no entry {label!r} for {target}")
+        raise LookupError(f"no entry {label!r} for {target}")  # i18n: not words (tests)
 
     def cascade(self, target: Target, label: str) -> list[CascadeEntry]:
         """The entries of submenu `label` it would show for `target` (tests)."""

@@ -7,36 +7,37 @@ import tkinter as tk
 from collections.abc import Sequence
 from tkinter import ttk
 
+from serpent_tk.ui.language.translate import N_, _
 from serpent_tk.ui.menus.action_table import MOD_NAME, Action, shortcut_rows
 from serpent_tk.ui.shell.dialogs import Dialog
 from serpent_tk.ui.shell.theme import Theme
 
 # Keys and pointer moves that belong to the grid or the viewer themselves (not menu actions)
 OTHER_KEYS = (
-    ("In the grid", "Arrows, Home / End, Page Up / Down", "move the selection"),
-    ("In the grid", "Shift + the same", "extend the selection"),
-    ("In the grid", f"Click, {MOD_NAME}+click, Shift+click, drag a box",
-     "select one, toggle one, a range, a rectangle"),
-    ("In the grid", "Double-click", "open in the viewer"),
-    ("In the grid", "Drag onto a folder, tag, collection or the Trash",
-     "file, tag, collect or trash"),
-    ("In the grid", "Drag out of the window", "copy the files into another app"),
-    ("In the viewer", "Wheel", "zoom at the pointer"),
-    ("In the viewer", "Drag", "move the picture"),
-    ("In the viewer", "Double-click", "100 % there, or back to fit"),
+    (N_("In the grid"), N_("Arrows, Home / End, Page Up / Down"), N_("Move the selection")),
+    (N_("In the grid"), N_("Shift + the same"), N_("Extend the selection")),
+    (N_("In the grid"), N_("Click, {mod}+click, Shift+click, drag a box"),
+     N_("Select one, toggle one, a range, a rectangle")),
+    (N_("In the grid"), N_("Double-click"), N_("Open in the viewer")),
+    (N_("In the grid"), N_("Drag onto a folder, tag, collection or the Trash"),
+     N_("File, tag, collect or trash")),
+    (N_("In the grid"), N_("Drag out of the window"), N_("Copy the files into another app")),
+    (N_("In the viewer"), N_("Wheel"), N_("Zoom at the pointer")),
+    (N_("In the viewer"), N_("Drag"), N_("Move the picture")),
+    (N_("In the viewer"), N_("Double-click"), N_("100 % there, or back to fit")),
 )
 
 
 class ShortcutsDialog(Dialog):
     def __init__(self, parent: tk.Misc, theme: Theme, actions: Sequence[Action]) -> None:
-        super().__init__(parent, theme, "Keyboard shortcuts")
+        super().__init__(parent, theme, _("Keyboard shortcuts"))
         px = theme.px
         self.resizable(True, True)
         body = ttk.Frame(self, padding=(px(16), px(14), px(16), px(12)))
         body.pack(fill="both", expand=True)
-        ttk.Label(body, text="Keyboard shortcuts", style="Title.TLabel").pack(anchor="w")
-        ttk.Label(body, text="Every action is also in the menus; right-click assets or the "
-                  "sidebar for the ones that apply there.", style="Muted.TLabel",
+        ttk.Label(body, text=_("Keyboard shortcuts"), style="Title.TLabel").pack(anchor="w")
+        ttk.Label(body, text=_("Every action is also in the menus; right-click assets or the "
+                               "sidebar for the ones that apply there."), style="Muted.TLabel",
                   wraplength=px(440), justify="left").pack(anchor="w", pady=(px(2), px(10)))
         holder = ttk.Frame(body)
         holder.pack(fill="both", expand=True)
@@ -51,12 +52,12 @@ class ShortcutsDialog(Dialog):
         self.tree.tag_configure("heading", font="SunValleyBodyStrongFont")
         self.rows: list[tuple[str, str, str]] = []
         for menu, label, keys in shortcut_rows(actions):
-            self._row(menu, label.rstrip("…"), keys)
+            self._row(_(menu), label.rstrip("…"), keys)
         for place, keys, does in OTHER_KEYS:
-            self._row(place, does[:1].upper() + does[1:], keys)
+            self._row(_(place), _(does), _(keys).format(mod=MOD_NAME))
         buttons = ttk.Frame(body)
         buttons.pack(fill="x", pady=(px(12), 0))
-        self.close_button = ttk.Button(buttons, text="Close", style="Accent.TButton",
+        self.close_button = ttk.Button(buttons, text=_("Close"), style="Accent.TButton",
                                        command=self.cancel)
         self.close_button.pack(side="right")
         self.bind("<Return>", lambda e: self.cancel())

@@ -14,13 +14,19 @@ from tkinter import ttk
 from typing import Any
 
 from serpent_tk.credentials import CredentialStore
+from serpent_tk.ui.language.translate import N_, _, known
 from serpent_tk.ui.settings.mcp_controls import McpClient, McpControlError, McpControls
 from serpent_tk.ui.shell.commands import Commands
 from serpent_tk.ui.shell.theme import Theme
 
 log = logging.getLogger(__name__)
 
-NEW_SUFFIX = " (new)"
+NEW_SUFFIX = N_(" (new)")
+
+
+def new_suffix() -> str:
+    """" (new)" after a client's name: its credential will be made on the first copy."""
+    return _(NEW_SUFFIX)
 
 
 
@@ -53,23 +59,23 @@ class ClientConfigPanel(ttk.Frame):
     def _build(self) -> None:
         px = self.theme.px
         card = self
-        ttk.Label(card, text="Client").grid(row=0, column=0, sticky="w")
+        ttk.Label(card, text=_("Client")).grid(row=0, column=0, sticky="w")
         self.client_var = tk.StringVar()
         self.client_box = ttk.Combobox(card, textvariable=self.client_var, state="readonly",
                                        width=18)
         self.client_box.grid(row=0, column=1, sticky="w", padx=(px(8), px(16)))
         self.client_box.bind("<<ComboboxSelected>>", lambda e: self._client_changed())
-        ttk.Label(card, text="Credential").grid(row=0, column=2, sticky="w")
+        ttk.Label(card, text=_("Credential")).grid(row=0, column=2, sticky="w")
         self.credential_var = tk.StringVar()
         self.credential_box = ttk.Combobox(card, textvariable=self.credential_var,
                                            state="readonly", width=18)
         self.credential_box.grid(row=0, column=3, sticky="w", padx=(px(8), 0))
         buttons = ttk.Frame(card)
         buttons.grid(row=1, column=0, columnspan=4, sticky="w", pady=(px(10), 0))
-        self.copy_button = ttk.Button(buttons, text="Copy MCP config",
+        self.copy_button = ttk.Button(buttons, text=_("Copy MCP config"),
                                       style="Accent.TButton", command=self.copy_config)
         self.copy_button.pack(side="left")
-        self.install_button = ttk.Button(buttons, text="Install", command=self.install)
+        self.install_button = ttk.Button(buttons, text=_("Install"), command=self.install)
         self.install_button.pack(side="left", padx=(px(6), 0))
         self.paste_hint = ttk.Label(card, style="Caption.TLabel", wraplength=px(520),
                                     justify="left")
@@ -114,11 +120,13 @@ class ClientConfigPanel(ttk.Frame):
             self.copy_button.state(["disabled"])
             return
         self.copy_button.state(["!disabled"])
-        self.install_button.configure(text=f"Install into {client.label}")
+        self.install_button.configure(text=_("Install into {client}").format(
+            client=client.label))
         self.install_button.state(["!disabled"] if client.install_path else ["disabled"])
-        hint = f"Paste it into: {client.paste_hint}"
+        hint = _("Paste it into: {where}").format(where=known(client.paste_hint))
         if client.install_path:
-            hint += f"\n“Install” writes it into {client.install_path} (a backup is kept)."
+            hint += "\n" + _("“Install” writes it into {path} (a backup is kept).").format(
+                path=client.install_path)
         self.paste_hint.configure(text=hint)
         self._credential_choices()
 
@@ -131,7 +139,7 @@ class ClientConfigPanel(ttk.Frame):
         client = self.client()
         values = list(self._names)
         if client is not None and client.label not in self._names:
-            values.append(client.label + NEW_SUFFIX)
+            values.append(client.label + new_suffix())
         self.credential_box.configure(values=values)
         if client is not None and client.label in self._names:
             self.credential_var.set(client.label)
@@ -141,16 +149,17 @@ class ClientConfigPanel(ttk.Frame):
     def _credential_for_copy(self, then: Callable[[str], None]) -> None:
         """The chosen credential; "<name> (new)" is created first (mode Auto)."""
         name = self.credential_var.get()
-        if name and not name.endswith(NEW_SUFFIX):
+        if name and not name.endswith(new_suffix()):
             then(name)
             return
         client = self.client()
         assert client is not None
-        new_name = name.removesuffix(NEW_SUFFIX) if name else client.label
+        new_name = name.removesuffix(new_suffix()) if name else client.label
 
         def created(_result: object, error: BaseException | None) -> None:
             if error is not None:
-                self.connect_result.configure(text=f"No credential could be made: {error}")
+                self.connect_result.configure(text=_("No credential could be made: "
+                                                     "{error}").format(error=error))
                 return
             self.on_created(new_name)
             self.credential_var.set(new_name)
@@ -172,13 +181,14 @@ class ClientConfigPanel(ttk.Frame):
 
     def _copied(self, client: McpClient, text: str | None, error: BaseException | None) -> None:
         if error is not None or text is None:
-            self.connect_result.configure(text=f"The config could not be made: {error}")
+            self.connect_result.configure(text=_("The config could not be made: "
+                                                 "{error}").format(error=error))
             return
         self.clipboard_clear()
         self.clipboard_append(text)
         self.connect_result.configure(
-            text=f"Copied the {client.label} config to the clipboard. Paste it into: "
-                 f"{client.paste_hint}")
+            text=_("Copied the {client} config to the clipboard. Paste it into: "
+                   "{where}").format(client=client.label, where=known(client.paste_hint)))
 
     def install(self) -> None:
         client = self.client()
@@ -194,6 +204,6 @@ class ClientConfigPanel(ttk.Frame):
     def _installed(self, sentence: str | None, error: BaseException | None) -> None:
         if error is not None:
             message = error.message if isinstance(error, McpControlError) else str(error)
-            self.connect_result.configure(text=f"Not installed: {message}")
+            self.connect_result.configure(text=_("Not installed: {why}").format(why=message))
         else:
-            self.connect_result.configure(text=sentence or "Installed.")
+            self.connect_result.configure(text=known(sentence or "") or _("Installed."))

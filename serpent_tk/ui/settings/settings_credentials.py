@@ -14,16 +14,26 @@ from tkinter import ttk
 from typing import Any
 
 from serpent_tk.credentials import CredentialError, CredentialStore
-from serpent_tk.ui.shell import humanize
+from serpent_tk.ui.language import humanize
+from serpent_tk.ui.language.translate import N_, _
 from serpent_tk.ui.shell.commands import Commands
 from serpent_tk.ui.shell.dialogs import AskTextDialog, ConfirmDialog, Dialog, full_access_dialog
 from serpent_tk.ui.shell.theme import Theme
 
-MODE_LABELS = {"read-only": "Read only", "auto": "Auto", "full-access": "Full Access"}
-TOOLSET_LABELS = {"essentials": "Essentials", "everything": "Everything"}
-TOOLSET_HELP = ("Essentials: the everyday tools (find, look, import, tag, rate, move, trash, "
-                "undo, folders, collections), fewest for the AI client to read. Everything: "
-                "every tool, also library management, linked folders, history and tasks.")
+MODE_LABELS = {"read-only": N_("Read only"), "auto": N_("Auto"),
+               "full-access": N_("Full Access")}
+TOOLSET_LABELS = {"essentials": N_("Essentials"), "everything": N_("Everything")}
+TOOLSET_HELP = N_("Essentials: the everyday tools (find, look, import, tag, rate, move, trash, "
+                  "undo, folders, collections), fewest for the AI client to read. Everything: "
+                  "every tool, also library management, linked folders, history and tasks.")
+
+
+def mode_label(mode: str) -> str:
+    return _(MODE_LABELS[mode]) if mode in MODE_LABELS else mode
+
+
+def toolset_label(toolset: str) -> str:
+    return _(TOOLSET_LABELS[toolset]) if toolset in TOOLSET_LABELS else toolset
 
 
 class CredentialsPanel(ttk.Frame):
@@ -46,11 +56,11 @@ class CredentialsPanel(ttk.Frame):
         card = self
         columns = ("mode", "toolset", "created", "used")
         self.tree = ttk.Treeview(card, columns=columns, height=4, selectmode="browse")
-        self.tree.heading("#0", text="Name", anchor="w")
-        self.tree.heading("mode", text="Mode", anchor="w")
-        self.tree.heading("toolset", text="Tools", anchor="w")
-        self.tree.heading("created", text="Created", anchor="w")
-        self.tree.heading("used", text="Last used", anchor="w")
+        self.tree.heading("#0", text=_("Name"), anchor="w")
+        self.tree.heading("mode", text=_("Mode"), anchor="w")
+        self.tree.heading("toolset", text=_("Tools"), anchor="w")
+        self.tree.heading("created", text=_("Created"), anchor="w")
+        self.tree.heading("used", text=_("Last used"), anchor="w")
         self.tree.column("#0", width=px(150), stretch=True)
         self.tree.column("mode", width=px(90), stretch=False)
         self.tree.column("toolset", width=px(90), stretch=False)
@@ -59,40 +69,41 @@ class CredentialsPanel(ttk.Frame):
         self.tree.pack(fill="x")
         self.tree.bind("<<TreeviewSelect>>", lambda e: self._credential_selected())
         self.no_credentials = ttk.Label(card, style="Caption.TLabel",
-                                        text="No credentials yet: copying a config creates "
-                                             "one for that client.")
+                                        text=_("No credentials yet: copying a config "
+                                               "creates one for that client."))
         buttons = ttk.Frame(card)
         buttons.pack(fill="x", pady=(px(8), 0))
-        ttk.Button(buttons, text="New…", command=self.new_credential).pack(side="left")
+        ttk.Button(buttons, text=_("New…"), command=self.new_credential).pack(side="left")
         self.mode_var = tk.StringVar()
-        self.mode_button = ttk.Menubutton(buttons, text="Mode", width=7)
+        self.mode_button = ttk.Menubutton(buttons, text=_("Mode"))    # as wide as its words
         menu = tk.Menu(self.mode_button, tearoff=False)
-        for mode, label in MODE_LABELS.items():
-            menu.add_radiobutton(label=label, value=mode, variable=self.mode_var,
+        for mode in MODE_LABELS:
+            menu.add_radiobutton(label=mode_label(mode), value=mode, variable=self.mode_var,
                                  command=lambda m=mode: self.set_mode(self.selected(), m))
         self.mode_button["menu"] = menu
         self.mode_button.pack(side="left", padx=(px(6), 0))
         self.toolset_var = tk.StringVar()
-        self.toolset_button = ttk.Menubutton(buttons, text="Tools", width=9)
+        self.toolset_button = ttk.Menubutton(buttons, text=_("Tools"))
         toolsets = tk.Menu(self.toolset_button, tearoff=False)
-        for toolset, label in TOOLSET_LABELS.items():
-            toolsets.add_radiobutton(label=label, value=toolset, variable=self.toolset_var,
+        for toolset in TOOLSET_LABELS:
+            toolsets.add_radiobutton(label=toolset_label(toolset), value=toolset,
+                                     variable=self.toolset_var,
                                      command=lambda t=toolset: self.set_toolset(self.selected(),
                                                                                 t))
         self.toolset_button["menu"] = toolsets
         self.toolset_button.pack(side="left", padx=(px(6), 0))
-        self.reveal_button = ttk.Button(buttons, text="Reveal token", command=self.reveal)
+        self.reveal_button = ttk.Button(buttons, text=_("Reveal token"), command=self.reveal)
         self.reveal_button.pack(side="left", padx=(px(6), 0))
-        self.revoke_button = ttk.Button(buttons, text="Revoke…", command=self.ask_revoke)
+        self.revoke_button = ttk.Button(buttons, text=_("Revoke…"), command=self.ask_revoke)
         self.revoke_button.pack(side="left", padx=(px(6), 0))
         self.token_row = ttk.Frame(card)
         self.token_var = tk.StringVar()
         self.token_entry = ttk.Entry(self.token_row, textvariable=self.token_var,
                                      state="readonly", font=("TkFixedFont", 9))
         self.token_entry.pack(side="left", fill="x", expand=True)
-        ttk.Button(self.token_row, text="Copy", command=self._copy_token).pack(
+        ttk.Button(self.token_row, text=_("Copy"), command=self._copy_token).pack(
             side="left", padx=(px(6), 0))
-        ttk.Button(self.token_row, text="Hide", command=self.hide_token).pack(
+        ttk.Button(self.token_row, text=_("Hide"), command=self.hide_token).pack(
             side="left", padx=(px(6), 0))
         self.credential_message = ttk.Label(card, style="Caption.TLabel", wraplength=px(520))
         self.credential_message.pack(anchor="w", pady=(px(4), 0))
@@ -106,7 +117,8 @@ class CredentialsPanel(ttk.Frame):
     def _show_credentials(self, items: list[Any] | None, error: BaseException | None,
                           select: str | None) -> None:
         if error is not None or items is None:
-            self.credential_message.configure(text=f"Credentials could not be read: {error}")
+            self.credential_message.configure(text=_("Credentials could not be read: "
+                                                     "{error}").format(error=error))
             return
         if not self.winfo_exists():
             return
@@ -114,10 +126,10 @@ class CredentialsPanel(ttk.Frame):
         self.tree.delete(*self.tree.get_children())
         for credential in items:
             self.tree.insert("", "end", iid=credential.name, text=credential.name, values=(
-                MODE_LABELS.get(credential.mode, credential.mode),
-                TOOLSET_LABELS.get(credential.toolset, credential.toolset),
+                mode_label(credential.mode), toolset_label(credential.toolset),
                 humanize.ago(credential.created_at),
-                humanize.ago(credential.last_used_at) if credential.last_used_at else "never"))
+                humanize.ago(credential.last_used_at) if credential.last_used_at
+                else _("never")))
         names = [c.name for c in items]
         self.names = names
         self.on_names(names)
@@ -140,17 +152,18 @@ class CredentialsPanel(ttk.Frame):
                        self.revoke_button):
             button.state(state)
         if name and self.tree.exists(name):
-            mode_label = self.tree.set(name, "mode")
-            mode = next((m for m, label in MODE_LABELS.items() if label == mode_label), "")
+            shown_mode = self.tree.set(name, "mode")
+            mode = next((m for m in MODE_LABELS if mode_label(m) == shown_mode), "")
             self.mode_var.set(mode)
-            self.mode_button.configure(text=f"Mode: {mode_label}")
-            toolset_label = self.tree.set(name, "toolset")
-            self.toolset_var.set(next((t for t, label in TOOLSET_LABELS.items()
-                                       if label == toolset_label), ""))
-            self.toolset_button.configure(text=f"Tools: {toolset_label}")
+            self.mode_button.configure(text=_("Mode: {mode}").format(mode=shown_mode))
+            shown_toolset = self.tree.set(name, "toolset")
+            self.toolset_var.set(next((t for t in TOOLSET_LABELS
+                                       if toolset_label(t) == shown_toolset), ""))
+            self.toolset_button.configure(text=_("Tools: {toolset}").format(
+                toolset=shown_toolset))
         else:
-            self.mode_button.configure(text="Mode")
-            self.toolset_button.configure(text="Tools")
+            self.mode_button.configure(text=_("Mode"))
+            self.toolset_button.configure(text=_("Tools"))
         if self._revealed != name:
             self.hide_token()
 
@@ -160,24 +173,24 @@ class CredentialsPanel(ttk.Frame):
         toolset = tk.StringVar(value="essentials")
 
         def modes(frame: ttk.Frame) -> None:
-            ttk.Label(frame, text="Mode").pack(anchor="w")
+            ttk.Label(frame, text=_("Mode")).pack(anchor="w")
             for value in ("read-only", "auto"):
-                ttk.Radiobutton(frame, text=MODE_LABELS[value], value=value,
+                ttk.Radiobutton(frame, text=mode_label(value), value=value,
                                 variable=mode).pack(anchor="w")
-            ttk.Label(frame, text="Full Access can be turned on afterwards.",
+            ttk.Label(frame, text=_("Full Access can be turned on afterwards."),
                       style="Caption.TLabel").pack(anchor="w")
-            ttk.Label(frame, text="Tools").pack(anchor="w", pady=(self.theme.px(6), 0))
-            for value, label in TOOLSET_LABELS.items():
-                ttk.Radiobutton(frame, text=label, value=value,
+            ttk.Label(frame, text=_("Tools")).pack(anchor="w", pady=(self.theme.px(6), 0))
+            for value in TOOLSET_LABELS:
+                ttk.Radiobutton(frame, text=toolset_label(value), value=value,
                                 variable=toolset).pack(anchor="w")
-            ttk.Label(frame, text=TOOLSET_HELP, style="Caption.TLabel",
+            ttk.Label(frame, text=_(TOOLSET_HELP), style="Caption.TLabel",
                       wraplength=self.theme.px(360)).pack(anchor="w")
 
         def validate(text: str) -> str | None:
             if not text:
-                return "Please type a name, e.g. the client's name."
+                return _("Please type a name, e.g. the client's name.")
             if text.casefold() in names:
-                return f"There is already a credential called “{text}”."
+                return _("There is already a credential called “{name}”.").format(name=text)
             return None
 
         def create(name: str) -> None:
@@ -186,24 +199,25 @@ class CredentialsPanel(ttk.Frame):
                     self.credential_message.configure(text=str(error))
                     return
                 self.credential_message.configure(
-                    text=f"Created “{name}”. Copy a config to connect a client with it.")
+                    text=_("Created “{name}”. Copy a config to connect a client with "
+                           "it.").format(name=name))
                 self.reload(select=name)
 
             chosen = mode.get()      # read on the Tk thread: a Tk variable never leaves it
             tools = toolset.get()
             self.commands.background(lambda: self.credentials.create(name, chosen, tools), done)
 
-        self.dialog = AskTextDialog(self, self.theme, title="New credential",
-                                    prompt="Name (usually the AI client's name):",
+        self.dialog = AskTextDialog(self, self.theme, title=_("New credential"),
+                                    prompt=_("Name (usually the AI client's name):"),
                                     initial=self.default_name(),
-                                    confirm_label="Create", on_confirm=create,
+                                    confirm_label=_("Create"), on_confirm=create,
                                     validate=validate, extra=modes)
 
     def set_mode(self, name: str | None, mode: str) -> None:
         if not name:
             return
         current = self.tree.set(name, "mode") if self.tree.exists(name) else ""
-        if MODE_LABELS.get(mode) == current:
+        if mode_label(mode) == current:
             return
         if mode == "full-access":
             self._credential_selected()          # the menu shows the old mode until confirmed
@@ -218,7 +232,8 @@ class CredentialsPanel(ttk.Frame):
                 self.credential_message.configure(text=str(error))
                 return
             self.credential_message.configure(
-                text=f"“{name}” is now {MODE_LABELS[mode]}. It applies from its next request.")
+                text=_("“{name}” is now {mode}. It applies from its next request.").format(
+                    name=name, mode=mode_label(mode)))
             self.reload(select=name)
 
         self.commands.background(lambda: self.credentials.set_mode(name, mode), done)
@@ -226,7 +241,7 @@ class CredentialsPanel(ttk.Frame):
     def set_toolset(self, name: str | None, toolset: str) -> None:
         """Which tools the credential's client sees; a connected client is told at once."""
         if not name or (self.tree.exists(name) and
-                        self.tree.set(name, "toolset") == TOOLSET_LABELS.get(toolset)):
+                        self.tree.set(name, "toolset") == toolset_label(toolset)):
             return
 
         def done(_result: object, error: BaseException | None) -> None:
@@ -234,8 +249,10 @@ class CredentialsPanel(ttk.Frame):
                 self.credential_message.configure(text=str(error))
                 return
             self.credential_message.configure(
-                text=f"“{name}” now sees {TOOLSET_LABELS[toolset].lower()} tools; a connected "
-                     "client is told at once.")
+                text=(_("“{name}” now sees the essential tools; a connected client is told "
+                        "at once.") if toolset == "essentials" else
+                      _("“{name}” now sees every tool; a connected client is told at "
+                        "once.")).format(name=name))
             self.reload(select=name)
 
         self.commands.background(lambda: self.credentials.set_toolset(name, toolset), done)
@@ -245,17 +262,18 @@ class CredentialsPanel(ttk.Frame):
         if not name:
             return
         self.dialog = ConfirmDialog(
-            self, self.theme, title="Revoke credential", heading=f"Revoke “{name}”?",
-            text="The client using it is cut off at its next request, and its pasted config "
-                 "stops working. You can make a new credential at any time.",
-            confirm_label="Revoke", on_confirm=lambda: self.revoke(name))
+            self, self.theme, title=_("Revoke credential"),
+            heading=_("Revoke “{name}”?").format(name=name),
+            text=_("The client using it is cut off at its next request, and its pasted config "
+                   "stops working. You can make a new credential at any time."),
+            confirm_label=_("Revoke"), on_confirm=lambda: self.revoke(name))
 
     def revoke(self, name: str) -> None:
         def done(_result: object, error: BaseException | None) -> None:
             if isinstance(error, CredentialError) or error is not None:
                 self.credential_message.configure(text=str(error))
                 return
-            self.credential_message.configure(text=f"Revoked “{name}”.")
+            self.credential_message.configure(text=_("Revoked “{name}”.").format(name=name))
             self.reload()
 
         self.hide_token()
@@ -287,4 +305,4 @@ class CredentialsPanel(ttk.Frame):
         if self.token_var.get():
             self.clipboard_clear()
             self.clipboard_append(self.token_var.get())
-            self.credential_message.configure(text="Token copied to the clipboard.")
+            self.credential_message.configure(text=_("Token copied to the clipboard."))

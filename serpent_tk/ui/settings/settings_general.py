@@ -16,7 +16,8 @@ from typing import Any
 
 from serpent_tk import portable
 from serpent_tk.settings import Settings, SettingsStore
-from serpent_tk.ui.shell import humanize
+from serpent_tk.ui.language import humanize, translate
+from serpent_tk.ui.language.translate import _, ngettext
 from serpent_tk.ui.shell.commands import Commands
 from serpent_tk.ui.shell.theme import Theme
 
@@ -27,7 +28,8 @@ class GeneralSettingsPage(ttk.Frame):
     def __init__(self, master: tk.Misc, theme: Theme, commands: Commands,
                  settings_store: SettingsStore, settings: Settings,
                  on_theme: Callable[[str], None],
-                 on_thumbnail_size: Callable[[int], None] | None = None) -> None:
+                 on_thumbnail_size: Callable[[int], None] | None = None,
+                 on_language: Callable[[str], None] | None = None) -> None:
         px = theme.px
         super().__init__(master, padding=(px(16), px(12)))
         self.theme = theme
@@ -36,42 +38,56 @@ class GeneralSettingsPage(ttk.Frame):
         self.settings = settings
         self.on_theme = on_theme
         self.on_thumbnail_size = on_thumbnail_size
+        self.on_language = on_language
         self.missing: list[portable.MissingLibrary] = []
 
-        ttk.Label(self, text="Appearance", style="Strong.TLabel").pack(anchor="w")
+        ttk.Label(self, text=_("Appearance"), style="Strong.TLabel").pack(anchor="w")
         card = ttk.Frame(self, style="Card.TFrame", padding=(px(12), px(10)))
         card.pack(fill="x", pady=(px(6), 0))
-        ttk.Label(card, text="Theme").grid(row=0, column=0, sticky="w", padx=(0, px(12)))
+        ttk.Label(card, text=_("Theme")).grid(row=0, column=0, sticky="w", padx=(0, px(12)))
         self.theme_var = tk.StringVar(value=settings.ui.theme)
-        for column, (value, label) in enumerate((("system", "Like the system"),
-                                                 ("light", "Light"), ("dark", "Dark")),
+        for column, (value, label) in enumerate((("system", _("Like the system")),
+                                                 ("light", _("Light")), ("dark", _("Dark"))),
                                                 start=1):
             ttk.Radiobutton(card, text=label, value=value, variable=self.theme_var,
                             command=self._theme_chosen).grid(row=0, column=column, sticky="w",
                                                              padx=(0, px(12)))
-        ttk.Label(card, text="Thumbnails").grid(row=1, column=0, sticky="w",
-                                                padx=(0, px(12)), pady=(px(10), 0))
+        ttk.Label(card, text=_("Language")).grid(row=1, column=0, sticky="w",
+                                                 padx=(0, px(12)), pady=(px(10), 0))
+        self.language_var = tk.StringVar(value=settings.ui.language)
+        languages = [(translate.SYSTEM, _("Like the system")),
+                     *translate.LANGUAGES.items()]
+        self.language_buttons = {}
+        for column, (value, label) in enumerate(languages, start=1):
+            button = ttk.Radiobutton(card, text=label, value=value, variable=self.language_var,
+                                     command=self._language_chosen)
+            button.grid(row=1, column=column, sticky="w", padx=(0, px(12)), pady=(px(10), 0))
+            self.language_buttons[value] = button
+        ttk.Label(card, text=_("Thumbnails")).grid(row=2, column=0, sticky="w",
+                                                   padx=(0, px(12)), pady=(px(10), 0))
         self.size_var = tk.IntVar(value=settings.ui.thumbnail_size)
         self.size_scale = ttk.Scale(card, from_=96, to=320, variable=self.size_var,
                                     command=lambda _v: self._size_moved())
-        self.size_scale.grid(row=1, column=1, columnspan=3, sticky="we", pady=(px(10), 0))
+        self.size_scale.grid(row=2, column=1, columnspan=3, sticky="we", pady=(px(10), 0))
         card.columnconfigure(3, weight=1)
 
-        ttk.Label(self, text="Move your settings to another computer",
+        ttk.Label(self, text=_("Move your settings to another computer"),
                   style="Strong.TLabel").pack(anchor="w", pady=(px(16), px(2)))
         ttk.Label(self, style="Caption.TLabel", wraplength=px(520), justify="left",
-                  text="One file with your settings, MCP port and the list of your libraries "
-                       "(library folders themselves are not copied). Tokens are included only "
-                       "if you tick the box — keep such a file private.").pack(anchor="w")
+                  text=_("One file with your settings, MCP port and the list of your "
+                         "libraries (library folders themselves are not copied). Tokens are "
+                         "included only if you tick the box — keep such a file "
+                         "private.")).pack(anchor="w")
         card = ttk.Frame(self, style="Card.TFrame", padding=(px(12), px(10)))
         card.pack(fill="x", pady=(px(6), 0))
         self.include_tokens = tk.BooleanVar(value=False)
-        ttk.Checkbutton(card, text="Include AI client tokens (secret)",
+        ttk.Checkbutton(card, text=_("Include AI client tokens (secret)"),
                         variable=self.include_tokens).pack(anchor="w")
         buttons = ttk.Frame(card)
         buttons.pack(fill="x", pady=(px(8), 0))
-        ttk.Button(buttons, text="Export settings…", command=self.ask_export).pack(side="left")
-        ttk.Button(buttons, text="Import settings…", command=self.ask_import).pack(
+        ttk.Button(buttons, text=_("Export settings…"), command=self.ask_export).pack(
+            side="left")
+        ttk.Button(buttons, text=_("Import settings…"), command=self.ask_import).pack(
             side="left", padx=(px(6), 0))
         self.result = ttk.Label(card, wraplength=px(500), justify="left")
         self.result.pack(anchor="w", pady=(px(8), 0))
@@ -87,6 +103,18 @@ class GeneralSettingsPage(ttk.Frame):
             lambda s: setattr(s.ui, "theme", name)))
         self.on_theme(name)
 
+    def _language_chosen(self) -> None:
+        """The window speaks the chosen language from now on (rebuilt, keeping what it
+        shows); the setting is saved for the next start."""
+        language = self.language_var.get()
+        if language == self.settings.ui.language:
+            return
+        self.settings.ui.language = language  # type: ignore[assignment]
+        self.commands.background(lambda: self.store.update(
+            lambda s: setattr(s.ui, "language", language)))
+        if self.on_language is not None:
+            self.on_language(language)
+
     def _size_moved(self) -> None:
         size = int(self.size_var.get())
         if size == self.settings.ui.thumbnail_size:
@@ -100,9 +128,9 @@ class GeneralSettingsPage(ttk.Frame):
     # export / import ---------------------------------------------------------------------
     def ask_export(self) -> None:
         path = filedialog.asksaveasfilename(
-            parent=self, title="Export settings", defaultextension=".json",
+            parent=self, title=_("Export settings"), defaultextension=".json",
             initialfile="serpent-settings.json",
-            filetypes=[("Serpent settings", "*.json"), ("All files", "*")])
+            filetypes=[(_("Serpent settings"), "*.json"), (_("All files"), "*")])
         if path:
             self.export_to(path)
 
@@ -113,18 +141,21 @@ class GeneralSettingsPage(ttk.Frame):
             if error is not None or report is None:
                 self.result.configure(text=self._problem(error))
                 return
-            secret = f" and {report.credentials} tokens (keep this file private)" \
-                if report.credentials else ""
-            libraries = humanize.count(report.libraries, "library", "libraries")
-            self.result.configure(text=f"Exported {libraries}{secret} to {report.path}.")
+            libraries = ngettext("{n} library", "{n} libraries", report.libraries).format(
+                n=humanize.number(report.libraries))
+            said = _("Exported {libraries} and {tokens} tokens to {path} (keep this file "
+                     "private).") if report.credentials else _("Exported {libraries} to "
+                                                              "{path}.")
+            self.result.configure(text=said.format(libraries=libraries, path=report.path,
+                                                   tokens=report.credentials))
 
         self.commands.background(
             lambda: portable.export_settings(path, include_credentials=include), done)
 
     def ask_import(self) -> None:
         path = filedialog.askopenfilename(
-            parent=self, title="Import settings",
-            filetypes=[("Serpent settings", "*.json"), ("All files", "*")])
+            parent=self, title=_("Import settings"),
+            filetypes=[(_("Serpent settings"), "*.json"), (_("All files"), "*")])
         if path:
             self.import_from(path)
 
@@ -134,13 +165,17 @@ class GeneralSettingsPage(ttk.Frame):
                 self.result.configure(text=self._problem(error))
                 return
             self.settings = report.settings
-            found = humanize.count(len(report.found), "library", "libraries")
-            lines = [f"Imported. {found} found on this computer."]
+            found = len(report.found)
+            lines = [ngettext("Imported. {n} library found on this computer.",
+                              "Imported. {n} libraries found on this computer.", found).format(
+                n=humanize.number(found))]
             if report.missing:
-                lines.append(f"{len(report.missing)} not found here — locate "
-                             f"{'it' if len(report.missing) == 1 else 'them'} below.")
+                lines.append(ngettext("{n} not found here — locate it below.",
+                                      "{n} not found here — locate them below.",
+                                      len(report.missing)).format(n=len(report.missing)))
             if report.credentials_added:
-                lines.append(f"Added credentials: {', '.join(report.credentials_added)}.")
+                lines.append(_("Added credentials: {names}.").format(
+                    names=humanize.listed(list(report.credentials_added))))
             lines.extend(report.notices)
             self.result.configure(text="\n".join(lines))
             self.missing = list(report.missing)
@@ -168,15 +203,17 @@ class GeneralSettingsPage(ttk.Frame):
         for entry in self.missing:
             row = ttk.Frame(self.missing_frame)
             row.pack(fill="x", pady=(px(4), 0))
-            ttk.Label(row, text=f"{entry.name} — missing", style="Warning.TLabel").pack(
+            ttk.Label(row, text=_("{name} — missing").format(name=entry.name),
+                      style="Warning.TLabel").pack(
                 side="left")
             ttk.Label(row, text=entry.path, style="Caption.TLabel").pack(
                 side="left", padx=(px(8), 0))
-            ttk.Button(row, text="Locate…",
+            ttk.Button(row, text=_("Locate…"),
                        command=lambda e=entry: self.ask_locate(e)).pack(side="right")
 
     def ask_locate(self, entry: portable.MissingLibrary) -> None:
-        path = filedialog.askdirectory(parent=self, title=f"Where is “{entry.name}”?",
+        path = filedialog.askdirectory(parent=self,
+                                       title=_("Where is “{name}”?").format(name=entry.name),
                                        mustexist=True)
         if path:
             self.locate(entry, path)
@@ -189,7 +226,8 @@ class GeneralSettingsPage(ttk.Frame):
             self.settings = settings
             self.missing = [m for m in self.missing if m != entry]
             self._show_missing()
-            self.result.configure(text=f"“{entry.name}” found at {path}.")
+            self.result.configure(text=_("“{name}” found at {path}.").format(
+                name=entry.name, path=path))
 
         self.commands.background(lambda: portable.locate_library(entry, path), done)
 
@@ -197,4 +235,4 @@ class GeneralSettingsPage(ttk.Frame):
     def _problem(error: Any) -> str:
         if isinstance(error, portable.PortableSettingsError):
             return error.message
-        return f"That did not work: {error}"
+        return _("That did not work: {error}").format(error=error)

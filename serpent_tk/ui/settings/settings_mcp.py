@@ -17,10 +17,11 @@ from tkinter import ttk
 
 from serpent_tk.credentials import CredentialStore
 from serpent_tk.settings import Settings, SettingsStore
+from serpent_tk.ui.language import humanize
+from serpent_tk.ui.language.translate import _, ngettext
 from serpent_tk.ui.settings.mcp_controls import McpControlError, McpControls, McpControlsStatus
 from serpent_tk.ui.settings.settings_clients import ClientConfigPanel
 from serpent_tk.ui.settings.settings_credentials import CredentialsPanel
-from serpent_tk.ui.shell import humanize
 from serpent_tk.ui.shell.commands import Commands
 from serpent_tk.ui.shell.theme import Theme
 
@@ -34,10 +35,11 @@ def check_port(text: str) -> tuple[int | None, str | None]:
     """(port, None) or (None, a sentence saying what is wrong)."""
     text = text.strip()
     if not text.isdigit():
-        return None, f"Type a port number from {MIN_PORT} to {MAX_PORT}."
+        return None, _("Type a port number from {low} to {high}.").format(low=MIN_PORT,
+                                                                          high=MAX_PORT)
     port = int(text)
     if not MIN_PORT <= port <= MAX_PORT:
-        return None, f"Use a port from {MIN_PORT} to {MAX_PORT}."
+        return None, _("Use a port from {low} to {high}.").format(low=MIN_PORT, high=MAX_PORT)
     return port, None
 
 
@@ -57,14 +59,14 @@ class McpSettingsPage(ttk.Frame):
         self._status = McpControlsStatus(running=False)
         self._poll: str | None = None
         self._build_service()
-        card = self._section("Connect an AI client",
-                             "Copy the config for your client and paste it where it says, "
-                             "or let Serpent install it. Then restart the client.")
+        card = self._section(_("Connect an AI client"),
+                             _("Copy the config for your client and paste it where it says, "
+                               "or let Serpent install it. Then restart the client."))
         self.connect = ClientConfigPanel(card, theme, commands, controls, credentials)
         self.connect.pack(fill="x")
-        card = self._section("Credentials", "Each AI client gets its own token. Auto lets it "
-                             "organize the library; Read only can only look; Full Access can "
-                             "do everything.")
+        card = self._section(_("Credentials"), _(
+            "Each AI client gets its own token. Auto lets it organize the library; Read only "
+            "can only look; Full Access can do everything."))
         self.keys = CredentialsPanel(card, theme, commands, credentials)
         self.keys.pack(fill="x")
         self.keys.on_names = self.connect.set_names
@@ -90,16 +92,18 @@ class McpSettingsPage(ttk.Frame):
 
     def _build_service(self) -> None:
         px = self.theme.px
-        card = self._section("MCP service", "AI clients on this computer connect to Serpent "
-                             "over 127.0.0.1 only; nothing is reachable from the network.")
+        card = self._section(_("MCP service"), _(
+            "AI clients on this computer connect to Serpent over 127.0.0.1 only; nothing is "
+            "reachable from the network."))
         self.enabled_var = tk.BooleanVar(value=self.settings.mcp.enabled)
         self.auto_var = tk.BooleanVar(value=self.settings.mcp.auto_start)
-        self.enabled_switch = ttk.Checkbutton(card, text="Enable MCP service",
+        self.enabled_switch = ttk.Checkbutton(card, text=_("Enable MCP service"),
                                               variable=self.enabled_var,
                                               style="Switch.TCheckbutton",
                                               command=self._toggle_enabled)
         self.enabled_switch.grid(row=0, column=0, columnspan=4, sticky="w")
-        self.auto_switch = ttk.Checkbutton(card, text="Start automatically when Serpent opens",
+        self.auto_switch = ttk.Checkbutton(card, text=_("Start automatically when Serpent "
+                                                        "opens"),
                                            variable=self.auto_var,
                                            style="Switch.TCheckbutton",
                                            command=self._toggle_auto)
@@ -109,25 +113,25 @@ class McpSettingsPage(ttk.Frame):
         status_row.grid(row=2, column=0, columnspan=4, sticky="we", pady=(px(10), 0))
         self.status_dot = ttk.Label(status_row, text="●")
         self.status_dot.pack(side="left", padx=(0, px(6)))
-        self.status_label = ttk.Label(status_row, text="Stopped")
+        self.status_label = ttk.Label(status_row, text=_("Stopped"))
         self.status_label.pack(side="left")
         self.status_detail = ttk.Label(card, style="Caption.TLabel")
         self.status_detail.grid(row=3, column=0, columnspan=4, sticky="w")
 
-        ttk.Label(card, text="Port").grid(row=4, column=0, sticky="w", pady=(px(10), 0))
+        ttk.Label(card, text=_("Port")).grid(row=4, column=0, sticky="w", pady=(px(10), 0))
         self.port_var = tk.StringVar(value=str(self.settings.mcp.port))
         self.port_entry = ttk.Entry(card, textvariable=self.port_var, width=8)
         self.port_entry.grid(row=4, column=1, sticky="w", padx=(px(8), px(6)),
                              pady=(px(10), 0))
         self.port_entry.bind("<Return>", lambda e: self.apply_port())
-        self.port_apply = ttk.Button(card, text="Apply", command=self.apply_port)
+        self.port_apply = ttk.Button(card, text=_("Apply"), command=self.apply_port)
         self.port_apply.grid(row=4, column=2, sticky="w", pady=(px(10), 0))
         buttons = ttk.Frame(card)
         buttons.grid(row=4, column=3, sticky="e", pady=(px(10), 0))
-        self.start_button = ttk.Button(buttons, text="Start", style="Accent.TButton",
+        self.start_button = ttk.Button(buttons, text=_("Start"), style="Accent.TButton",
                                        command=self.start)
         self.start_button.pack(side="left")
-        self.stop_button = ttk.Button(buttons, text="Stop", command=self.stop)
+        self.stop_button = ttk.Button(buttons, text=_("Stop"), command=self.stop)
         self.stop_button.pack(side="left", padx=(px(6), 0))
         card.columnconfigure(3, weight=1)
 
@@ -136,7 +140,7 @@ class McpSettingsPage(ttk.Frame):
         self.port_error = ttk.Label(self.port_problem, style="Danger.TLabel",
                                     wraplength=px(500), justify="left")
         self.port_error.pack(anchor="w", pady=(px(8), 0))
-        self.free_port_button = ttk.Button(self.port_problem, text="Use a free port instead",
+        self.free_port_button = ttk.Button(self.port_problem, text=_("Use a free port instead"),
                                            command=self.use_free_port)
         self.port_problem.grid_remove()
 
@@ -148,7 +152,8 @@ class McpSettingsPage(ttk.Frame):
     def _saved(self, _result: object, error: BaseException | None) -> None:
         if error is not None:
             log.warning("settings not saved: %s", error)
-            self.port_error.configure(text=f"Settings could not be saved: {error}")
+            self.port_error.configure(text=_("Settings could not be saved: {error}").format(
+                error=error))
 
     def _toggle_enabled(self) -> None:
         enabled = self.enabled_var.get()
@@ -178,29 +183,33 @@ class McpSettingsPage(ttk.Frame):
             # it failed before this page was open (at start-up): say why, with the way out
             self._show_port_problem(status.error, port_in_use=status.port_in_use)
         if self.busy or status.starting:
-            colour, text = p.warning, "Starting…" if status.starting else "Working…"
+            colour, text = p.warning, _("Starting…") if status.starting else _("Working…")
         elif status.running:
             colour = p.success
-            text = f"Listening on {status.url or f'http://127.0.0.1:{status.port}/mcp'}"
+            text = _("Listening on {url}").format(
+                url=status.url or f"http://127.0.0.1:{status.port}/mcp")
         elif status.error:
-            colour, text = p.danger, "Not running"
+            colour, text = p.danger, _("Not running")
         else:
-            colour, text = p.text_muted, "Stopped"
+            colour, text = p.text_muted, _("Stopped")
         self.status_dot.configure(foreground=colour)
         self.status_label.configure(text=text)
         details = []
         if status.running:
-            connected = humanize.count(status.clients_connected, "client") + " connected"
+            n = status.clients_connected
+            connected = ngettext("{n} client connected", "{n} clients connected", n).format(
+                n=humanize.number(n))
             if status.client_names:
-                connected += f" ({', '.join(status.client_names)})"
+                connected = _("{connected} ({names})").format(
+                    connected=connected, names=humanize.listed(list(status.client_names)))
             details.append(connected)
             if status.last_request_at is not None:
-                details.append("last request "
-                               + humanize.ago(status.last_request_at, seconds_precise=True))
+                details.append(_("last request {when}").format(
+                    when=humanize.ago(status.last_request_at, seconds_precise=True)))
             else:
-                details.append("no requests yet")
+                details.append(_("no requests yet"))
         elif not self.enabled_var.get():
-            details.append("The service is turned off; AI clients cannot connect.")
+            details.append(_("The service is turned off; AI clients cannot connect."))
         self.status_detail.configure(text=" · ".join(details))
         enabled = self.enabled_var.get() and not self.busy
         self.start_button.state(["!disabled"] if enabled and not status.running
@@ -254,7 +263,8 @@ class McpSettingsPage(ttk.Frame):
             self._show_port_problem(error.message, port_in_use=error.port_in_use)
         elif error is not None:
             log.warning("MCP service action failed: %s", error)
-            self._show_port_problem(f"The MCP service could not be changed: {error}")
+            self._show_port_problem(_("The MCP service could not be changed: {error}").format(
+                error=error))
         self.refresh_status()
         if status is not None and status.error and error is None:
             self._show_port_problem(status.error)
@@ -274,8 +284,8 @@ class McpSettingsPage(ttk.Frame):
             self.start(port)
         if changed:
             self.connect.connect_result.configure(
-                text=f"The port is now {port}. Copy the config again for clients that "
-                     "were set up with the old port.")
+                text=_("The port is now {port}. Copy the config again for clients that were "
+                       "set up with the old port.").format(port=port))
 
     def _restart(self, port: int) -> None:
         def work() -> McpControlsStatus:
@@ -303,7 +313,7 @@ class McpSettingsPage(ttk.Frame):
         """The way out of "port in use": pick a free port, save it and start there."""
         def chosen(port: int | None, error: BaseException | None) -> None:
             if port is None or error is not None:
-                self._show_port_problem(f"No free port found: {error}")
+                self._show_port_problem(_("No free port found: {error}").format(error=error))
                 return
             self.port_var.set(str(port))
             self.apply_port()

@@ -18,11 +18,17 @@ from typing import Protocol
 from serpent_tk.automation.events import PluginsChanged
 from serpent_tk.paths import app_dirs
 from serpent_tk.plugins.state import PluginState
+from serpent_tk.ui.language.gateway_words import listed
+from serpent_tk.ui.language.translate import N_, _, known
 from serpent_tk.ui.shell.commands import Commands
 from serpent_tk.ui.shell.theme import Theme
 
-ORIGINS = {"built-in": "Comes with Serpent", "folder": "From your plugins folder",
-           "entry point": "From an installed package"}
+ORIGINS = {"built-in": N_("Comes with Serpent"), "folder": N_("From your plugins folder"),
+           "entry point": N_("From an installed package")}  # i18n: not words (the key)
+# what a plugin is doing now (`PluginState.status`), in the window's words
+STATUS_WORDS = {"off": N_("Off"), "starting": N_("Starting…"), "running": N_("Running"),
+                "failed": N_("Turned off after an error"), "broken": N_("Cannot run"),
+                "incompatible": N_("Made for another Serpent version")}
 
 
 class PluginControls(Protocol):
@@ -50,13 +56,14 @@ class _Card:
         self.frame.columnconfigure(0, weight=1)
         top = ttk.Frame(self.frame)
         top.grid(row=0, column=0, columnspan=2, sticky="we")
-        self.title = ttk.Label(top, text=state.name, style="Strong.TLabel")
+        self.title = ttk.Label(top, text=known(state.name), style="Strong.TLabel")
         self.title.pack(side="left")
         self.version = ttk.Label(top, text=f"  {state.version}", style="Caption.TLabel")
         self.version.pack(side="left")
         self.status = ttk.Label(top, style="Caption.TLabel")
         self.status.pack(side="right")
-        self.description = ttk.Label(self.frame, text=state.description, wraplength=px(500),
+        self.description = ttk.Label(self.frame, text=known(state.description),
+                                     wraplength=px(500),
                                      justify="left")
         self.description.grid(row=1, column=0, columnspan=2, sticky="w", pady=(px(2), 0))
         self.details = ttk.Label(self.frame, style="Caption.TLabel", wraplength=px(500),
@@ -66,11 +73,11 @@ class _Card:
         switches.grid(row=3, column=0, columnspan=2, sticky="w", pady=(px(8), 0))
         self.enabled_var = tk.BooleanVar(value=state.enabled)
         self.exposed_var = tk.BooleanVar(value=state.exposed)
-        self.enable = ttk.Checkbutton(switches, text="Enable", style="Switch.TCheckbutton",
+        self.enable = ttk.Checkbutton(switches, text=_("Enable"), style="Switch.TCheckbutton",
                                       variable=self.enabled_var,
                                       command=lambda: page.switch(self, "enabled"))
         self.enable.pack(side="left")
-        self.expose = ttk.Checkbutton(switches, text="Expose to MCP (Full Access clients)",
+        self.expose = ttk.Checkbutton(switches, text=_("Expose to MCP (Full Access clients)"),
                                       style="Switch.TCheckbutton", variable=self.exposed_var,
                                       command=lambda: page.switch(self, "exposed"))
         self.expose.pack(side="left", padx=(px(16), 0))
@@ -80,16 +87,19 @@ class _Card:
         self.show(state)
 
     def show(self, state: PluginState) -> None:
-        self.title.configure(text=state.name)
+        self.title.configure(text=known(state.name))
         self.version.configure(text=f"  {state.version}" if state.version else "")
         style = {"failed": "Danger.TLabel", "broken": "Warning.TLabel",
                  "incompatible": "Warning.TLabel", "running": "Success.TLabel"}.get(
             state.status, "Caption.TLabel")
-        self.status.configure(text=state.status_text, style=style)
-        self.description.configure(text=state.description)
-        adds = ", ".join(state.commands)
-        self.details.configure(text=f"{ORIGINS.get(state.origin, state.origin)} · "
-                                    f"{adds or 'adds hooks or analysers only'}")
+        status = STATUS_WORDS.get(state.status)
+        self.status.configure(text=_(status) if status else state.status_text, style=style)
+        self.description.configure(text=known(state.description))
+        adds = listed([known(c) for c in state.commands])
+        origin = ORIGINS.get(state.origin)
+        self.details.configure(text=_("{origin} · {adds}").format(
+            origin=_(origin) if origin else state.origin,
+            adds=adds or _("adds hooks or analysers only")))
         self.enabled_var.set(state.enabled)
         self.exposed_var.set(state.exposed)
         for switch in (self.enable, self.expose):
@@ -116,23 +126,23 @@ class PluginsSettingsPage(ttk.Frame):
         self.commands = commands
         self.controls = controls
         self.cards: dict[str, _Card] = {}
-        ttk.Label(self, text="Plugins", style="Strong.TLabel").pack(anchor="w")
+        ttk.Label(self, text=_("Plugins"), style="Strong.TLabel").pack(anchor="w")
         ttk.Label(self, style="Caption.TLabel", wraplength=px(520), justify="left",
-                  text="Plugins add commands, checks that run before a change, and analysers "
-                       "for new imports. Each runs in its own process: one that fails or "
-                       "hangs is turned off and everything else keeps working. Exposed "
-                       "plugins' commands are MCP tools only for credentials in Full Access "
-                       "mode.").pack(anchor="w", pady=(px(2), 0))
+                  text=_("Plugins add commands, checks that run before a change, and "
+                         "analysers for new imports. Each runs in its own process: one that "
+                         "fails or hangs is turned off and everything else keeps working. "
+                         "Exposed plugins' commands are MCP tools only for credentials in Full "
+                         "Access mode.")).pack(anchor="w", pady=(px(2), 0))
         self.list_frame = ttk.Frame(self)
         self.list_frame.pack(fill="x")
         self.empty = ttk.Label(self, style="Caption.TLabel", wraplength=px(520),
-                               justify="left", text="No plugins found.")
+                               justify="left", text=_("No plugins found."))
         folder = str(app_dirs().plugins) if folder is None else folder
         if folder:
             ttk.Label(self, style="Caption.TLabel", wraplength=px(520), justify="left",
-                      text=f"Your plugins folder: {folder} (one folder per plugin, with its "
-                           "plugin.toml).").pack(anchor="w", side="bottom",
-                                                 pady=(px(12), 0))
+                      text=_("Your plugins folder: {folder} (one folder per plugin, with its "
+                             "plugin.toml).").format(folder=folder)).pack(
+                anchor="w", side="bottom", pady=(px(12), 0))
         self._unsubscribe: Callable[[], None] = commands.bus.subscribe(
             PluginsChanged, lambda _event: self.refresh())
         self.bind("<Destroy>", self._destroyed, add="+")
@@ -160,7 +170,7 @@ class PluginsSettingsPage(ttk.Frame):
         card.busy = True
         card.enable.state(["disabled"])
         card.expose.state(["disabled"])
-        card.status.configure(text="Starting…" if key == "enabled" and value else "…")
+        card.status.configure(text=_("Starting…") if key == "enabled" and value else "…")
         setter = self.controls.set_enabled if key == "enabled" else self.controls.set_exposed
 
         def done(state: PluginState | None, error: BaseException | None) -> None:
@@ -169,7 +179,7 @@ class PluginsSettingsPage(ttk.Frame):
                 return
             if error is not None or state is None:
                 self.refresh_card(card)
-                card.set_error(str(error) or "That did not work.")
+                card.set_error(str(error) or _("That did not work."))
                 return
             card.show(state)
 

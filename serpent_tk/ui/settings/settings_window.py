@@ -12,6 +12,7 @@ from tkinter import ttk
 from serpent_tk import APP_NAME
 from serpent_tk.credentials import CredentialStore
 from serpent_tk.settings import Settings, SettingsStore
+from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.settings.mcp_controls import McpControls
 from serpent_tk.ui.settings.settings_general import GeneralSettingsPage
 from serpent_tk.ui.settings.settings_mcp import McpSettingsPage
@@ -27,10 +28,11 @@ class SettingsWindow(tk.Toplevel):
                  controls: McpControls | None, credentials: CredentialStore | None,
                  on_theme: Callable[[str], None],
                  on_thumbnail_size: Callable[[int], None] | None = None,
-                 plugins: PluginControls | None = None) -> None:
+                 plugins: PluginControls | None = None,
+                 on_language: Callable[[str], None] | None = None) -> None:
         super().__init__(parent)
         self.theme = theme
-        self.title(f"Settings — {APP_NAME}")
+        self.title(_("Settings — {app}").format(app=APP_NAME))
         self.configure(background=theme.palette.background)
         self.transient(parent.winfo_toplevel())
         self.notebook = ttk.Notebook(self)
@@ -41,25 +43,26 @@ class SettingsWindow(tk.Toplevel):
             self.mcp = McpSettingsPage(holder.inner, theme, commands, controls,
                                        settings_store, settings, credentials)
             self.mcp.pack(fill="both", expand=True)
-            self.notebook.add(holder, text="MCP")
+            self.notebook.add(holder, text="MCP")  # i18n: not words (a name)
             self._mcp_tab: tk.Misc = holder
         else:
             missing = ttk.Frame(self.notebook, padding=theme.px(16))
-            ttk.Label(missing, text="The MCP service is not part of this build.").pack(
+            ttk.Label(missing, text=_("The MCP service is not part of this build.")).pack(
                 anchor="w")
-            self.notebook.add(missing, text="MCP")
+            self.notebook.add(missing, text="MCP")  # i18n: not words (a name)
         general = ScrollableFrame(self.notebook, theme)
         self.general = GeneralSettingsPage(general.inner, theme, commands, settings_store,
-                                           settings, on_theme, on_thumbnail_size)
+                                           settings, on_theme, on_thumbnail_size,
+                                           on_language)
         self.general.pack(fill="both", expand=True)
-        self.notebook.add(general, text="General")
+        self.notebook.add(general, text=_("General"))
         self._general_tab: tk.Misc = general
         self.plugins: PluginsSettingsPage | None = None
         if plugins is not None:  # Settings → Plugins (serpent_tk/ui/settings/settings_plugins.py)
             holder = ScrollableFrame(self.notebook, theme)
             self.plugins = PluginsSettingsPage(holder.inner, theme, commands, plugins)
             self.plugins.pack(fill="both", expand=True)
-            self.notebook.add(holder, text="Plugins")
+            self.notebook.add(holder, text=_("Plugins"))
             self._plugins_tab: tk.Misc = holder
         self.bind("<Escape>", lambda e: self.destroy())
         self.update_idletasks()
@@ -69,6 +72,15 @@ class SettingsWindow(tk.Toplevel):
                      self.winfo_screenheight() - theme.px(80))
         self.geometry(f"{width}x{height}")
         self.minsize(theme.px(480), theme.px(360))
+
+    def page(self) -> str:
+        """The page shown now: "mcp", "general" or "plugins"."""
+        selected = self.notebook.select()
+        if selected == str(self._general_tab):
+            return "general"
+        if self.plugins is not None and selected == str(self._plugins_tab):
+            return "plugins"
+        return "mcp"
 
     def show_page(self, page: str) -> None:
         if page == "mcp":

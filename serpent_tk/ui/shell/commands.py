@@ -17,19 +17,42 @@ from typing import Any
 
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.registry import CommandSpec
+from serpent_tk.ui.language import translate
+from serpent_tk.ui.language.translate import N_, _
 from serpent_tk.ui.shell.bus import UiBus
 from serpent_tk.ui.shell.events import RunOnTk, ShowToast
 
 log = logging.getLogger(__name__)
 
-_FRIENDLY = {
-    "VERSION_CONFLICT": "It was changed meanwhile (perhaps by an AI client). "
-                        "The newest version is shown now; please try again.",
-    "WORKER_UNAVAILABLE": "The library is restarting. Please try again in a moment.",
-    "BUSY": "The library is busy. Please try again in a moment.",
-    "LIBRARY_NOT_OPEN": "That library is not open any more.",
-    "HISTORY_EMPTY": "There is nothing to undo.",
-    "PERMISSION_DENIED": "That is not allowed.",
+# what each error code means, in the window's words; in English the library's own message is
+# said when it has one (it names what is wrong), except for these codes, whose words are ours
+_ALWAYS_OURS = frozenset({"VERSION_CONFLICT", "WORKER_UNAVAILABLE", "BUSY", "LIBRARY_NOT_OPEN",
+                          "HISTORY_EMPTY", "PERMISSION_DENIED"})
+_CODE_WORDS = {
+    "VERSION_CONFLICT": N_("It was changed meanwhile (perhaps by an AI client). The newest "
+                           "version is shown now; please try again."),
+    "WORKER_UNAVAILABLE": N_("The library is restarting. Please try again in a moment."),
+    "BUSY": N_("The library is busy. Please try again in a moment."),
+    "LIBRARY_NOT_OPEN": N_("That library is not open any more."),
+    "HISTORY_EMPTY": N_("There is nothing to undo."),
+    "PERMISSION_DENIED": N_("That is not allowed."),
+    "INVALID_ARGUMENT": N_("That value is not accepted."),
+    "LIBRARY_REQUIRED": N_("No library was named."),
+    "LIBRARY_NOT_FOUND": N_("That library is not known here."),
+    "NOT_FOUND": N_("It is not there any more (perhaps it was deleted meanwhile)."),
+    "ALREADY_EXISTS": N_("That name is already taken."),
+    "STALE_PLAN": N_("Things changed meanwhile; please try again."),
+    "NOT_EMPTY": N_("The folder is not empty."),
+    "PATH_INVALID": N_("That is not a valid path."),
+    "PATH_NOT_FOUND": N_("That file or folder does not exist."),
+    "PATH_FORBIDDEN": N_("That place is not allowed (it is inside a library's own files)."),
+    "UNSUPPORTED_FORMAT": N_("Serpent cannot read that kind of file."),
+    "CHALLENGE_INVALID": N_("The confirmation expired; please try again."),
+    "HISTORY_CONFLICT": N_("That step cannot be undone any more: what it changed has changed "
+                           "since."),
+    "CANCELLED": N_("It was cancelled."),
+    "DISK_FULL": N_("There is not enough free disk space."),
+    "INTERNAL": N_("Something went wrong inside Serpent."),
 }
 
 
@@ -72,14 +95,21 @@ class Reply:
 
 
 def describe_error(reply: Reply, doing: str | None = None) -> str:
-    """The sentence a person reads when `reply` failed ("Could not rename: ...")."""
+    """The sentence a person reads when `reply` failed ("Could not rename it: ...");
+    `doing` is what failed, already in the window's language ("rename it")."""
     code = reply.code
-    message = _FRIENDLY.get(code) or str(reply.error.get("message") or "Something went wrong.")
-    if reply.error.get("reason") == "veto":  # a plugin's check refused it: say why
-        message = str(reply.error.get("message"))
+    given = str(reply.error.get("message") or "")
+    english = translate.current() == translate.ENGLISH
+    vetoed = reply.error.get("reason") == "veto"   # a plugin's check refused it: say why
+    if given and (vetoed or (english and code not in _ALWAYS_OURS)):
+        message = given
+    else:
+        message = _(_CODE_WORDS.get(code, N_("Something went wrong.")))
     if code == "INTERNAL" and reply.error.get("incidentId"):
-        message += f" (incident {reply.error['incidentId']} is in the log)"
-    return f"Could not {doing}: {message}" if doing else message
+        message = _("{message} (incident {incident} is in the log)").format(
+            message=message, incident=reply.error["incidentId"])
+    return _("Could not {doing}: {reason}").format(doing=doing, reason=message) if doing \
+        else message
 
 
 class Commands:
@@ -92,6 +122,7 @@ class Commands:
         self._background = ThreadPoolExecutor(max_workers=workers,
                                               thread_name_prefix="ui-background")
         self._submitter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ui-submit")
+        self.closed = False       # shut down: answers still on their way go to nobody
 
     def available(self, name: str) -> bool:
         """Does the registry know `name`? Thread-safe."""
@@ -142,7 +173,8 @@ class Commands:
              doing: str | None = None) -> Future[dict[str, Any]]:
         """Submit `name`; `on_reply(reply)` runs on the Tk thread.
 
-        Without `on_reply`, a failure becomes an error toast ("Could not `doing`: ...").
+        Without `on_reply`, a failure becomes an error toast ("Could not `doing`: ...";
+        `doing` in the window's language).
         With it, the handler decides what to show.
         """
         future = self.submit(name, args)
@@ -156,9 +188,11 @@ class Commands:
         thread (without it, a failure becomes an error toast, as in `call`). Thread-safe."""
 
         def done(f: Future[dict[str, Any]]) -> None:       # any thread: only posts
+            if self.closed:
+                return                                     # its window is gone (rebuilt)
             if f.cancelled():
                 envelope: dict[str, Any] = {"status": "error", "error": {
-                    "code": "CANCELLED", "message": "The command was cancelled."}}
+                    "code": "CANCELLED", "message": _("The command was cancelled.")}}
             elif f.exception() is not None:                # the gateway promises not to raise
                 log.error("gateway future for %s failed: %s", name, f.exception())
                 envelope = {"status": "error",
@@ -169,7 +203,7 @@ class Commands:
             if on_reply is not None:
                 self.bus.post(RunOnTk(on_reply, (reply,)))
             elif not reply.ok:
-                self.bus.post(ShowToast(describe_error(reply, doing or name), "error"))
+                self.bus.post(ShowToast(describe_error(reply, doing or _("do that")), "error"))
 
         future.add_done_callback(done)
 
@@ -184,13 +218,14 @@ class Commands:
                 result = work()
             except Exception as caught:  # reported to the Tk thread, never lost
                 result, error = None, caught
-            if on_done is not None:
+            if on_done is not None and not self.closed:
                 self.bus.post(RunOnTk(on_done, (result, error)))
 
         with contextlib.suppress(RuntimeError):     # shut down: the window is closing
             self._background.submit(run)
 
     def shutdown(self, wait: bool = False) -> None:
+        self.closed = True
         self._submitter.shutdown(wait=wait, cancel_futures=True)
         self._background.shutdown(wait=wait, cancel_futures=True)
 

@@ -38,7 +38,7 @@ def create_root() -> tk.Tk:
     try:
         root = tk.Tk(className=APP_NAME)
     except tk.TclError as error:
-        raise NoDisplayError(
+        raise NoDisplayError(  # i18n: not words (the terminal's, before any window)
             f"Serpent needs a display to open its window ({error}). "
             "Run it on a desktop session, or use `serpent-tk serve` for the headless MCP "
             "server.") from error
@@ -110,6 +110,7 @@ def attach(root: tk.Tk, services: WindowServices,
 
     Tests use this with their own root; `run_window` is the app's path.
     """
+    from serpent_tk.ui.shell import window_state
     from serpent_tk.ui.shell.events import ActivateWindow, CloseRequested, RunOnTk
     from serpent_tk.ui.shell.main_window import MainWindow
 
@@ -118,6 +119,25 @@ def attach(root: tk.Tk, services: WindowServices,
     window = MainWindow(root, services)
     pump_bus(root, bus)
     closed = False
+
+    def rebuild() -> MainWindow:
+        """The window again, in the language now spoken, showing what it showed (the
+        libraries stay open in the gateway; only the widgets are made anew)."""
+        nonlocal window
+        state = window_state.capture(window)
+        old = window
+        old.detach()
+        cancel_timers(root)                 # the old widgets' timers (the bus's too)
+        window_state.destroy_children(root)
+        window = MainWindow(root, services, theme=old.theme)
+        window.rebuild = rebuild
+        services.window = window
+        pump_bus(root, bus)
+        window_state.restore(window, state)
+        return window
+
+    window.rebuild = rebuild
+    services.window = window
 
     def close() -> None:
         nonlocal closed

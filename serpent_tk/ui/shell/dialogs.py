@@ -13,6 +13,7 @@ import tkinter as tk
 from collections.abc import Callable
 from tkinter import ttk
 
+from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.shell.theme import FONT_BODY, FONT_STRONG, FONT_SUBTITLE, Theme
 
 log = logging.getLogger(__name__)
@@ -96,7 +97,7 @@ class ConfirmDialog(Dialog):
         self.text.pack(fill="x", pady=(px(8), px(16)))
         buttons = ttk.Frame(body)
         buttons.pack(fill="x")
-        self.cancel_button = ttk.Button(buttons, text="Cancel", command=self.cancel)
+        self.cancel_button = ttk.Button(buttons, text=_("Cancel"), command=self.cancel)
         self.cancel_button.pack(side="right")
         if danger:
             self.confirm_button: tk.Widget = tk.Button(
@@ -131,7 +132,7 @@ class AskTextDialog(Dialog):
     the error shows under the field and the dialog stays open."""
 
     def __init__(self, parent: tk.Misc, theme: Theme, *, title: str, prompt: str,
-                 initial: str = "", confirm_label: str = "OK",
+                 initial: str = "", confirm_label: str | None = None,
                  on_confirm: Callable[[str], None],
                  validate: Callable[[str], str | None] | None = None,
                  extra: Callable[[ttk.Frame], None] | None = None) -> None:
@@ -154,9 +155,9 @@ class AskTextDialog(Dialog):
             extra(holder)
         buttons = ttk.Frame(body)
         buttons.pack(fill="x", pady=(px(12), 0))
-        ttk.Button(buttons, text="Cancel", command=self.cancel).pack(side="right")
-        self.confirm_button = ttk.Button(buttons, text=confirm_label, command=self.confirm,
-                                         style="Accent.TButton")
+        ttk.Button(buttons, text=_("Cancel"), command=self.cancel).pack(side="right")
+        self.confirm_button = ttk.Button(buttons, text=confirm_label or _("OK"),
+                                         command=self.confirm, style="Accent.TButton")
         self.confirm_button.pack(side="right", padx=(0, px(8)))
         self.bind("<Return>", lambda e: self.confirm())
         self.present(focus=self.entry)
@@ -166,7 +167,7 @@ class AskTextDialog(Dialog):
             return
         text = self.value.get().strip()
         problem = self.validate(text) if self.validate else (None if text else
-                                                              "Please type a name.")
+                                                              _("Please type a name."))
         if problem:
             self.error.configure(text=problem)
             return
@@ -179,15 +180,15 @@ def full_access_dialog(parent: tk.Misc, theme: Theme, credential: str,
                        on_confirm: Callable[[], None]) -> ConfirmDialog:
     """The red warning before a credential gets Full Access."""
     return ConfirmDialog(
-        parent, theme, title="Turn on Full Access", danger=True,
-        heading=f"Give “{credential}” Full Access?",
-        text=("With Full Access this AI client can use every Serpent tool without asking "
-              "you first — including plugin tools, emptying the trash and deleting assets "
-              "or whole libraries permanently (each permanent deletion still needs a second, "
-              "exact call). Anyone who has this client's token gets the same power.\n\n"
-              "Only do this for a client you trust, and switch back to Auto when you are "
-              "done."),
-        confirm_label="Turn on Full Access", on_confirm=on_confirm)
+        parent, theme, title=_("Turn on Full Access"), danger=True,
+        heading=_("Give “{name}” Full Access?").format(name=credential),
+        text=_("With Full Access this AI client can use every Serpent tool without asking "
+               "you first — including plugin tools, emptying the trash and deleting assets "
+               "or whole libraries permanently (each permanent deletion still needs a second, "
+               "exact call). Anyone who has this client's token gets the same power.\n\n"
+               "Only do this for a client you trust, and switch back to Auto when you are "
+               "done."),
+        confirm_label=_("Turn on Full Access"), on_confirm=on_confirm)
 
 
 class MessageDialog(Dialog):
@@ -205,7 +206,7 @@ class MessageDialog(Dialog):
         self.text = tk.Label(body, text=text, font=FONT_BODY, anchor="w", justify="left",
                              wraplength=px(380), background=p.background, foreground=p.text)
         self.text.pack(fill="x", pady=(px(8), px(16)))
-        self.ok_button = ttk.Button(body, text="OK", style="Accent.TButton",
+        self.ok_button = ttk.Button(body, text=_("OK"), style="Accent.TButton",
                                     command=self.cancel)
         self.ok_button.pack(side="right")
         self.bind("<Return>", lambda e: self.cancel())
@@ -221,9 +222,9 @@ def about_dialog(parent: tk.Misc, theme: Theme) -> MessageDialog:
     try:
         number = version("serpent-tk")
     except PackageNotFoundError:
-        number = "(source checkout)"
+        number = _("(source checkout)")
     return MessageDialog(
-        parent, theme, title="About Serpent", heading=f"Serpent {number}",
-        text="A library for your reference images and files, with an MCP server on this "
-             "computer (127.0.0.1) so AI clients can organise it the way you would. Every "
-             "change, yours or theirs, can be undone.")
+        parent, theme, title=_("About Serpent"), heading=f"Serpent {number}",  # i18n: not words
+        text=_("A library for your reference images and files, with an MCP server on this "
+               "computer (127.0.0.1) so AI clients can organise it the way you would. Every "
+               "change, yours or theirs, can be undone."))

@@ -15,6 +15,7 @@ from typing import Any
 
 from serpent_tk.paths import DEFAULT_LIBRARY_NAME, app_dirs
 from serpent_tk.settings import Settings
+from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.shell.commands import Commands, Reply, describe_error
 
 log = logging.getLogger(__name__)
@@ -75,7 +76,8 @@ class LibrarySession:
 
     def _chosen(self, choice: tuple[str, Path] | None, error: BaseException | None) -> None:
         if error is not None or choice is None:
-            self.on_problem(f"Your library folder could not be prepared: {error}")
+            self.on_problem(_("Your library folder could not be prepared: {error}").format(
+                error=error))
             self._settle()
             return
         action, path = choice
@@ -96,7 +98,7 @@ class LibrarySession:
             self.show(reply.result)
             self._settle()
             return
-        self.on_problem(describe_error(reply, "open the library"))
+        self.on_problem(describe_error(reply, _("open the library")))
         if self.current is None and not self._fallback_tried:
             # The last library could not be opened (moved, damaged): fall back to the default.
             self._fallback_tried = True
@@ -114,6 +116,12 @@ class LibrarySession:
         self.current = {"libraryId": ref["libraryId"], "name": ref.get("name", ""),
                         "path": ref.get("path", "")}
         self.on_opened(self.current)
+
+    def resume(self, ref: LibraryRef) -> None:
+        """Show `ref` in a window rebuilt around it (it is open: nothing starts again)."""
+        self._settled = True
+        self._fallback_tried = True
+        self.show(ref)
 
     def renamed(self, library_id: str, name: str) -> None:
         if self.current and self.current["libraryId"] == library_id and name:

@@ -11,6 +11,7 @@ from typing import Any
 
 from library.library_folder import LIBRARY_SUFFIX
 from serpent_tk.paths import app_dirs
+from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.menus.menu_style import themed_menu
 from serpent_tk.ui.shell.dialogs import AskTextDialog, Dialog
 from serpent_tk.ui.shell.library_session import LibrarySession
@@ -19,7 +20,7 @@ from serpent_tk.ui.shell.theme import Theme
 
 class LibrarySwitcher(ttk.Menubutton):
     def __init__(self, master: tk.Misc, theme: Theme, session: LibrarySession) -> None:
-        super().__init__(master, text="Opening…", width=16)
+        super().__init__(master, text=_("Opening…"), width=16)
         self.theme = theme
         self.session = session
         self.menu = themed_menu(self, theme, postcommand=self._refresh_menu)
@@ -30,7 +31,7 @@ class LibrarySwitcher(ttk.Menubutton):
         self._build_menu()
 
     def show(self, name: str) -> None:
-        self.configure(text=name or "Library")
+        self.configure(text=name or _("Library"))
 
     def _refresh_menu(self) -> None:
         self.session.list_libraries(self._listed)
@@ -46,7 +47,8 @@ class LibrarySwitcher(ttk.Menubutton):
         for item in self.items:
             label = item.get("name") or Path(str(item.get("path", ""))).stem
             if not item.get("exists", True):
-                menu.add_command(label=f"{label} — missing", state="disabled")
+                menu.add_command(label=_("{name} — missing").format(name=label),
+                                 state="disabled")
                 continue
             mark = "● " if item.get("libraryId") and item.get("libraryId") == current else "   "
             path = str(item.get("path", ""))
@@ -54,26 +56,29 @@ class LibrarySwitcher(ttk.Menubutton):
                              command=lambda p=path: self.session.open_path(p))
         if self.items:
             menu.add_separator()
-        menu.add_command(label="New library…", command=self.ask_new)
-        menu.add_command(label="Open library…", command=self.ask_open)
+        menu.add_command(label=_("New library…"), command=self.ask_new)
+        menu.add_command(label=_("Open library…"), command=self.ask_open)
 
     def ask_new(self) -> None:
-        parent = filedialog.askdirectory(parent=self, title="Where should the new library go?",
+        parent = filedialog.askdirectory(parent=self,
+                                         title=_("Where should the new library go?"),
                                          initialdir=str(app_dirs().libraries), mustexist=True)
         if not parent:
             return
-        self.dialog = AskTextDialog(self, self.theme, title="New library",
-                                    prompt="Name of the new library:", initial="References",
-                                    confirm_label="Create",
+        self.dialog = AskTextDialog(self, self.theme, title=_("New library"),
+                                    prompt=_("Name of the new library:"),
+                                    initial=_("References"), confirm_label=_("Create"),
                                     on_confirm=lambda name: self.session.create(parent, name))
 
     def ask_open(self) -> None:
-        path = filedialog.askdirectory(parent=self, title="Open a library folder (.serpent)",
+        path = filedialog.askdirectory(parent=self,
+                                       title=_("Open a library folder ({suffix})").format(
+                                           suffix=LIBRARY_SUFFIX),
                                        initialdir=str(app_dirs().libraries), mustexist=True)
         if not path:
             return
         if not path.endswith(LIBRARY_SUFFIX):
-            self.on_error(f"That folder is not a Serpent library (its name ends in "
-                          f"{LIBRARY_SUFFIX}).")
+            self.on_error(_("That folder is not a Serpent library (a library's name ends "
+                            "in {suffix}).").format(suffix=LIBRARY_SUFFIX))
             return
         self.session.open_path(path)

@@ -46,11 +46,15 @@ from serpent_tk.ui.browser.scope_banner import ScopeBanner
 from serpent_tk.ui.browser.thumbnails import Thumbnails
 from serpent_tk.ui.browser.view_state import ViewActions, ViewState
 from serpent_tk.ui.inspector.inspector import Inspector
+from serpent_tk.ui.language import gateway_words, translate
+from serpent_tk.ui.language.gateway_words import actor_name, library_name
+from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.menus import menu_style
 from serpent_tk.ui.menus.action_table import Target, bind_keys
 from serpent_tk.ui.menus.menubar import ContextMenu, MenuBar
 from serpent_tk.ui.menus.window_actions import window_actions
 from serpent_tk.ui.settings.mcp_controls import McpControls
+from serpent_tk.ui.shell import window_state
 from serpent_tk.ui.shell.bus import UiBus
 from serpent_tk.ui.shell.commands import Commands
 from serpent_tk.ui.shell.events import CloseRequested, Notice, ShowToast
@@ -72,7 +76,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ZOOM_STEPS = (96, 120, 144, 160, 192, 224, 256, 320)
-MIN_WINDOW = (720, 480)     # pixels of a 96-dpi display (scaled on others)
 
 
 @dataclass
@@ -94,14 +97,26 @@ class WindowServices:
     # starts the MCP stack and plugins only then, so they never compete with the first page
     first_page_shown: Callable[[], None] | None = None
     plugins: PluginControls | None = None  # Settings → Plugins (the plugin manager)
+    window: MainWindow | None = None  # the window on show (a language change makes another)
 
 
 class MainWindow:
-    def __init__(self, root: tk.Tk, services: WindowServices) -> None:
+    def __init__(self, root: tk.Tk, services: WindowServices,
+                 theme: Theme | None = None) -> None:
+        """`theme`: the one a window built before on this root had (a language change)."""
         self.root = root
         self.services = services
         settings = services.settings
-        self.theme = theme = Theme(root, settings.ui.theme)
+        translate.use(settings.ui.language)
+        if theme is None:
+            theme = Theme(root, settings.ui.theme)
+        else:
+            theme.forget_listeners()
+            theme.apply(theme.requested)        # the fonts of the language now spoken
+        self.theme = theme
+        # a language change builds the window again (`desktop.attach` sets it)
+        self.rebuild: Callable[[], MainWindow] | None = None
+        self._bus_off: list[Callable[[], None]] = []
         menu_style.install(root, theme)
         # Setting the theme queues a <<ThemeChanged>> for every widget, and sv-ttk answers it by
         # recolouring every widget there is (tk_setPalette). Delivered now, while the window
@@ -164,7 +179,8 @@ class MainWindow:
         self.viewer = ViewerPane(self.middle, theme, commands, services.bus,
                                  ViewOrder(self.pages, self.grid),
                                  lambda: self.session.library_id)
-        self.activity = AgentActivity(self.toast, self.actions.undo_change, root.after)
+        self.activity = AgentActivity(self.toast, self.actions.undo_change, root.after,
+                                      spec=commands.spec)
         self.importer = Importer(root, theme, commands, self.status.progress_area, self.toast)
         self.tasks = TaskStatus(self.status.progress_area, theme, commands, self.toast)
         self.empty = EmptyState(self.grid.canvas, theme, on_import=self.ask_import,
@@ -181,11 +197,12 @@ class MainWindow:
         self.drop_zone: DropZone | None = None
         if services.drops:
             self.drop_zone = DropZone(self.grid.canvas, theme, self.import_paths,
-                                      lambda: f"Drop to add to {self._library_name()}")
+                                      lambda: _("Drop to add to {library}").format(
+                                          library=self._library_name()))
             for widget in self.empty.widgets():
                 self.drop_zone.accept(widget)
         self._connect()
-        self._restore_geometry()
+        window_state.restore_geometry(self)
         self.show_state()
 
     # construction ------------------------------------------------------------------------
@@ -247,17 +264,17 @@ class MainWindow:
         self.sidebar.on_context_menu = lambda iid, scope, x, y: self.sidebar_context.popup(
             Target((), scope, iid, "sidebar"), x, y)
 
-        bus.subscribe(ShowToast, lambda e: self.toasts.show(e.text, e.level, title=e.title))
-        bus.subscribe(Notice, lambda e: self.toasts.show(e.text, "warning"))
-        bus.subscribe(Toast, self._gateway_toast)
-        bus.subscribe(LibraryChanged, self._library_changed)
-        bus.subscribe(ChangeMade, self._change_made)
-        bus.subscribe(LibraryLifecycle, self._lifecycle)
-        bus.subscribe(TaskProgress, self.importer.progress)
-        bus.subscribe(TaskProgress, self.tasks.progress)
-        bus.subscribe(ShowInDesktop, self._show_in_desktop)
-        bus.subscribe(ToolsChanged, lambda e: self.browser._sections())
-        bus.subscribe(PluginsChanged, lambda e: self.menubar.refresh("Library"))
+        self.actions.on_history = lambda reply: self.toasts.dismiss_undoable()
+        for event, handler in (
+                (ShowToast, lambda e: self.toasts.show(e.text, e.level, title=e.title)),
+                (Notice, lambda e: self.toasts.show(e.text, "warning")),
+                (Toast, self._gateway_toast), (LibraryChanged, self._library_changed),
+                (ChangeMade, self._change_made), (LibraryLifecycle, self._lifecycle),
+                (TaskProgress, self.importer.progress), (TaskProgress, self.tasks.progress),
+                (ShowInDesktop, self._show_in_desktop),
+                (ToolsChanged, lambda e: self.browser._sections()),
+                (PluginsChanged, lambda e: self.menubar.refresh("Library"))):
+            self._bus_off.append(bus.subscribe(event, handler))
         self._unsubscribe = self.services.gateway.subscribe(bus.post)
         self.services.gateway.window_attached = True
         for notice in self.services.notices:
@@ -278,11 +295,12 @@ class MainWindow:
 
     # library -----------------------------------------------------------------------------
     def _library_name(self) -> str:
-        return self.session.current["name"] if self.session.current else "the library"
+        current = self.session.current
+        return library_name(current["name"]) if current else _("the library")
 
     def _library_opened(self, ref: dict[str, Any]) -> None:
-        self.root.title(f"{ref['name']} — {APP_NAME}")
-        self.switcher.show(ref["name"])
+        self.root.title(f"{library_name(ref['name'])} — {APP_NAME}")
+        self.switcher.show(library_name(ref["name"]))
         self.tasks.show_library(ref["libraryId"])
         if self.browser.library_id != ref["libraryId"]:
             self.close_viewer()
@@ -303,8 +321,10 @@ class MainWindow:
         if event.action == "renamed":
             self.session.renamed(event.library_id, event.name)
         elif event.action in ("closed", "deleted"):
-            self.session.closed(event.library_id, f"{event.actor_label} {event.action} it."
-                                if event.actor_label else "")
+            who = actor_name(event.actor_label)
+            said = (_("{actor} closed it.") if event.action == "closed"
+                    else _("{actor} deleted it.")).format(actor=who)
+            self.session.closed(event.library_id, said if event.actor_label else "")
 
     def _library_changed(self, event: LibraryChanged) -> None:
         self.browser.library_changed(event)
@@ -315,8 +335,8 @@ class MainWindow:
             self.activity.change_made(event)
 
     def _gateway_toast(self, event: Toast) -> None:
-        title = None if event.actor_label in ("", "You") else event.actor_label
-        self.toasts.show(event.text, event.level, title=title)
+        title = None if event.actor_label in ("", "You") else actor_name(event.actor_label)
+        self.toasts.show(gateway_words.toast(event), event.level, title=title)
 
     def _show_in_desktop(self, event: ShowInDesktop) -> None:
         from serpent_tk.ui.shell.desktop import bring_to_front
@@ -372,7 +392,7 @@ class MainWindow:
             return                  # our own drag came back over the grid: not an import
         library_id = self.session.library_id
         if library_id is None:
-            self.toast("Wait until the library is open, then drop again.", "warning")
+            self.toast(_("Wait until the library is open, then drop again."), "warning")
             return
         scope = self.browser.scope
         tags = [scope.target] if scope.kind == "tag" and scope.target else []
@@ -390,7 +410,8 @@ class MainWindow:
             window = self.settings_window = SettingsWindow(
                 self.root, self.theme, self.commands, s.settings_store, s.settings, s.mcp,
                 s.credentials, on_theme=self.theme.apply,
-                on_thumbnail_size=self._set_thumbnail_size, plugins=s.plugins)
+                on_thumbnail_size=self._set_thumbnail_size, plugins=s.plugins,
+                on_language=self.change_language)
         window.show_page(page)
 
     def show_shortcuts(self) -> None:
@@ -440,49 +461,28 @@ class MainWindow:
               title: str | None = None, action: Any = None) -> None:
         self.toasts.show(text, level, key=key, title=title, action=action)  # type: ignore[arg-type]
 
-    # geometry and shutdown ---------------------------------------------------------------
-    def _restore_geometry(self) -> None:
-        ui = self.services.settings.ui
-        scaled, root = self.theme.scaled, self.root
-        root.minsize(min(scaled(MIN_WINDOW[0]), root.winfo_screenwidth()),
-                     min(scaled(MIN_WINDOW[1]), root.winfo_screenheight()))
-        width = min(scaled(1280), int(root.winfo_screenwidth() * 0.92))
-        height = min(scaled(820), int(root.winfo_screenheight() * 0.88))
-        root.geometry(ui.window_geometry or f"{width}x{height}")
-        self.panes.widths = {"sidebar": scaled(ui.sidebar_width),
-                             "inspector": scaled(ui.inspector_width)}
-        self.sidebar.configure(width=scaled(ui.sidebar_width))
-        self.inspector_holder.configure(width=scaled(ui.inspector_width))
-        self.root.after_idle(self._place_sashes)
+    # language, geometry and shutdown ---------------------------------------------------
+    def change_language(self, setting: str) -> MainWindow:
+        """Speak `setting`'s language: the window is built again with its words, showing
+        what it showed (`window_state`); returns the new window."""
+        self.services.settings.ui.language = setting  # type: ignore[assignment]
+        translate.use(setting)
+        return self.rebuild() if self.rebuild is not None else self
 
-    def _place_sashes(self) -> None:
-        if self.paned.winfo_width() <= 1:
-            self.root.after(50, self._place_sashes)
-            return
-        for name in ("sidebar", "inspector"):
-            self.panes.set_width(name, self.panes.widths[name])
-
-    def close(self) -> None:
-        """Tk thread: remember the window layout, detach from the gateway."""
+    def detach(self) -> None:
+        """Tk thread: let go of the gateway, the bus and the keys (before the widgets go:
+        a rebuild, or the close)."""
         self.services.gateway.window_attached = False
         self._unsubscribe()
-        geometry = self.root.geometry()
-        sidebar = self.theme.unscaled(self.panes.width("sidebar") or self.panes.widths[
-            "sidebar"])
-        inspector = self.theme.unscaled(self.panes.width("inspector") or self.panes.widths[
-            "inspector"])
-
-        def remember(settings: Settings) -> None:
-            settings.ui.window_geometry = geometry
-            if sidebar and 120 <= sidebar <= 800:
-                settings.ui.sidebar_width = sidebar
-            if inspector and 160 <= inspector <= 900:
-                settings.ui.inspector_width = inspector
-
-        try:
-            self.services.settings_store.update(remember)
-        except Exception as error:  # never keep the window open because of this
-            log.warning("window layout not saved: %s", error)
+        for off in self._bus_off:
+            off()
+        for sequence in self.keys:
+            self.root.unbind(sequence)
+        window_state.remember_layout(self)
         self.viewer.shutdown()
         self.thumbnails.shutdown()
         self.commands.shutdown()
+
+    def close(self) -> None:
+        """Tk thread: remember the window layout, detach from the gateway."""
+        self.detach()

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from tkinter import ttk
 from typing import Literal
 
+from serpent_tk.ui.language import fonts
+
 log = logging.getLogger(__name__)
 
 ThemeName = Literal["system", "light", "dark"]
@@ -133,15 +135,6 @@ def system_prefers_dark() -> bool:
         return False
 
 
-def _ui_family(root: tk.Misc) -> str:
-    families = set(tkfont.families(root))
-    for family in ("Segoe UI Variable Text", "Segoe UI", "SF Pro Text", ".AppleSystemUIFont",
-                   "Cantarell", "Inter", "Noto Sans", "Ubuntu", "DejaVu Sans"):
-        if family in families:
-            return family
-    return tkfont.nametofont("TkDefaultFont", root=root).actual("family")
-
-
 class Theme:
     """The current look. Tk thread only. `changed` listeners run after a light/dark switch."""
 
@@ -219,8 +212,12 @@ class Theme:
     def on_change(self, listener) -> None:  # type: ignore[no-untyped-def]
         self._listeners.append(listener)
 
+    def forget_listeners(self) -> None:
+        """The window this theme served is gone (rebuilt): its widgets listen no more."""
+        self._listeners.clear()
+
     def _configure_fonts(self) -> None:
-        family = _ui_family(self.root)
+        family = fonts.ui_family(self.root)      # the window's language's glyphs
         for name, size, bold in _SV_FONTS:
             weight = "bold" if bold else "normal"
             try:

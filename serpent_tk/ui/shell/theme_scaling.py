@@ -70,7 +70,7 @@ def _scaled_sprites(sprites: str, sheet: Path, target: Path, factor: float) -> s
         canvas.paste(sprite, (left, top))
         lines.append(f"{indent}{name} {left} {top} {new_w} {new_h} \\")
     canvas.save(target)
-    return "set ::spriteinfo [list \\\n" + "\n".join(lines) + "\n]\n"
+    return "set ::spriteinfo [list \\\n" + "\n".join(lines) + "\n]\n"  # i18n: not words
 
 
 def build(source: Path, target: Path, factor: float) -> None:

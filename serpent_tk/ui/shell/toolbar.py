@@ -16,6 +16,7 @@ from tkinter import ttk
 
 from serpent_tk.ui.browser.search_bar import SearchBar
 from serpent_tk.ui.browser.sort_chooser import SortChooser
+from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.menus.action_table import MOD_NAME
 from serpent_tk.ui.menus.menu_style import themed_menu
 from serpent_tk.ui.shell.library_session import LibrarySession
@@ -66,12 +67,12 @@ class Toolbar(ttk.Frame):
         self.redo_button.pack(side="right", padx=(px(2), 0))
         self.undo_button = ttk.Button(self, text="↶", width=3, command=actions.undo)
         self.undo_button.pack(side="right", padx=(px(8), 0))
-        self.import_button = ttk.Menubutton(self, text="Import", style="Accent.TButton")
+        self.import_button = ttk.Menubutton(self, text=_("Import"), style="Accent.TButton")
         menu = themed_menu(self.import_button, theme)
-        menu.add_command(label="Files…", accelerator=f"{MOD_NAME}+I",
+        menu.add_command(label=_("Files…"), accelerator=f"{MOD_NAME}+I",
                          command=actions.import_files)
-        menu.add_command(label="A folder…", command=actions.import_folder)
-        menu.add_command(label="A folder, flattened…", command=actions.import_flattened)
+        menu.add_command(label=_("A folder…"), command=actions.import_folder)
+        menu.add_command(label=_("A folder, flattened…"), command=actions.import_flattened)
         self.import_button["menu"] = menu
         self.import_button.pack(side="right", padx=(px(8), 0))
         self.sort = SortChooser(self, actions.sort)
@@ -86,18 +87,22 @@ class Toolbar(ttk.Frame):
 
     def _tips(self) -> None:
         t = self.theme
-        tooltip(self.sidebar_button, t, f"Show or hide the sidebar ({MOD_NAME}+B)")
-        tooltip(self.inspector_button, t, f"Show or hide the inspector ({MOD_NAME}+Shift+I)")
-        tooltip(self.settings_button, t, f"Settings ({MOD_NAME}+,)")
-        tooltip(self.undo_button, t, f"Undo the last change, yours or an AI client's "
-                                     f"({MOD_NAME}+Z)")
-        tooltip(self.redo_button, t, f"Redo ({MOD_NAME}+Shift+Z)")
-        tooltip(self.zoom, t, f"Thumbnail size ({MOD_NAME}+plus / {MOD_NAME}+minus)")
-        tooltip(self.import_button, t, f"Add files or a folder to the library "
-                                       f"({MOD_NAME}+I, or drop them on the grid)")
-        tooltip(self.switcher, t, "Switch to another library, or make a new one")
-        tooltip(self.sort, t, "Sort the grid")
-        tooltip(self.search.clear_button, t, "Clear the search (Esc)")
+        mod = MOD_NAME
+        tooltip(self.sidebar_button, t, _("Show or hide the sidebar ({key})").format(
+            key=f"{mod}+B"))
+        tooltip(self.inspector_button, t, _("Show or hide the inspector ({key})").format(
+            key=f"{mod}+Shift+I"))
+        tooltip(self.settings_button, t, _("Settings ({key})").format(key=f"{mod}+,"))
+        tooltip(self.undo_button, t, _("Undo the last change, yours or an AI client's "
+                                       "({key})").format(key=f"{mod}+Z"))
+        tooltip(self.redo_button, t, _("Redo ({key})").format(key=f"{mod}+Shift+Z"))
+        tooltip(self.zoom, t, _("Thumbnail size ({bigger} / {smaller})").format(
+            bigger=f"{mod}+plus", smaller=f"{mod}+minus"))
+        tooltip(self.import_button, t, _("Add files or a folder to the library ({key}, or "
+                                         "drop them on the grid)").format(key=f"{mod}+I"))
+        tooltip(self.switcher, t, _("Switch to another library, or make a new one"))
+        tooltip(self.sort, t, _("Sort the grid"))
+        tooltip(self.search.clear_button, t, _("Clear the search (Esc)"))
 
     def icon_buttons(self) -> list[tk.Misc]:
         """Every button that shows a symbol rather than a word (each has a tooltip)."""
@@ -111,7 +116,7 @@ class Toolbar(ttk.Frame):
         needed = px(MIN_SEARCH_PT) + px(24)
         fixed = sum(w.winfo_reqwidth() + px(10) for w in self.winfo_children()
                     if w is not self.search and w.winfo_manager()
-                    and w not in {o for o, _ in self._optional})
+                    and w not in {o for o, _options in self._optional})
         room = width - fixed - needed
         for widget, options in self._optional:
             size = widget.winfo_reqwidth() + px(20)
@@ -125,4 +130,4 @@ class Toolbar(ttk.Frame):
     @property
     def hidden_for_room(self) -> list[str]:
         names = {str(self.zoom): "zoom", str(self.sort): "sort"}
-        return [names[str(w)] for w, _ in self._optional if not w.winfo_manager()]
+        return [names[str(w)] for w, _options in self._optional if not w.winfo_manager()]

@@ -13,12 +13,15 @@ from dataclasses import dataclass, field
 from tkinter import ttk
 from typing import Any
 
+from serpent_tk.ui.language.formats import number
+from serpent_tk.ui.language.translate import N_, _
 from serpent_tk.ui.shell.theme import FONT_CAPTION, FONT_STRONG, Theme
 from serpent_tk.ui.sidebar.sidebar_labels import LabelFitter
 
 SECTIONS = ("library", "folders", "tags", "collections", "smart")
-SECTION_TITLES = {"library": "LIBRARY", "folders": "FOLDERS", "tags": "TAGS",
-                  "collections": "COLLECTIONS", "smart": "SMART COLLECTIONS"}
+# Translators: the sidebar's section headings, in capitals where the script has them
+SECTION_TITLES = {"library": N_("LIBRARY"), "folders": N_("FOLDERS"), "tags": N_("TAGS"),
+                  "collections": N_("COLLECTIONS"), "smart": N_("SMART COLLECTIONS")}
 
 
 @dataclass(frozen=True)
@@ -31,20 +34,29 @@ class Scope:
     # all / unfiled / untagged / trash / folder / tag / collection (hand-picked) / smart
     kind: str = "all"
     target: str | None = None  # folder id, tag name or collection id
+    fixed: bool = False        # `label` is the window's own words (a msgid), not a name
 
     @property
     def is_trash(self) -> bool:
         return self.kind == "trash"
 
+    @property
+    def name(self) -> str:
+        """The label as the person reads it: the window's own words in its language; a
+        folder's, tag's or collection's name as it is; "Similar to “…”" for that view."""
+        if self.kind == "similar":
+            return _("Similar to “{name}”").format(name=self.label)
+        return _(self.label) if self.fixed else self.label
 
-ALL = Scope("all", "All assets")
-UNFILED = Scope("unfiled", "Unfiled", {"unfiled": True}, "unfiled")
-UNTAGGED = Scope("untagged", "Untagged", {"untagged": True}, "untagged")
-TRASH = Scope("trash", "Trash", {"trashed": True}, "trash")
+
+ALL = Scope("all", N_("All assets"), fixed=True)
+UNFILED = Scope("unfiled", N_("Unfiled"), {"unfiled": True}, "unfiled", fixed=True)
+UNTAGGED = Scope("untagged", N_("Untagged"), {"untagged": True}, "untagged", fixed=True)
+TRASH = Scope("trash", N_("Trash"), {"trashed": True}, "trash", fixed=True)
 
 
 def _count(n: int | None) -> str:
-    return f"{n:,}" if n else ""
+    return number(n) if n else ""
 
 
 class Sidebar(ttk.Frame):
@@ -131,7 +143,7 @@ class Sidebar(ttk.Frame):
             iid = f"section:{section}"
             if section in wanted and not self.tree.exists(iid):
                 index = wanted.index(section)
-                self.tree.insert("", index, iid=iid, text=SECTION_TITLES[section], open=True,
+                self.tree.insert("", index, iid=iid, text=_(SECTION_TITLES[section]), open=True,
                                  tags=("section",))
             elif section not in wanted and self.tree.exists(iid):
                 self.tree.delete(iid)
@@ -172,7 +184,8 @@ class Sidebar(ttk.Frame):
 
         self._sync_tree("section:folders", rows(None))
         if self.actions_enabled.get("new-folder"):
-            self._action_row("section:folders", "new-folder", "New folder…")
+            self._action_row("section:folders", "new-folder", _("New folder…"))
+        self._select_pending()
 
     def show_tags(self, tags: list[dict[str, Any]]) -> None:
         if "tags" not in self._sections:
@@ -182,8 +195,9 @@ class Sidebar(ttk.Frame):
         self._sync("section:tags", rows)
         if not rows and not self.tree.exists("hint:tags"):       # not an empty heading
             self.tree.insert("section:tags", "end", iid="hint:tags", tags=("hint",),
-                             text=self.labels.text("hint:tags", "No tags yet",
+                             text=self.labels.text("hint:tags", _("No tags yet"),
                                                    "section:tags"))
+        self._select_pending()
 
     def show_collections(self, collections: list[dict[str, Any]]) -> None:
         """`collections`: `collection.list` items (kept in `.collections` by id)."""
@@ -197,9 +211,10 @@ class Sidebar(ttk.Frame):
                     if bool(c.get("smart")) == smart]
             self._sync(f"section:{section}", rows)
             if section == "collections" and self.actions_enabled.get("new-collection"):
-                self._action_row("section:collections", "new-collection", "New collection…")
+                self._action_row("section:collections", "new-collection",
+                                 _("New collection…"))
             if section == "smart" and self.actions_enabled.get("new-smart"):
-                self._action_row("section:smart", "new-smart", "New smart collection…")
+                self._action_row("section:smart", "new-smart", _("New smart collection…"))
         self._select_pending()
         self.on_collections_shown()
 
@@ -221,7 +236,7 @@ class Sidebar(ttk.Frame):
         """Make `parent`'s children exactly `rows`, keeping open/closed state."""
         if not self.tree.exists(parent):
             return
-        wanted = [scope.iid for scope, _ in rows]
+        wanted = [scope.iid for scope, _kids in rows]
         if self._children.get(parent) != wanted:
             for iid in self.tree.get_children(parent):
                 if iid not in wanted and not iid.startswith("action:"):
@@ -229,17 +244,17 @@ class Sidebar(ttk.Frame):
                     self.tree.delete(iid)
         for position, (scope, (count, kids)) in enumerate(rows):
             self._scopes[scope.iid] = scope
-            row = (parent, position, scope.label, _count(count))
+            row = (parent, position, scope.name, _count(count))
             if self._rows.get(scope.iid) != row:      # unchanged rows cost no Tk call
                 if self.tree.exists(scope.iid):
                     if self.tree.parent(scope.iid) != parent or \
                             self.tree.index(scope.iid) != position:
                         self.tree.move(scope.iid, parent, position)
                     self.tree.item(scope.iid, values=(row[3],), text=self.labels.text(
-                        scope.iid, scope.label, parent))
+                        scope.iid, scope.name, parent))
                 else:
                     self.tree.insert(parent, position, iid=scope.iid, values=(row[3],),
-                                     text=self.labels.text(scope.iid, scope.label, parent))
+                                     text=self.labels.text(scope.iid, scope.name, parent))
                 self._rows[scope.iid] = row
                 self.labels.refit_soon()          # the widest count may have changed
             if kids is not None:

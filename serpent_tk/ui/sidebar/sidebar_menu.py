@@ -13,6 +13,8 @@ import tkinter as tk
 from collections.abc import Callable
 from typing import Any
 
+from serpent_tk.ui.language.translate import _
+from serpent_tk.ui.menus.action_table import MOD_NAME
 from serpent_tk.ui.shell.commands import Commands, Reply, describe_error
 from serpent_tk.ui.shell.dialogs import AskTextDialog, ConfirmDialog, Dialog
 from serpent_tk.ui.shell.theme import Theme
@@ -58,44 +60,51 @@ class SidebarMenu:
             args: dict[str, Any] = {"name": name}
             if parent_id:
                 args["parentId"] = parent_id
-            self._run("folder.create", args, "create the folder", f"Folder “{name}” created.")
+            self._run("folder.create", args, _("create the folder"),
+                      _("Folder “{name}” created.").format(name=name))
 
-        self._ask("New folder", "Name of the new folder:", "", "Create", create)
+        self._ask(_("New folder"), _("Name of the new folder:"), "", _("Create"), create)
 
     def rename_folder(self, scope: Scope) -> None:
-        self._ask("Rename folder", "New name:", scope.label, "Rename",
+        self._ask(_("Rename folder"), _("New name:"), scope.name, _("Rename"),
                   lambda name: self._run("folder.rename",
                                          {"folderId": scope.target, "name": name},
-                                         "rename the folder", f"Renamed to “{name}”."))
+                                         _("rename the folder"),
+                                         _("Renamed to “{name}”.").format(name=name)))
 
     def delete_folder(self, scope: Scope) -> None:
         self._run("folder.delete-empty", {"folderIds": [scope.target]},
-                  "delete the folder", f"Folder “{scope.label}” deleted.")
+                  _("delete the folder"), _("Folder “{name}” deleted.").format(name=scope.name))
 
     def rename_tag(self, scope: Scope) -> None:
-        self._ask("Rename tag", "New name for the tag:", scope.label, "Rename",
+        self._ask(_("Rename tag"), _("New name for the tag:"), scope.name, _("Rename"),
                   lambda name: self._run("tag.rename", {"tag": scope.target, "newName": name},
-                                         "rename the tag", f"Tag renamed to “{name}”."))
+                                         _("rename the tag"),
+                                         _("Tag renamed to “{name}”.").format(name=name)))
 
     def delete_tag(self, scope: Scope) -> None:
         self.dialog = ConfirmDialog(
-            self.parent, self.theme, title="Delete tag", heading=f"Delete “{scope.label}”?",
-            text="The tag is removed from every asset. Ctrl+Z brings it back.",
-            confirm_label="Delete tag",
+            self.parent, self.theme, title=_("Delete tag"),
+            heading=_("Delete “{name}”?").format(name=scope.name),
+            text=_("The tag is removed from every asset. {key} brings it back.").format(
+                key=f"{MOD_NAME}+Z"),
+            confirm_label=_("Delete tag"),
             on_confirm=lambda: self._run("tag.delete", {"tag": scope.target},
-                                         "delete the tag", f"Tag “{scope.label}” deleted."))
+                                         _("delete the tag"),
+                                         _("Tag “{name}” deleted.").format(name=scope.name)))
 
     def new_collection(self) -> None:
-        self._ask("New collection", "Name of the new collection:", "", "Create",
+        self._ask(_("New collection"), _("Name of the new collection:"), "", _("Create"),
                   lambda name: self._run("collection.create", {"name": name},
-                                         "create the collection",
-                                         f"Collection “{name}” created."))
+                                         _("create the collection"),
+                                         _("Collection “{name}” created.").format(name=name)))
 
     def rename_collection(self, scope: Scope) -> None:
-        self._ask("Rename collection", "New name:", scope.label, "Rename",
+        self._ask(_("Rename collection"), _("New name:"), scope.name, _("Rename"),
                   lambda name: self._run("collection.update",
                                          {"collectionId": scope.target, "name": name},
-                                         "rename the collection", f"Renamed to “{name}”."))
+                                         _("rename the collection"),
+                                         _("Renamed to “{name}”.").format(name=name)))
 
     def smart_collection(self, scope: Scope | None) -> None:
         """The rule editor: a new smart collection (`scope` None) or this one's rules."""
@@ -107,9 +116,10 @@ class SidebarMenu:
             return
 
         def saved(result: dict[str, Any]) -> None:
-            verb = "saved" if collection else "created"
-            self.toast(f"Smart collection “{result.get('name', '')}” {verb}. Ctrl+Z undoes "
-                       "it.", "success", key="smart-collection")
+            said = _("Smart collection “{name}” saved. {key} undoes it.") if collection \
+                else _("Smart collection “{name}” created. {key} undoes it.")
+            self.toast(said.format(name=result.get("name", ""), key=f"{MOD_NAME}+Z"),
+                       "success", key="smart-collection")
             self.sidebar.select_when_shown(f"collection:{result['id']}")
 
         self.dialog = SmartCollectionDialog(self.parent, self.theme, self.commands,
@@ -118,10 +128,11 @@ class SidebarMenu:
 
     def delete_collection(self, scope: Scope) -> None:
         self.dialog = ConfirmDialog(
-            self.parent, self.theme, title="Delete collection",
-            heading=f"Delete “{scope.label}”?",
-            text="The collection goes away; its assets stay in the library.",
-            confirm_label="Delete collection",
+            self.parent, self.theme, title=_("Delete collection"),
+            heading=_("Delete “{name}”?").format(name=scope.name),
+            text=_("The collection goes away; its assets stay in the library."),
+            confirm_label=_("Delete collection"),
             on_confirm=lambda: self._run("collection.delete", {"collectionId": scope.target},
-                                         "delete the collection",
-                                         f"Collection “{scope.label}” deleted."))
+                                         _("delete the collection"),
+                                         _("Collection “{name}” deleted.").format(
+                                             name=scope.name)))

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.viewer.zoom import Region, ZoomPan, reduction_for
 
 if TYPE_CHECKING:
@@ -73,15 +74,16 @@ def why(error: BaseException) -> DecodeError:
     if isinstance(error, DecodeError):
         return error
     if isinstance(error, FileNotFoundError):
-        return DecodeError("missing", "Its file is missing from the library folder.")
+        return DecodeError("missing", _("Its file is missing from the library folder."))
     if isinstance(error, UnidentifiedImageError):
-        return DecodeError("unsupported", "Serpent can't read this format.")
+        return DecodeError("unsupported", _("Serpent can't read this format."))
     if isinstance(error, Image.DecompressionBombError):
-        return DecodeError("too-large", "The picture is too large to show here.")
+        return DecodeError("too-large", _("The picture is too large to show here."))
     if isinstance(error, (OSError, SyntaxError, ValueError, EOFError)):
-        return DecodeError("damaged", "The file is damaged: its picture can't be read to the "
-                                      "end.")
-    return DecodeError("damaged", f"The picture could not be read ({type(error).__name__}).")
+        return DecodeError("damaged", _("The file is damaged: its picture can't be read to "
+                                        "the end."))
+    return DecodeError("damaged", _("The picture could not be read ({error}).").format(
+        error=type(error).__name__))
 
 
 def probe(path: str) -> PictureInfo:
@@ -106,7 +108,7 @@ def decode_source(path: str, reduction: int) -> Image.Image:
         width, height = image.size
         wanted = (max(1, math.ceil(width / reduction)), max(1, math.ceil(height / reduction)))
         if wanted[0] * wanted[1] > MAX_SOURCE_PIXELS:
-            raise DecodeError("too-large", "The picture is too large to show here.")
+            raise DecodeError("too-large", _("The picture is too large to show here."))
         image.draft(None, wanted)          # JPEG: decode at 1/2, 1/4, 1/8 straight away
         picture = ImageOps.exif_transpose(image)
         picture = _rgb(picture)
@@ -166,7 +168,7 @@ def decode_frames(path: str, width: int, height: int) -> Frames:
             durations.append(duration if duration >= MIN_FRAME_MS else DEFAULT_FRAME_MS)
             used += size[0] * size[1]
     if not images:
-        raise DecodeError("damaged", "The animation has no frame that can be read.")
+        raise DecodeError("damaged", _("The animation has no frame that can be read."))
     return Frames(images, durations, loop)
 
 
@@ -292,7 +294,7 @@ class PictureDecoder:
         self._sources[key] = source
         self._pixels += source.width * source.height
         while len(self._sources) > 1 and self._pixels > SOURCE_BUDGET:
-            _, old = self._sources.popitem(last=False)
+            _key, old = self._sources.popitem(last=False)
             self._pixels -= old.width * old.height
         return source
 

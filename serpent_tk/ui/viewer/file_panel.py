@@ -9,12 +9,14 @@ from collections.abc import Callable
 from tkinter import ttk
 from typing import Any
 
-from serpent_tk.ui.shell import humanize
+from serpent_tk.ui.language import humanize
+from serpent_tk.ui.language.asset_words import kind_word
+from serpent_tk.ui.language.translate import N_, _
 from serpent_tk.ui.shell.theme import FONT_TITLE, Theme
 from serpent_tk.ui.shell.tooltip import tooltip
 
-TITLES = {"missing": "File missing", "unsupported": "Can't read this format",
-          "damaged": "Damaged file", "too-large": "Too large to show"}
+TITLES = {"missing": N_("File missing"), "unsupported": N_("Can't read this format"),
+          "damaged": N_("Damaged file"), "too-large": N_("Too large to show")}
 
 
 class FilePanel(ttk.Frame):
@@ -32,23 +34,24 @@ class FilePanel(ttk.Frame):
         self.text.pack(pady=(px(4), px(14)))
         buttons = ttk.Frame(self)
         buttons.pack()
-        self.open_button = ttk.Button(buttons, text="Open with system app",
+        self.open_button = ttk.Button(buttons, text=_("Open with system app"),
                                       style="Accent.TButton", command=open_outside)
         self.open_button.pack(side="left")
-        self.show_button = ttk.Button(buttons, text="Show in folder", command=show_in_folder)
+        self.show_button = ttk.Button(buttons, text=_("Show in folder"),
+                                      command=show_in_folder)
         self.show_button.pack(side="left", padx=(px(8), 0))
-        tooltip(self.open_button, theme, "Open a copy in the app your system uses for this "
-                                         "kind of file")
+        tooltip(self.open_button, theme, _("Open a copy in the app your system uses for "
+                                           "this kind of file"))
 
     def fill(self, asset: dict[str, Any], reason: str | None = None,
              message: str | None = None) -> None:
         """`asset` (an `asset.get` item or a grid summary); with `reason`, why its picture
         cannot be shown (`message`: the sentence)."""
-        ext = str(asset.get("ext") or asset.get("format") or "file").upper()
+        ext = str(asset.get("ext") or asset.get("format") or _("file")).upper()
         self.badge.configure(text=ext)
-        kind = str(asset.get("kind") or "file")
+        kind = kind_word(str(asset.get("kind") or "other"))
         if reason is not None:
-            self.title.configure(text=TITLES.get(reason, "No picture"))
+            self.title.configure(text=_(TITLES.get(reason, N_("No picture"))))
             self.text.configure(text=message or "")
             return
         self.title.configure(text=str(asset.get("name") or ""))

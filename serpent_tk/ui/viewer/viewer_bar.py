@@ -9,6 +9,9 @@ from tkinter import ttk
 from typing import Any
 
 from serpent_tk.ui.browser.cell_text import middle
+from serpent_tk.ui.language.formats import number
+from serpent_tk.ui.language.translate import _
+from serpent_tk.ui.menus.action_table import MOD_NAME
 from serpent_tk.ui.shell.theme import FONT_STRONG, Theme
 from serpent_tk.ui.shell.tooltip import tooltip
 
@@ -20,29 +23,30 @@ class ViewerBar(ttk.Frame):
         self.theme = theme
         self.back = ttk.Button(self, text="←", width=3, command=viewer.close)
         self.back.pack(side="left")
-        tooltip(self.back, theme, "Back to the grid (Esc)")
+        tooltip(self.back, theme, _("Back to the grid (Esc)"))
         self.previous = ttk.Button(self, text="‹", width=2, command=lambda: viewer.step(-1))
         self.previous.pack(side="left", padx=(px(6), 0))
-        tooltip(self.previous, theme, "Previous (Left arrow)")
+        tooltip(self.previous, theme, _("Previous (Left arrow)"))
         self.next = ttk.Button(self, text="›", width=2, command=lambda: viewer.step(1))
         self.next.pack(side="left", padx=(px(2), 0))
-        tooltip(self.next, theme, "Next (Right arrow)")
-        self.open_button = ttk.Button(self, text="Open with system app",
+        tooltip(self.next, theme, _("Next (Right arrow)"))
+        self.open_button = ttk.Button(self, text=_("Open with system app"),
                                       command=lambda: viewer.open_outside(viewer._keys()))
         self.open_button.pack(side="right")
-        tooltip(self.open_button, theme, "Open a copy in your usual app (Ctrl+Enter)")
+        tooltip(self.open_button, theme, _("Open a copy in your usual app ({key})").format(
+            key=f"{MOD_NAME}+Enter"))
         self.zoom_in = ttk.Button(self, text="+", width=2, command=viewer.zoom_in)
         self.zoom_in.pack(side="right", padx=(0, px(10)))
-        tooltip(self.zoom_in, theme, "Zoom in (+ or the wheel)")
+        tooltip(self.zoom_in, theme, _("Zoom in (+ or the wheel)"))
         self.zoom_out = ttk.Button(self, text="−", width=2, command=viewer.zoom_out)
         self.zoom_out.pack(side="right", padx=(0, px(2)))
-        tooltip(self.zoom_out, theme, "Zoom out (− or the wheel)")
+        tooltip(self.zoom_out, theme, _("Zoom out (− or the wheel)"))
         self.actual = ttk.Button(self, text="100 %", command=viewer.actual_size)
         self.actual.pack(side="right", padx=(0, px(6)))
-        tooltip(self.actual, theme, "Actual size: one picture pixel per screen pixel (1)")
-        self.fit = ttk.Button(self, text="Fit", command=viewer.fit)
+        tooltip(self.actual, theme, _("Actual size: one picture pixel per screen pixel (1)"))
+        self.fit = ttk.Button(self, text=_("Fit"), command=viewer.fit)
         self.fit.pack(side="right", padx=(0, px(4)))
-        tooltip(self.fit, theme, "Fit the window (0)")
+        tooltip(self.fit, theme, _("Fit the window (0)"))
         self.zoom_label = ttk.Label(self, style="Caption.TLabel", width=6, anchor="e")
         self.zoom_label.pack(side="right", padx=(0, px(8)))
         self.title = ttk.Label(self, style="Strong.TLabel", anchor="w")
@@ -67,8 +71,9 @@ class ViewerBar(ttk.Frame):
             self.title.configure(text=text)
 
     def show_position(self, index: int | None, total: int) -> None:
-        self.position.configure(text=f"{index + 1:,} of {total:,}" if index is not None
-                                and total else "")
+        self.position.configure(text=_("{index} of {total}").format(
+            index=number(index + 1), total=number(total)) if index is not None and total
+            else "")
 
     def show_zoom(self, percent: int | None, *, zoomable: bool) -> None:
         self.zoom_label.configure(text=f"{percent} %" if percent is not None else "")

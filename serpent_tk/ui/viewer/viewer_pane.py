@@ -15,6 +15,7 @@ from tkinter import ttk
 from typing import Any
 
 from serpent_tk.ui.browser.thumbnails import bucket
+from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.shell.bus import UiBus
 from serpent_tk.ui.shell.commands import Commands, Reply
 from serpent_tk.ui.shell.events import RunOnTk
@@ -127,7 +128,7 @@ class ViewerPane(ttk.Frame):
         width, height = int(summary.get("width") or 0), int(summary.get("height") or 0)
         self.view = ZoomPan(width or 1, height or 1, *self._canvas_size())
         self.bar.show_asset(str(summary.get("name") or ""), *self.order.position(key))
-        self._say("" if self._kind != "image" else "Loading…")
+        self._say("" if self._kind != "image" else _("Loading…"))
         library_id = self.library_id()
         if library_id is None:
             return
@@ -190,8 +191,8 @@ class ViewerPane(ttk.Frame):
             return
         items = reply.result.get("items", []) if reply.ok else []
         if not items:
-            self._show_problem(DecodeError("missing", "This asset is not in the library any "
-                                                      "more."))
+            self._show_problem(DecodeError("missing", _("This asset is not in the library "
+                                                        "any more.")))
             return
         asset = self.asset = items[0]
         self._kind = str(asset.get("kind") or "image")
@@ -201,8 +202,8 @@ class ViewerPane(ttk.Frame):
             return
         path = asset.get("filePath")
         if not path:
-            self._show_problem(DecodeError("missing", "The library did not say where its file "
-                                                      "is."))
+            self._show_problem(DecodeError("missing", _("The library did not say where its "
+                                                        "file is.")))
             return
         self._path = str(path)
         self.decoder.open(token, self._path, *self._canvas_size(), self._opened)
@@ -213,7 +214,7 @@ class ViewerPane(ttk.Frame):
         if token != self._token:
             return
         if result is None:
-            self._show_problem(error or DecodeError("damaged", "The picture can't be read."))
+            self._show_problem(error or DecodeError("damaged", _("The picture can't be read.")))
             return
         info, region, image = result
         self.info = info
@@ -237,7 +238,8 @@ class ViewerPane(ttk.Frame):
         if token != self._token:
             return
         if frames is None:
-            self._show_problem(error or DecodeError("damaged", "The animation can't be read."))
+            self._show_problem(error or DecodeError("damaged",
+                                                    _("The animation can't be read.")))
             return
         first = frames.images[0]
         self.view = ZoomPan(first.width, first.height, *self._canvas_size())
@@ -267,7 +269,7 @@ class ViewerPane(ttk.Frame):
         if token != self._token:
             return
         if result is None:
-            self._show_problem(error or DecodeError("damaged", "The picture can't be read."))
+            self._show_problem(error or DecodeError("damaged", _("The picture can't be read.")))
             return
         _info, region, image = result
         if not self._same_scale(region):
@@ -312,7 +314,7 @@ class ViewerPane(ttk.Frame):
     def _show_problem(self, problem: DecodeError) -> None:
         self.problem = problem
         if self.picture.shown and problem.reason == "too-large":
-            self._say("Shown from its preview: " + problem.message.lower())
+            self._say(_("Shown from its preview: {why}").format(why=problem.message))
             return
         self.picture.clear()
         self._show_panel(self.asset or self.order.item(self.key or "") or {}, problem)
@@ -412,7 +414,7 @@ class ViewerPane(ttk.Frame):
             self._pending_step = delta
             return
         if target is None:
-            self.flash("This is the last one." if delta > 0 else "This is the first one.")
+            self.flash(_("This is the last one.") if delta > 0 else _("This is the first one."))
             return
         self.show(target)
 

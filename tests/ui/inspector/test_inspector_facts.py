@@ -5,11 +5,13 @@ why, in the inspector and in its grid cell."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
+from serpent_tk.ui.language.formats import day_and_time
 from serpent_tk.ui.shell.tooltip import tooltip_of
 from tests.library.files.test_photo_facts import photo
 from tests.ui.conftest import App
@@ -64,7 +66,8 @@ def test_facts_swatches_and_colour_search(app: App, tmp_path: Path,
     inspector = window.inspector
     app.pump(lambda: inspector.facts.get("Taken"), "the date taken")
     assert inspector.facts["Dimensions"] == "600 × 800 px"       # as displayed: portrait
-    assert inspector.facts["Taken"] == "1 Jul 2024, 18:30"
+    # the camera's local time, in the person's locale (tests/ui/language has the others)
+    assert inspector.facts["Taken"] == day_and_time(datetime(2024, 7, 1, 18, 30, 5))
     assert inspector.facts["Camera"] == "Apple iPhone 15 Pro"
     assert inspector.facts["Lens"] == "iPhone 15 Pro back camera 6.86mm f/1.78"
     window.inspector_holder.canvas.yview_moveto(1.0)
