@@ -39,6 +39,8 @@ class CallMeta(_Message):
     credential: str | None = None  # credential *name*, never a token
     label: str = "Serpent"  # what the UI shows: "Claude Desktop via MCP"
     idempotency_key: str | None = Field(default=None, max_length=200)
+    ticket: str | None = Field(default=None, max_length=100)  # the caller's name for this
+    # call's work, echoed on its `TaskProgress` (an MCP task follows its import this way)
 
 
 class Hello(_Message):
@@ -142,7 +144,7 @@ class TaskProgress(_LibraryEvent):
     """A long command (an import) or a background task (analysis) moved on: `done` of
     `total` items (0: not known yet). `request_id` is the call's (0 for a background task);
     `task_id` names the task row (`task.get`) when the work is one: background tasks,
-    refresh, export."""
+    refresh, export, a long import. `ticket` is the one the call's `CallMeta` carried."""
 
     type: Literal["task.progress"] = "task.progress"
     library_id: str
@@ -152,6 +154,7 @@ class TaskProgress(_LibraryEvent):
     total: int = 0
     message: str = ""
     task_id: str | None = None
+    ticket: str | None = None
 
 
 LibraryNews = LibraryChanged | TaskProgress

@@ -89,7 +89,7 @@ class TaskContext:
         self.services.emit(TaskProgress(
             library_id=self.services.library_id, request_id=self.scope.request_id,
             command=self.scope.command, done=done, total=total, message=message,
-            task_id=task_id))
+            task_id=task_id, ticket=self.scope.meta.ticket))
 
     def transaction(self, *, history_entry: int | None = None, synced: bool = True) -> Any:
         """One `WriteTx` of this task (`synced`: see `WriteTx`)."""

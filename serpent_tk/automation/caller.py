@@ -26,6 +26,7 @@ class Caller:
     mode: Mode
     credential: str | None  # credential NAME, never a token
     label: str  # audit label: "You", "Claude Desktop via MCP"
+    ticket: str | None = None  # names this call's work on its progress events (an MCP task)
 
     @classmethod
     def ui(cls) -> Caller:

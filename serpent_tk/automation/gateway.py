@@ -268,7 +268,8 @@ class Gateway:
                     raise self.hooks.refusal(owner, context, error) from None
             meta = CallMeta(source=call.caller.source, credential=call.caller.credential,
                             label=call.caller.label,
-                            idempotency_key=checked.idempotency_key)
+                            idempotency_key=checked.idempotency_key,
+                            ticket=call.caller.ticket)
             command = CommandCall(spec=spec, caller=call.caller, library_id=call.library_id,
                                   library=bound, arguments=checked.arguments, meta=meta,
                                   gateway=self)

@@ -43,6 +43,10 @@ Route = Literal["worker", "gateway", "plugin"]
 # Where assets sit after a success, beyond what its change event's kinds say: "everywhere"
 # (imports, trash, undo...: every count may move) or "folders" (folder membership)
 Recount = Literal["", "folders", "everywhere"]
+# Long work an MCP client may run as a task: "call" (the call itself is the work: import,
+# export, unpacking), "queued" (the call queues a background task it names in `result.task`,
+# which the MCP task follows to its end: analysis)
+LongWork = Literal["", "call", "queued"]
 T = TypeVar("T")
 
 TOOL_NAME = re.compile(r"^[a-z0-9_]{1,64}$")
@@ -150,6 +154,7 @@ class CommandSpec:
     words: Words = Words()
     recount: Recount = ""
     returns_image: bool = False  # an MCP client gets the picture itself (image content)
+    long_work: LongWork = ""  # an MCP client may run it as a task (see LongWork)
     handler: Handler | None = field(default=None, compare=False)  # gateway and plugin routes
     plan: Handler | None = field(default=None, compare=False)  # a dangerous plugin command's
     # risk report (the worker plans its own dangerous commands)
@@ -251,7 +256,8 @@ def command(name: str, risk: Risk, summary: str, returns: str, example: dict[str
             idempotent: bool | None = None, destructive: bool | None = None,
             lifecycle: str | None = None, imports: bool = False,
             journaled: bool | None = None, recount: Recount = "",
-            returns_image: bool = False, after: AfterStep | None = None) -> CommandSpec:
+            returns_image: bool = False, after: AfterStep | None = None,
+            long_work: LongWork = "") -> CommandSpec:
     """Declare a command the library worker serves (library-level). Its input and output
     models are the catalogue's (`library.catalogue`); capabilities and hints follow from the
     risk by default; a normal or recoverable one is an undo step unless it says otherwise."""
@@ -265,7 +271,7 @@ def command(name: str, risk: Risk, summary: str, returns: str, example: dict[str
                  capabilities=capabilities,
                  idempotent=idempotent, destructive=destructive, route="worker",
                  lifecycle=lifecycle, imports=imports, journaled=journaled, recount=recount,
-                 returns_image=returns_image, after=after)
+                 returns_image=returns_image, after=after, long_work=long_work)
 
 
 def gateway_command(name: str, input_model: type[BaseModel], output_model: type[BaseModel],
@@ -274,14 +280,14 @@ def gateway_command(name: str, input_model: type[BaseModel], output_model: type[
                     words: Words = Words(), scope: Scope = "library",
                     capabilities: Iterable[str] | None = None, idempotent: bool | None = None,
                     destructive: bool | None = None, lifecycle: str | None = None,
-                    recount: Recount = "") -> CommandSpec:
+                    recount: Recount = "", long_work: LongWork = "") -> CommandSpec:
     """Declare a command the main process answers itself with `handler` (no worker command
     behind it)."""
     return _spec(name, input_model, output_model, risk, summary, returns, example,
                  title=title, essential=essential, words=words, scope=scope,
                  capabilities=capabilities, idempotent=idempotent,
                  destructive=destructive, route="gateway", lifecycle=lifecycle,
-                 recount=recount, handler=handler)
+                 recount=recount, handler=handler, long_work=long_work)
 
 
 def _spec(name: str, input_model: type[BaseModel], output_model: type[BaseModel], risk: Risk,

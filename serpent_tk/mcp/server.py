@@ -21,6 +21,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import ListenHandler
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
 from starlette.routing import Route
 
@@ -37,6 +38,9 @@ from serpent_tk.mcp.http.sessions import (
     CountedSessionManager,
 )
 from serpent_tk.mcp.notifier import Notifier
+from serpent_tk.mcp.tasks.methods import TaskMethods
+from serpent_tk.mcp.tasks.wire import EXTENSION_ID as TASKS_EXTENSION
+from serpent_tk.mcp.tasks.wire import LEGACY_CAPABILITY
 from serpent_tk.mcp.tools.budget import Budget
 from serpent_tk.mcp.tools.catalogue import Catalogue
 from serpent_tk.mcp.tools.continuations import Continuations
@@ -82,7 +86,19 @@ latest import, review duplicates, curate a collection) walk through whole jobs."
 
 class SerpentServer(Server[Any]):
     """The lowlevel server, advertising `tools.listChanged` and `prompts.listChanged` to
-    handshake-era clients too."""
+    handshake-era clients too, and the 2025-11-25 `tasks` capability (`mcp.tasks`)."""
+
+    def get_capabilities(
+            self, notification_options: NotificationOptions | None = None,
+            experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+            extensions: dict[str, dict[str, Any]] | None = None, *,
+            protocol_version: str | None = None) -> types.ServerCapabilities:
+        capabilities = super().get_capabilities(notification_options,
+                                                experimental_capabilities, extensions,
+                                                protocol_version=protocol_version)
+        if protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            capabilities.tasks = LEGACY_CAPABILITY
+        return capabilities
 
     def create_initialization_options(
             self, notification_options: NotificationOptions | None = None,
@@ -143,6 +159,7 @@ def new_server(handlers: ServerHandlers, listen: ListenHandler,
         on_subscriptions_listen=listen, get_tool_input_schema=handlers.tool_input_schema)
     server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, set_level)
     server.extensions[search_app.EXTENSION_ID] = {}
+    server.extensions[TASKS_EXTENSION] = {}  # 2026-07-28 tasks (`mcp.tasks`)
     return server
 
 
@@ -163,6 +180,9 @@ def build_app(*, gateway: GatewayLike, credentials: CredentialStore, catalogue: 
     listen = ListenHandler(notifier.bus)
     server = new_server(handlers, listen, notifier.set_level)
     server.middleware.append(notifier.middleware)
+    tasks = TaskMethods(gateway, catalogue, lambda: {
+        types.SERVER_INFO_META_KEY: server.server_info_stamp})
+    tasks.install(server)  # long work as MCP tasks (`mcp.tasks`)
     manager = CountedSessionManager(
         server, security_settings=security_settings(port),
         max_request_body_size=MAX_REQUEST_BODY_BYTES,
@@ -173,10 +193,14 @@ def build_app(*, gateway: GatewayLike, credentials: CredentialStore, catalogue: 
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         async with manager.run():
             notifier.attach()
+            tasks.registry.attach()
+            unsubscribe = gateway.subscribe(tasks.registry.publish)
             watcher = asyncio.ensure_future(room.watch_revocations())
             try:
                 yield
             finally:
+                unsubscribe()
+                await tasks.stop()
                 watcher.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await watcher

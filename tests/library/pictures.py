@@ -1,5 +1,6 @@
 """Test helpers for analysis, tasks and maintenance: pictures with real structure (so their
-perceptual hashes differ), waiting for a task, and files that block whoever reads them.
+perceptual hashes differ), tiny distinct pictures by the thousand, waiting for a task, and
+files that block whoever reads them.
 
 Importable by other test packages (`from tests.library.pictures import ...`).
 """
@@ -8,8 +9,10 @@ from __future__ import annotations
 
 import os
 import random
+import struct
 import threading
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -44,6 +47,20 @@ def save_pictures(folder: Path, seeds: list[int], size: tuple[int, int] = (320, 
         picture(seed, size).save(path)
         paths.append(path)
     return paths
+
+
+def tiny_png(number: int) -> bytes:
+    """A valid 4×4 PNG whose pixels encode `number` (fast to make by the thousand)."""
+    pixel = bytes([(number >> 16) & 255, (number >> 8) & 255, number & 255])
+    raw = b"".join(b"\x00" + pixel * 4 for _ in range(4))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+    header = struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw))
+            + chunk(b"IEND", b""))
 
 
 def wait_until(check: Callable[[], Any], what: str, timeout: float = TIMEOUT) -> Any:

@@ -8,10 +8,8 @@ import asyncio
 import gc
 import os
 import socket
-import struct
 import time
 import tkinter as tk
-import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +31,7 @@ from serpent_tk.settings import SettingsStore
 from serpent_tk.ui.shell.bus import UiBus
 from serpent_tk.ui.shell.desktop import attach, enable_drops
 from serpent_tk.ui.shell.main_window import MainWindow, WindowServices
+from tests.library.pictures import tiny_png  # noqa: F401  (the UI tests' pictures)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -65,20 +64,6 @@ def make_images(folder: Path, count: int, prefix: str = "sketch") -> list[Path]:
         image.save(path)
         paths.append(path)
     return paths
-
-
-def tiny_png(number: int) -> bytes:
-    """A valid 4×4 PNG whose pixels encode `number` (fast to make by the thousand)."""
-    pixel = bytes([(number >> 16) & 255, (number >> 8) & 255, number & 255])
-    raw = b"".join(b"\x00" + pixel * 4 for _ in range(4))
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return (struct.pack(">I", len(data)) + kind + data
-                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
-
-    header = struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw))
-            + chunk(b"IEND", b""))
 
 
 @dataclass

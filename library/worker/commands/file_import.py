@@ -26,13 +26,19 @@ and system files (/proc...) with PATH_FORBIDDEN, whatever link leads there
 (`library.private_paths`). A file that does not fit on the disk stops the import: DISK_FULL
 for the whole call when nothing was imported yet, else the files left are listed with
 DISK_FULL and what was imported stays.
+
+An import of `TASK_FROM_FILES` files or more is an `import` task while it runs: `task.get`
+shows its progress, `task.cancel` stops it (as cancelling the call does), and the window's
+status bar shows it whoever started it (an MCP client's task follows it, `mcp.tasks`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import time
 import unicodedata
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,9 +68,13 @@ from library.worker.store.filestore import (
 )
 from library.worker.store.identity import new_id
 from library.worker.store.transaction import WriteTx
+from library.worker.tasks.taskrunner import Tracked, tracked
 
 BATCH_FILES = 64
 BATCH_SECONDS = 1.0
+KIND = "import"
+TASK_FROM_FILES = 100  # an import of this many files is a task while it runs (task.get)
+TASK_COUNTS = {"imported", "duplicates", "failed", "skipped", "cancelled"}
 # Every imported file's item (and so its assetId) is in the result: nobody can ask an import
 # again for the rest. The caps only bound a pathological folder.
 MAX_LISTED = 100_000
@@ -97,19 +107,36 @@ def import_files(ctx: TaskContext, args: FileImportIn) -> FileImportOut:
         raise LibraryError(NOT_FOUND, "That folder does not exist.", field="folderId")
     items: list[ImportItem] = []
     candidates = expand(args, ctx.layout.root, items)
-    run = _ImportRun(ctx, args, items)
-    with previews.importing(ctx.services):  # its previews are one task until it ends
-        _copy_all(ctx, run, candidates, items)
-    ctx.progress(run.done, len(candidates), "cancelled" if run.cancelled else "done",
-                 force=True)
-    return run.result()
+    ctx.progress(0, len(candidates), "", force=True)  # counted: how many there are to do
+    with _shown_as_task(ctx, len(candidates)) as task:
+        run = _ImportRun(ctx, args, items, task)
+        with previews.importing(ctx.services):  # its previews are one task until it ends
+            _copy_all(run, candidates, items)
+        run.report(run.done, len(candidates), "cancelled" if run.cancelled else "done",
+                   force=True)
+        answer = run.result()
+        if task is not None:
+            task.result = answer.model_dump(mode="json", by_alias=True, include=TASK_COUNTS)
+            task.message = f"Imported {answer.imported:,} of {len(candidates):,} files"
+    return answer
 
 
-def _copy_all(ctx: TaskContext, run: _ImportRun, candidates: list[Candidate],
+@contextlib.contextmanager
+def _shown_as_task(ctx: TaskContext, files: int) -> Iterator[Tracked | None]:
+    """A long import is a task while it runs (`task.get` sees it, `task.cancel` stops it,
+    the window's status bar shows it, whoever started it); a short one is just a call."""
+    if files < TASK_FROM_FILES:
+        yield None
+        return
+    with tracked(ctx, KIND, files, {"files": files}) as task:
+        yield task
+
+
+def _copy_all(run: _ImportRun, candidates: list[Candidate],
               items: list[ImportItem]) -> None:
     try:
         for index, candidate in enumerate(candidates):
-            if ctx.cancelled():
+            if run.should_stop():
                 run.cancelled = True
                 items.extend(ImportItem(source_path=c.shown, status="skipped",
                                         error_code="CANCELLED", reason="cancelled",
@@ -123,14 +150,17 @@ def _copy_all(ctx: TaskContext, run: _ImportRun, candidates: list[Candidate],
                     raise  # nothing imported: the whole call is DISK_FULL
                 run.out_of_space(full, candidates[index:index + MAX_LISTED_SKIPPED])
                 break
-            ctx.progress(index + 1, len(candidates), candidate.path.name)
+            run.report(index + 1, len(candidates), candidate.path.name)
     finally:
         run.finish()  # whatever was copied completely is recorded, also after an error
 
 
 class _ImportRun:
-    def __init__(self, ctx: TaskContext, args: FileImportIn, items: list[ImportItem]) -> None:
+    def __init__(self, ctx: TaskContext, args: FileImportIn, items: list[ImportItem],
+                 task: Tracked | None) -> None:
         self.ctx = ctx
+        self.task = task
+        self.should_stop = task.cancelled if task is not None else ctx.cancelled
         self.args = args
         self.items = items
         self.store = FileStore(ctx.layout)
@@ -153,7 +183,7 @@ class _ImportRun:
     def one(self, candidate: Candidate) -> None:
         shown = candidate.shown
         try:
-            staged = self.store.stage_copy(candidate.path, self.ctx.cancelled,
+            staged = self.store.stage_copy(candidate.path, self.should_stop,
                                            self.budget.ensure)
         except CopyCancelled:
             self.cancelled = True
@@ -349,6 +379,13 @@ class _ImportRun:
             self.folders_created += 1
         self.folders[names] = folder_id
         return folder_id
+
+    def report(self, done: int, total: int, message: str, *, force: bool = False) -> None:
+        """Progress: the task's (its live numbers and events), or the call's events."""
+        if self.task is not None:
+            self.task.progress(done, total, message, force=force)
+        else:
+            self.ctx.progress(done, total, message, force=force)
 
     def result(self) -> FileImportOut:
         counts = {"imported": 0, "duplicate": 0, "failed": 0, "skipped": 0}

@@ -1,5 +1,6 @@
 """Background tasks: the runner thread that works through queued task rows, and the
-bookkeeping of long commands (refresh, export) that show up as tasks while they run.
+bookkeeping of long commands (refresh, export, a long import) that show up as tasks while
+they run.
 
 Runs in the worker process. The runner is one thread per worker with its own read
 connection; it does the slow part of a job (decoding images) without any lock and takes the
@@ -268,7 +269,8 @@ def _run_one(services: Services, conn: sqlite3.Connection, board: TaskBoard,
 
 # -- long commands shown as tasks -------------------------------------------------------------
 class Tracked:
-    """A long command (refresh, export) running on the writer thread, visible as a task."""
+    """A long command (refresh, export, a long import) running on the writer thread, visible
+    as a task."""
 
     def __init__(self, ctx: TaskContext, task_id: str, total: int | None) -> None:
         self.ctx = ctx
@@ -282,10 +284,11 @@ class Tracked:
     def cancelled(self) -> bool:
         return self.ctx.cancelled() or self.board.cancel_requested(self.task_id)
 
-    def progress(self, done: int, total: int | None, message: str = "") -> None:
+    def progress(self, done: int, total: int | None, message: str = "", *,
+                 force: bool = False) -> None:
         self.done, self.total, self.message = done, total, message
         self.board.progress(self.task_id, done, total, message)
-        self.ctx.progress(done, total or 0, message, task_id=self.task_id)
+        self.ctx.progress(done, total or 0, message, force=force, task_id=self.task_id)
 
 
 @contextlib.contextmanager
@@ -303,6 +306,7 @@ def tracked(ctx: TaskContext, kind: str, total: int | None = None,
         tx.touch("task", [task_id])
     handle = Tracked(ctx, task_id, total)
     handle.board.started(task_id, 0, total)
+    ctx.progress(0, total or 0, force=True, task_id=task_id)  # who follows it knows it now
     status = "failed"
     try:
         yield handle

@@ -11,13 +11,14 @@ from serpent_tk.automation.registry import CommandSpec, Words, command
 COMMANDS: list[CommandSpec] = [
     command(
         "file.import", "normal",
-        "Copy files or folders from this computer into the library (originals stay), folder "
-        "trees kept; content already there is reported as a duplicate.",
-        "items per source path (status imported/duplicate/failed/skipped, assetId, warning).",
-        {"libraryId": LIB, "sourcePaths": [f"{HOME}/Downloads/refs"], "tags": ["refs"]},
+        "Copy files or folders into the library (originals stay, folder trees kept); content "
+        "it already has is reported as a duplicate.",
+        "items per source path (status imported/duplicate/failed/skipped, assetId).",
+        {"libraryId": LIB, "sourcePaths": [f"{HOME}/Downloads/refs"]},
         title="Import files", essential=True, lifecycle="imported", imports=True,
-        words=Words("imported {files} into “{library}”", "imported {files} into a library"),
-        recount="everywhere"),
+        words=Words("imported {files} into “{library}”", "imported {files} into a library",
+                    doing="Importing"),
+        recount="everywhere", long_work="call"),
     command(
         "asset.search", "read",
         "Find assets by words, tags, folder, collection, kind, extension, rating, dates, "

@@ -35,10 +35,11 @@ COMMANDS: list[CommandSpec] = [
         "displayed, date taken, camera, lens, preview); imports are analysed by themselves.",
         "task: follow it with task.get.",
         {"libraryId": LIB, "assetIds": [A1]}, title="Analyse assets", journaled=False,
-        words=Words("queued analysis of {assets}", "queued analysis", doing="Analysing")),
+        words=Words("queued analysis of {assets}", "queued analysis", doing="Analysing"),
+        long_work="queued"),
     command(
         "task.list", "read",
-        "List background tasks (analysis, refreshes, exports) and progress.",
+        "List background tasks and their progress.",
         "",
         {"libraryId": LIB, "status": ["running"]}, title="Background tasks"),
     command(
@@ -48,7 +49,7 @@ COMMANDS: list[CommandSpec] = [
         {"libraryId": LIB, "taskId": T1}, title="Task progress"),
     command(
         "task.cancel", "normal",
-        "Cancel a queued or running background task; what it finished stays.",
+        "Cancel a background task; what it finished stays.",
         "",
         {"libraryId": LIB, "taskId": T1}, title="Cancel task", idempotent=True,
         journaled=False, words=Words("cancelled a background task")),

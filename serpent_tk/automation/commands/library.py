@@ -164,13 +164,13 @@ COMMANDS: list[CommandSpec] = [
         words=Words("opened “{library}”", "opened a library")),
     gateway_command(
         "library.import-exported", LibraryImportExportedIn, LibraryRef, "normal",
-        "Unpack a library.export archive into a new library and open it (`<name> (copy)` if "
-        "the name is taken).",
+        "Unpack a library.export archive into a new library and open it.",
         "",
         {"archivePath": f"{HOME}/Downloads/Moodboards.zip",
-         "selectedParentPath": f"{HOME}/Pictures"}, title="Unpack library archive",
+         "selectedParentPath": f"{HOME}/Pictures"}, title="Unpack library",
         scope="global", capabilities=MANAGE, lifecycle="imported", handler=import_exported,
-        words=Words("imported “{library}”", "imported a library"), recount="everywhere"),
+        words=Words("imported “{library}”", "imported a library", doing="Unpacking"),
+        recount="everywhere", long_work="call"),
     gateway_command(
         "ui.notify", UiNotifyIn, UiNotifyOut, "read",
         "Show the person a short toast in the Serpent window, e.g. when a long job is done.",
@@ -211,12 +211,12 @@ COMMANDS: list[CommandSpec] = [
         words=Words("renamed “{old_library}” to “{library}”", "renamed “{library}”")),
     command(
         "library.export", "normal",
-        "Write the whole library into one .zip at targetPath, e.g. to move it to another "
-        "computer (never overwrites).",
+        "Write the whole library into a new .zip at targetPath, e.g. for another computer.",
         "",
         {"libraryId": LIB, "targetPath": f"{HOME}/Downloads/Moodboards.zip"},
         title="Export library", capabilities=MANAGE, journaled=False,
-        words=Words("exported “{library}”", "exported the library", doing="Exporting")),
+        words=Words("exported “{library}”", "exported the library", doing="Exporting"),
+        long_work="call"),
     command(
         "library.refresh", "normal",
         "Re-check the library's files on disk and rebuild previews, when files seem missing "

@@ -3,8 +3,9 @@ and its toolset: `automation/policy.py` decides what each sees).
 
 Thread-safe. Schemas come from the registry's pydantic models, made lean (`schemas.py`).
 Tools whose answers hold lists also take `cursor` here, to continue an answer the output budget
-cut (`continuations.py`). Tools are cached per command spec and rebuilt only when the
-registry's contents change (a plugin came or went).
+cut (`continuations.py`); long work says it may run as a task (`execution.taskSupport`). Tools
+are cached per command spec and rebuilt only when the registry's contents change (a plugin came
+or went).
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ def continued_here(spec: CommandSpec) -> bool:
     return bool(cuttable_fields(spec.output_model)) and "cursor" not in \
         spec.input_model.model_fields
 
+
+# long work an MCP client may run as a task (`mcp.tasks`); the 2026-07-28 wire drops the field
+TASK_OPTIONAL = types.ToolExecution(task_support="optional")
 
 CONTINUATION_ARGUMENT = {
     "type": "string",
@@ -80,6 +84,7 @@ def tool_for(spec: CommandSpec, meta: dict[str, Any] | None = None,
         input_schema=_described(input_schema(spec), known),
         output_schema=schemas.output_schema(spec),
         annotations=hints_for(spec),
+        execution=TASK_OPTIONAL if spec.long_work else None,  # 2025-11-25 wire only
         _meta=meta,
     )
 

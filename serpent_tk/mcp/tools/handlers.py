@@ -18,6 +18,7 @@ import copy
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -33,6 +34,7 @@ from serpent_tk.automation.registry import CommandSpec
 from serpent_tk.credentials import Credential
 from serpent_tk.mcp.http.guard import current_credential
 from serpent_tk.mcp.notifier import LEVELS, Notifier, change_notification, level_allows
+from serpent_tk.mcp.tasks.tickets import current_ticket
 from serpent_tk.mcp.tools.budget import (
     FRAMING_BYTES,
     Budget,
@@ -58,6 +60,8 @@ class GatewayLike(Protocol):
     def submit(self, name: str, args: dict[str, Any], caller: Caller
                ) -> Future[dict[str, Any]]: ...
 
+    def subscribe(self, listener: Callable[[object], None]) -> Callable[[], None]: ...
+
 
 def call_result(envelope: dict[str, Any],
                 extra: list[types.ImageContent] | None = None) -> types.CallToolResult:
@@ -74,7 +78,9 @@ def unknown_tool(name: str) -> MCPError:
 
 
 def mcp_caller(credential: Credential) -> Caller:
-    return Caller.mcp(credential.name, credential.mode)
+    """The credential as a caller; inside an MCP task or a call that asked for progress, with
+    the ticket that names its work on the worker's progress events (`mcp.tasks`)."""
+    return replace(Caller.mcp(credential.name, credential.mode), ticket=current_ticket.get())
 
 
 def logs_opted_in(ctx: ServerRequestContext[Any, Any]) -> bool:

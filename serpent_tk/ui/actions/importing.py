@@ -4,15 +4,18 @@ Tk thread only. Drops use tkdnd (`tkinterdnd2`) when it loads; without it the wi
 still works and the Import button remains. The native file dialog is a window-only path:
 the MCP side never opens it. Imports go through the gateway (`file.import`) in batches of
 at most 1,000 paths; long ones show a progress bar (from the gateway's `TaskProgress`
-events) with Cancel. An imported folder keeps its tree (library folders of the same names)
-unless the import is started with `flatten=True` (every file straight into the folder being
-looked at); the closing toast says how many folders were made and what was skipped.
+events of its own calls, named by their ticket) with Cancel; another client's long import
+shows in the status bar's task indicator instead. An imported folder keeps its tree
+(library folders of the same names) unless the import is started with `flatten=True`
+(every file straight into the folder being looked at); the closing toast says how many
+folders were made and what was skipped.
 """
 
 from __future__ import annotations
 
 import logging
 import tkinter as tk
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from tkinter import filedialog, ttk
@@ -47,6 +50,7 @@ class ImportRun:
     future: Any = None
     done_batches: int = 0
     first_asset: str | None = None
+    ticket: str = field(default_factory=lambda: f"window-import-{uuid.uuid4().hex}")
 
 
 class Importer:
@@ -124,7 +128,8 @@ class Importer:
             args["tags"] = run.tags
         if not run.keep_folder_tree:
             args["keepFolderTree"] = False
-        run.future = self.commands.call("file.import", args, self._batch_done)
+        run.future = self.commands.call("file.import", args, self._batch_done,
+                                        ticket=run.ticket)
 
     def _batch_done(self, reply: Reply) -> None:
         run = self.run
@@ -157,11 +162,15 @@ class Importer:
         self._next_batch()
 
     # progress ----------------------------------------------------------------------------
+    def owns(self, event: Any) -> bool:
+        """Is this `TaskProgress` about the import this window runs (not another client's,
+        which the status bar's task indicator shows)?"""
+        run = self.run
+        return run is not None and getattr(event, "ticket", None) == run.ticket
+
     def progress(self, event: Any) -> None:
         """A gateway `TaskProgress` event (Tk thread, via the bus)."""
-        run, spec = self.run, self.commands.spec(event.command)
-        if run is None or event.library_id != run.library_id or spec is None or \
-                not spec.imports:
+        if not self.owns(event):
             return
         total = event.total or 0
         if total > 0:

@@ -2,12 +2,13 @@
 the task ends; clicking it offers Cancel (`task.cancel`).
 
 Tk thread only. Fed by the gateway's `TaskProgress` events (those that name a task: analysis
-after an import, `library.refresh`, exports) and `LibraryChanged` events of kind `task`
+after an import, `library.refresh`, exports, an AI client's long import) and `LibraryChanged`
+events of kind `task`
 (how a task's end shows). A task that ended is confirmed with `task.get` before it leaves,
 and one that has gone quiet is asked about, so the indicator never stays behind. The
 previews made after an import ("Making previews 120 / 1,000") are asked about with
 `asset.preview-status` (its `making`: done / total), the library's own count of them.
-Imports have their own progress bar (`importing`).
+The window's own imports have their own progress bar (`importing`).
 """
 
 from __future__ import annotations
@@ -63,11 +64,13 @@ def describe(task: RunningTask) -> str:
 
 class TaskStatus(ttk.Frame):
     def __init__(self, master: tk.Misc, theme: Theme, commands: Commands,
-                 toast: Callable[..., None]) -> None:
+                 toast: Callable[..., None],
+                 shown_elsewhere: Callable[[Any], bool] = lambda event: False) -> None:
         super().__init__(master)
         self.theme = theme
         self.commands = commands
         self.toast = toast
+        self.shown_elsewhere = shown_elsewhere  # the window's own import has its own bar
         self.library_id: str | None = None
         self.tasks: dict[str, RunningTask] = {}
         self.ended: dict[str, None] = {}   # tasks seen to end, oldest first
@@ -101,7 +104,8 @@ class TaskStatus(ttk.Frame):
     def progress(self, event: Any) -> None:
         """A gateway `TaskProgress`."""
         task_id = getattr(event, "task_id", None)
-        if not task_id or event.library_id != self.library_id or task_id in self.ended:
+        if not task_id or event.library_id != self.library_id or task_id in self.ended or \
+                self.shown_elsewhere(event):
             return  # an event that left before its task's end was seen never brings it back
         task = self.tasks.get(task_id)
         now = time.monotonic()

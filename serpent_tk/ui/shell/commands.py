@@ -12,7 +12,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from serpent_tk.automation.caller import Caller
@@ -143,19 +143,22 @@ class Commands:
         spec: CommandSpec | None = self.gateway.registry.commands.get(name)
         return spec
 
-    def submit(self, name: str, args: dict[str, Any]) -> Future[dict[str, Any]]:
+    def submit(self, name: str, args: dict[str, Any], *,
+               ticket: str | None = None) -> Future[dict[str, Any]]:
         """The gateway's answer as a future (for callers that continue off the Tk thread).
 
         The gateway validates and sends on the calling thread; that work is done by one
         submitting thread (in order), so the Tk thread only queues the call. Cancelling the
-        returned future cancels the gateway call."""
+        returned future cancels the gateway call. `ticket` names the call's work on its
+        progress events (`TaskProgress.ticket`)."""
         outer: Future[dict[str, Any]] = Future()
+        caller = replace(self.caller, ticket=ticket) if ticket else self.caller
 
         def send() -> None:
             if outer.cancelled():
                 return
             try:
-                inner = self.gateway.submit(name, args, self.caller)
+                inner = self.gateway.submit(name, args, caller)
             except Exception as error:     # the gateway promises not to raise; never hang
                 outer.set_exception(error)
                 return
@@ -170,14 +173,14 @@ class Commands:
 
     def call(self, name: str, args: dict[str, Any],
              on_reply: Callable[[Reply], None] | None = None, *,
-             doing: str | None = None) -> Future[dict[str, Any]]:
+             doing: str | None = None, ticket: str | None = None) -> Future[dict[str, Any]]:
         """Submit `name`; `on_reply(reply)` runs on the Tk thread.
 
         Without `on_reply`, a failure becomes an error toast ("Could not `doing`: ...";
         `doing` in the window's language).
         With it, the handler decides what to show.
         """
-        future = self.submit(name, args)
+        future = self.submit(name, args, ticket=ticket)
         self.reply_on_tk(name, future, on_reply, doing=doing)
         return future
 

@@ -182,7 +182,8 @@ class MainWindow:
         self.activity = AgentActivity(self.toast, self.actions.undo_change, root.after,
                                       spec=commands.spec)
         self.importer = Importer(root, theme, commands, self.status.progress_area, self.toast)
-        self.tasks = TaskStatus(self.status.progress_area, theme, commands, self.toast)
+        self.tasks = TaskStatus(self.status.progress_area, theme, commands, self.toast,
+                                shown_elsewhere=self.importer.owns)
         self.empty = EmptyState(self.grid.canvas, theme, on_import=self.ask_import,
                                 on_connect=lambda: self.open_settings("mcp"),
                                 on_clear_search=lambda: self.search.clear_all(),

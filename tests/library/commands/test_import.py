@@ -250,17 +250,48 @@ def test_cancel_stops_an_import_and_keeps_what_was_committed(host, library, sour
     assert not list((Path(library["path"]) / ".staging").iterdir())
 
 
+def test_a_long_import_is_a_task_that_task_cancel_stops(host, library, sources, events):
+    """An import of many files shows as a task while it runs (task.get, the window's status
+    bar), whoever started it; its events carry the caller's ticket (an MCP task follows it
+    that way); task.cancel stops it like cancelling the call, and what it did stays."""
+    library_id = library["libraryId"]
+    make_images(sources, 400, size=(32, 32))
+    meta = CLAUDE.model_copy(update={"ticket": "mcp-task-1"})
+    future = host.call(library_id, "file.import", {"sourcePaths": [str(sources)]}, meta)
+    first = events.wait_for(lambda e: isinstance(e, TaskProgress) and e.task_id is not None)
+    assert first.ticket == "mcp-task-1" and first.total == 400
+    task = call(host, library_id, "task.get", {"taskId": first.task_id})
+    assert (task["kind"], task["status"], task["total"]) == ("import", "running", 400)
+    events.wait_for(lambda e: isinstance(e, TaskProgress) and e.task_id == first.task_id
+                    and e.done >= 5)
+    call(host, library_id, "task.cancel", {"taskId": first.task_id})
+    result = future.result(TIMEOUT)
+    assert result["cancelled"] is True and 0 < result["imported"] < 400
+    ended = call(host, library_id, "task.get", {"taskId": first.task_id})
+    assert ended["status"] == "cancelled"
+    assert ended["result"]["imported"] == result["imported"] == \
+        call(host, library_id, "asset.search", {"limit": 1})["total"]
+
+
+def test_a_short_import_is_no_task(host, library, sources):
+    library_id = library["libraryId"]
+    make_images(sources, 3, size=(32, 32))
+    assert call(host, library_id, "file.import", {"sourcePaths": [str(sources)]})["imported"] == 3
+    assert not [t for t in call(host, library_id, "task.list")["items"] if t["kind"] == "import"]
+
+
 def test_reads_answer_while_a_long_import_runs(host, library, sources, events):
     """The import is held by a condition the test controls, not by its size: another
-    connection holds the database's write lock, so the import copies its files and then
-    waits to record them (SQLite's busy timeout is 30 s) until the test lets go."""
+    connection holds the database's write lock, so the import counts its files and then
+    waits to record its task and them (SQLite's busy timeout is 30 s) until the test lets
+    go."""
     library_id = library["libraryId"]
     make_images(sources, 100, size=(32, 32))
     blocker = sqlite3.connect(Path(library["path"]) / "library.sqlite", isolation_level=None)
     try:
         blocker.execute("BEGIN IMMEDIATE")  # what the import's first batch will wait for
         future = host.call(library_id, "file.import", {"sourcePaths": [str(sources)]})
-        events.wait_for(lambda e: isinstance(e, TaskProgress) and e.done >= 1)
+        events.wait_for(lambda e: isinstance(e, TaskProgress) and e.total == 100)  # counted
         info = call(host, library_id, "library.info")  # answered by a reader thread meanwhile
         assert info["name"] == "Test Library" and info["assetCount"] == 0
         assert not future.done()  # provably: it cannot record anything while we hold the lock
