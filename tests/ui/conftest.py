@@ -128,9 +128,9 @@ class App:
         commands = self.window.commands
         original = commands.submit
 
-        def submit(name: str, args: dict[str, Any]) -> Any:
+        def submit(name: str, args: dict[str, Any], **options: Any) -> Any:
             sent.append(name)
-            return original(name, args)
+            return original(name, args, **options)
 
         commands.submit = submit  # type: ignore[method-assign]
         return sent

@@ -27,6 +27,8 @@ MODERN = "2026-07-28"
 TASKS = "io.modelcontextprotocol/tasks"
 ACCEPT = "application/json, text/event-stream"
 TIMEOUT = 60.0
+ROUTED_BY = {"tools/call": "name", "tasks/get": "taskId", "tasks/update": "taskId",
+             "tasks/cancel": "taskId"}  # 2026-07-28: the param an Mcp-Name header repeats
 
 
 def messages(response: httpx2.Response) -> list[dict[str, Any]]:
@@ -126,11 +128,17 @@ class Rpc:
                                "io.modelcontextprotocol/protocolVersion": MODERN,
                                "io.modelcontextprotocol/clientCapabilities": {
                                    "extensions": extensions}}
+            named = params.get(ROUTED_BY.get(method, ""))
+            if isinstance(named, str):  # the routing header the revision asks for
+                headers = {"Mcp-Name": named, **(headers or {})}
         request_id = next(self._ids)
         response = self.http.post(self.url, headers=self._headers(method, headers),
                                   json={"jsonrpc": "2.0", "id": request_id, "method": method,
                                         "params": params})
-        assert response.status_code == 200, (response.status_code, response.text[:500])
+        if response.status_code != 200:  # 2026-07-28 maps some errors to HTTP statuses too
+            answer = response.json()
+            assert "error" in answer, (response.status_code, response.text[:500])
+            return dict(answer)
         answer = None
         for message in messages(response):
             if message.get("id") == request_id:
@@ -148,12 +156,12 @@ class Rpc:
 
     # -- a 2025-11-25 session --------------------------------------------------------------
 
-    def open(self) -> dict[str, Any]:
+    def open(self, version: str = LEGACY) -> dict[str, Any]:
         """initialize + notifications/initialized; the GET stream starts listening."""
-        self.version = LEGACY
+        self.version = version
         response = self.http.post(self.url, headers=self._headers("initialize"), json={
             "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": LEGACY, "capabilities": {},
+                "protocolVersion": version, "capabilities": {},
                 "clientInfo": {"name": "raw-json-rpc", "version": "1"}}})
         assert response.status_code == 200, response.text[:500]
         self.session_id = response.headers["mcp-session-id"]
@@ -171,7 +179,7 @@ class Rpc:
     def _listen(self) -> None:
         try:
             with self.http.stream("GET", self.url, headers={
-                    "Accept": "text/event-stream", "MCP-Protocol-Version": LEGACY,
+                    "Accept": "text/event-stream", "MCP-Protocol-Version": self.version,
                     "Mcp-Session-Id": self.session_id or ""}) as stream:
                 self._listening = stream.status_code == 200
                 for line in stream.iter_lines():

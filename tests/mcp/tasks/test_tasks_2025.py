@@ -122,3 +122,35 @@ def test_without_task_a_long_tool_answers_as_always(server: Server, tmp_path: Pa
         assert refused["error"]["code"] == -32601, refused
     finally:
         rpc.close()
+
+
+def test_unpacking_an_exported_library_runs_as_a_task_too(server: Server,
+                                                          tmp_path: Path) -> None:
+    library_id, _ = new_library(server.gateway, tmp_path / "libraries")
+    archive = tmp_path / "scans.zip"
+    as_person(server.gateway, "library.export", {"libraryId": library_id,
+                                                 "targetPath": str(archive)})
+    rpc = Rpc(server.url, server.token())
+    try:
+        rpc.open()
+        created = rpc.result("tools/call", {
+            "name": "serpent_library_import_exported", "task": {},
+            "arguments": {"archivePath": str(archive),
+                          "selectedParentPath": str(tmp_path / "libraries")}})
+        assert created["task"]["ttl"] == 3_600_000  # none asked: an hour
+        answer = rpc.result("tasks/result", {"taskId": created["task"]["taskId"]})
+        unpacked = answer["structuredContent"]["result"]
+        assert unpacked["name"] == "Scans" and unpacked["libraryId"] != library_id, unpacked
+        state = rpc.result("tasks/get", {"taskId": created["task"]["taskId"]})
+        assert state["status"] == "completed"
+    finally:
+        rpc.close()
+
+
+def test_revisions_before_2025_11_25_have_no_tasks(server: Server) -> None:
+    rpc = Rpc(server.url, server.token())
+    try:
+        assert "tasks" not in rpc.open("2025-06-18")["capabilities"]
+        assert rpc.post("tasks/list")["error"]["code"] == -32601
+    finally:
+        rpc.close()
