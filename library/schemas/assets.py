@@ -32,7 +32,7 @@ __all__ = [
     "AssetPreviewStatusOut", "SearchSort", "AssetBatchOut", "AssetIds", "RiskReport",
     "RiskTarget", "AssetUpdateOut", "UpdateItem", "SheetCell", "MAX_SHEET", "MAX_BATCH_EDIT",
     "RenameItem", "AssetRenameBatchIn", "PaletteColor", "AssetProblem", "Orientation",
-    "HexColor", "PreviewCounts", "PreviewProgress",
+    "HexColor", "PreviewCounts", "PreviewProgress", "FoundText",
 ]
 
 MAX_BATCH_EDIT = 500  # assets one asset.update or tagsByAsset changes at once
@@ -51,6 +51,13 @@ HexColor = Annotated[str, Field(pattern=r"^#?[0-9a-fA-F]{6}$", examples=["#ff880
 class PaletteColor(Model):
     color: str = Field(description="#rrggbb")
     ratio: float = Field(ge=0, le=1, description="Share of the picture this colour covers.")
+
+
+class FoundText(Model):
+    """Text an analyser found in an asset (the words in a picture: `ocr-text`)."""
+
+    source: str = Field(description="Who found it: a plugin analyser, e.g. ocr-text.")
+    text: str
 
 
 class AssetProblem(Model):
@@ -104,6 +111,13 @@ class Asset(AssetSummary):
     lens: str | None = Field(default=None, description="Lens model (EXIF).")
     palette: list[PaletteColor] = Field(default_factory=list, description="Dominant colours, "
                                         "largest share first (empty until analysed).")
+    duration: float | None = Field(default=None, description="Seconds (video, sound).")
+    pages: int | None = Field(default=None, description="Pages (PDF, Illustrator).")
+    codec: str | None = Field(default=None, description="Video or sound codec, e.g. h264.")
+    font_family: str | None = Field(default=None, description="A font's family.")
+    font_style: str | None = Field(default=None, description="A font's style, e.g. Bold.")
+    found_text: list[FoundText] = Field(default_factory=list, description="Text found in it "
+                                        "(e.g. words in a picture), by source.")
 
 
 class FileImportIn(Model):

@@ -24,7 +24,8 @@ __all__ = [
 
 RuleField = Literal["tag", "name", "notes", "ext", "kind", "rating", "width", "height", "size",
                     "added-at", "folder", "source-url", "untagged", "taken-at", "camera",
-                    "lens", "orientation", "aspect-ratio", "color"]
+                    "lens", "orientation", "aspect-ratio", "color", "duration", "pages",
+                    "found-text"]
 RuleOp = Literal["is", "is-not", "contains", "not-contains", "gte", "lte", "before", "after",
                  "in-last-days", "within"]
 MAX_DEPTH = 4  # a rule set, and groups in it, nested at most this deep (RuleGroup2..4)
@@ -82,11 +83,13 @@ class RuleGroup2(RuleGroup):
 class RuleSet(RuleGroup):
     """The rules of a smart collection (or of a search): rules and any/all groups (nested
     at most 4 deep). Fields and the operators they take:
-    tag, name, notes, source-url, camera, lens: is, is-not, contains, not-contains (text,
-    any case; camera is make and model, e.g. "Canon EOS R5");
+    tag, name, notes, source-url, camera, lens, found-text: is, is-not, contains,
+    not-contains (text, any case; camera is make and model, e.g. "Canon EOS R5"; found-text
+    is text an analyser found in the asset, e.g. the words in a picture);
     ext, kind: is, is-not (one value or a list: any of them);
-    rating, width, height, size: is, is-not, gte, lte (a whole number; size in bytes; width
-    and height as the picture is displayed, EXIF orientation applied);
+    rating, width, height, size, pages: is, is-not, gte, lte (a whole number; size in bytes;
+    width and height as the picture is displayed, EXIF orientation applied);
+    duration: is, is-not, gte, lte (seconds of a video or sound);
     aspect-ratio: is (within 1 %), is-not, gte, lte (width / height as displayed: a number
     like 1.5 or "16:9");
     orientation: is, is-not (portrait, landscape, square, panoramic, or a list: any of
@@ -118,10 +121,10 @@ _RULE_OR_GROUP = {
     "type": "object",
     "properties": {
         "field": {"description":
-                  "With its ops: tag, name, notes, source-url, camera, lens: is, is-not, "
-                  "contains, not-contains; ext, kind, orientation (portrait, landscape, square, "
-                  "panoramic): is, is-not (one or a list); rating, width, height, size, "
-                  "aspect-ratio: is, is-not, gte, lte; added-at, taken-at: "
+                  "With its ops: tag, name, notes, source-url, camera, lens, found-text: is, "
+                  "is-not, contains, not-contains; ext, kind, orientation (portrait, landscape, "
+                  "square, panoramic): is, is-not (one or a list); rating, width, height, size, "
+                  "aspect-ratio, pages, duration (s): is, is-not, gte, lte; added-at, taken-at: "
                   "before, after (ISO date), in-last-days; folder: is, is-not, within; "
                   "untagged: is, is-not (true/false); color: is, is-not (\"#rrggbb\" or "
                   "{color, tolerance, minRatio})."},

@@ -54,7 +54,8 @@ TagName = Annotated[str, Field(min_length=1, max_length=100, examples=["referenc
 Limit = Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Page size.")]
 Cursor = Annotated[str, Field(max_length=500, description="nextCursor of the last page.")]
 Timestamp = datetime
-AssetKind = Literal["image", "video", "audio", "document", "font", "model", "archive", "other"]
+AssetKind = Literal["image", "vector", "video", "audio", "document", "font", "model", "archive",
+                    "other"]
 
 
 class Empty(Model):

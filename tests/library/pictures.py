@@ -74,6 +74,15 @@ def wait_until(check: Callable[[], Any], what: str, timeout: float = TIMEOUT) ->
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def run_analysis(host: Any, library_id: str) -> dict[str, Any]:
+    """Analyse every asset not analysed yet and wait for the task to end (its last state)."""
+    from tests.library.factories import call
+
+    task = call(host, library_id, "analysis.run")["task"]
+    return wait_until(lambda: (lambda now: now if now["status"] in FINISHED else None)(
+        call(host, library_id, "task.get", {"taskId": task["id"]})), "the analysis")
+
+
 def previews_made(host: Any, library_id: str) -> dict[str, Any]:
     """Wait until the previews made after imports are done (nothing queued or being made)."""
     from tests.library.factories import call

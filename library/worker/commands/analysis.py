@@ -8,7 +8,8 @@ runner thread records results in batches, in id order, together with the task's 
 and checkpoint (the last asset done), so a restarted worker resumes after the checkpoint.
 Results go to `asset_analysis` (similarity signature: `asset.find-duplicates`,
 `asset.find-similar`) and `asset_colors` (the palette in CIELAB: colour search); the facts
-read from the file (size as displayed, date taken, camera, lens, problem) are written to
+read from the file (size as displayed, date taken, camera, lens, problem; duration, pages,
+codec, font family and style) are written to
 the asset when they differ (no new version: they state what the file is). When the worker
 starts, assets analysed by an older analysis (`ANALYSER`) are queued once, so their results
 are redone by themselves.
@@ -39,6 +40,8 @@ from library.worker.tasks.taskboard import board_for
 from library.worker.tasks.taskrunner import JobContext, Outcome, job
 
 KIND = "analysis"
+FACT_COLUMNS = ("width", "height", "taken_at", "camera", "lens", "problem", "duration", "pages",
+                "codec", "font_family", "font_style")  # what a file says about itself
 BATCH = 64  # results per transaction ...
 BATCH_SECONDS = 3.0  # ... or this long, whichever comes first
 FETCH = 128
@@ -209,7 +212,7 @@ def _record(ctx: JobContext, results: list[Analysis], *, outcome: Outcome | None
     def write(tx: WriteTx) -> None:
         ids = [x.asset_id for x in results]
         existing = {r[0]: r for part in assetrows.chunks(ids) for r in tx.conn.execute(
-            f"SELECT id, width, height, taken_at, camera, lens, problem FROM assets "
+            f"SELECT id, {', '.join(FACT_COLUMNS)} FROM assets "
             f"WHERE id IN ({assetrows.marks(len(part))})", part)}
         kept = [x for x in results if x.asset_id in existing]
         tx.conn.executemany(
@@ -247,12 +250,13 @@ def _facts_changed(tx: WriteTx, row: sqlite3.Row, result: Analysis) -> bool:
     if facts is not None and facts.width is not None:
         values.update(width=facts.width, height=facts.height, taken_at=facts.taken_at,
                       camera=facts.camera, lens=facts.lens)
+    if facts is not None and facts.problem is None:  # a video's, a sound's, a font's...
+        values.update(duration=facts.duration, pages=facts.pages, codec=facts.codec,
+                      font_family=facts.family, font_style=facts.style)
     if result.status == "done" or result.problem is not None:
         values["problem"] = result.problem  # done: what it is now; failed: why, when known
-    columns = ("width", "height", "taken_at", "camera", "lens", "problem")
-    if all(values[c] == row[c] for c in columns):
+    if all(values[c] == row[c] for c in FACT_COLUMNS):
         return False
-    tx.conn.execute("UPDATE assets SET width = ?, height = ?, taken_at = ?, camera = ?, "
-                    "lens = ?, problem = ? WHERE id = ?",
-                    (*(values[c] for c in columns), row["id"]))
+    tx.conn.execute(f"UPDATE assets SET {', '.join(f'{c} = ?' for c in FACT_COLUMNS)} "
+                    f"WHERE id = ?", (*(values[c] for c in FACT_COLUMNS), row["id"]))
     return True

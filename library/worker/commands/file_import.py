@@ -223,14 +223,13 @@ class _ImportRun:
             return
         ext = media.normalized_ext(candidate.path)
         kind = media.kind_of(ext)
-        facts = (media.probe_image(staged.path, ext, staged.data) if kind == "image"
-                 else media.NO_FACTS)
+        facts = media.probe(staged.path, ext, kind, staged.data)
         self.store.commit_staged(staged, ext)
         item = ImportItem(source_path=shown, status="imported", asset_id=new_id("ast"))
         if facts.problem is not None:
             item.warning = assetrows.PROBLEMS[facts.problem]
         self.in_run[staged.sha256] = item.asset_id or ""
-        if kind == "image":  # its preview is made with its batch's, from the stored file
+        if media.previewed(ext, kind):  # its preview comes with its batch's, from the file
             self.previews.append(previews.Job(item.asset_id or "", staged.sha256, ext,
                                               facts.width, facts.height))
         self._add(Pending(item, candidate, new=True, staged=staged.without_data(), ext=ext,

@@ -2,13 +2,15 @@
 
 Runs in the worker process, on the preview pool's threads (no lock held: it only reads the
 stored file and writes a derived thumbnail). The image's header gives its facts as displayed
-(`media.probe_image`: size with EXIF orientation applied, date taken, camera, lens), which
+(`media.probe`: size with EXIF orientation applied, date taken, camera, lens), which
 fill in what libraries made before Serpent kept them. The picture is decoded once, at
 thumbnail size (`ANALYSIS_SIZE`), through the thumbnail store, so analysing also makes the
 preview the grid asks for; palette and signature (`similarity`: perceptual hashes from
 `phash`, mean CIELAB colour, detail) come from that small image. An asset that is not
-an image is `unsupported`; one whose file is missing or cannot be decoded is `failed`, and
-says why in `problem` (damaged, truncated, too-large).
+a picture or a file `library.media` reads (SVG, video, sound, font, PDF: its facts from
+its reader, its preview drawn by it; a palette for drawings, videos and documents, a
+signature for drawings too) is `unsupported`; one whose file is missing or cannot be decoded
+is `failed`, and says why in `problem` (damaged, truncated, too-large).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from library.worker.store.layout import Layout
 log = logging.getLogger("library.worker.analysis")
 
 ANALYSER = 2  # bump when what analysis computes changes: older results are redone
+COLOURED = ("image", "vector", "video", "document")  # kinds whose preview gives a palette
+COMPARED = ("image", "vector")  # kinds with a similarity signature (duplicates, similar)
 ANALYSIS_SIZE = 256
 CENTRE = 0.94  # the second hash sees the central 94 % (3 % off every edge)
 
@@ -51,24 +55,31 @@ class Analysis:
 def analyse(layout: Layout, row: sqlite3.Row) -> Analysis:
     """`row` has id, sha256, ext, kind, width, height, missing."""
     asset_id = row["id"]
+    kind, ext = row["kind"], row["ext"]
     if row["missing"]:
         return Analysis(asset_id, "failed")
-    if row["kind"] != "image":
+    if not media.previewed(ext, kind):
         return Analysis(asset_id, "unsupported")
-    source = layout.file_for(row["sha256"], row["ext"])
+    source = layout.file_for(row["sha256"], ext)
     store = store_for(layout)
+    facts: media.ImageFacts | None = None
     try:
-        facts = media.probe_image(source, row["ext"])
-        thumb = store.get(source, row["sha256"], row["ext"], ANALYSIS_SIZE,
+        facts = media.probe(source, ext, kind)
+        if facts.problem is not None and kind != "image":
+            return Analysis(asset_id, "failed", facts=facts, problem=facts.problem)
+        thumb = store.get(source, row["sha256"], ext, ANALYSIS_SIZE,
                           facts.width or row["width"], facts.height or row["height"])
+        if kind not in COLOURED:  # a font's specimen, a sound's waveform: no palette
+            return Analysis(asset_id, "done", facts=facts)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with Image.open(thumb.path) as image:
                 image.load()
                 picture = flattened(image)
         problem = "truncated" if store.partial(row["sha256"]) else None
+        look = signature(picture) if kind in COMPARED else {}
         return Analysis(asset_id, "done", facts=facts, problem=problem,
-                        palette=palette(picture), **signature(picture))
+                        palette=palette(picture), **look)
     except FileNotFoundError:
         return Analysis(asset_id, "failed")
     except NoThumbnail as problem:

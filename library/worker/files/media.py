@@ -1,4 +1,5 @@
-"""What kind of file an asset is: kind and mime from the extension, image facts from Pillow.
+"""What kind of file an asset is: kind and mime from the extension, its facts from Pillow (a
+picture) or from its reader in `library.media` (SVG, video, sound, font, PDF).
 
 Runs in the worker process. Pillow only reads an image's header here (`Image.open` is
 lazy), so probing a 50 MP photo costs no more than a thumbnail-sized one. Width and height
@@ -22,20 +23,23 @@ from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
+from library.media import readers
 from library.worker.files import exif, imageformats
 
 Image.MAX_IMAGE_PIXELS = None  # header probing only: huge scans are legitimate assets
 
 _KINDS: dict[str, tuple[str, ...]] = {
     "image": ("jpg", "jpeg", "jpe", "jfif", "png", "gif", "webp", "bmp", "tif", "tiff", "heic",
-              "heif", "avif", "svg", "psd", "ico", "icns", "tga", "dds", "exr", "hdr", "raw",
+              "heif", "avif", "psd", "ico", "icns", "tga", "dds", "exr", "hdr", "raw",
               "cr2", "cr3", "nef", "arw", "dng", "orf", "rw2", "kra", "xcf", "clip", "procreate",
-              "ai", "eps", "jxl", "qoi", "pcx", "ppm", "pgm", "pbm"),
-    "video": ("mp4", "mov", "m4v", "mkv", "webm", "avi", "wmv", "flv", "mpg", "mpeg", "3gp"),
+              "jxl", "qoi", "pcx", "ppm", "pgm", "pbm"),
+    "vector": ("svg", "svgz", "ai", "eps"),
+    "video": ("mp4", "mov", "m4v", "mkv", "webm", "avi", "wmv", "flv", "mpg", "mpeg", "3gp",
+              "ogv"),
     "audio": ("mp3", "wav", "flac", "ogg", "oga", "m4a", "aac", "aif", "aiff", "opus", "wma"),
     "document": ("pdf", "txt", "md", "rtf", "doc", "docx", "odt", "xls", "xlsx", "ods", "ppt",
                  "pptx", "odp", "csv", "html", "htm", "epub", "json", "xml"),
-    "font": ("ttf", "otf", "woff", "woff2", "ttc", "fon"),
+    "font": ("ttf", "otf", "woff", "woff2", "ttc", "otc", "fon"),
     "model": ("obj", "fbx", "blend", "gltf", "glb", "stl", "dae", "3ds", "usd", "usdz", "ply",
               "abc", "max", "ma", "mb", "c4d", "skp"),
     "archive": ("zip", "rar", "7z", "tar", "gz", "tgz", "bz2", "xz", "zst"),
@@ -45,7 +49,9 @@ _EXT_OK = re.compile(r"^[a-z0-9]{1,16}$")
 _MIME_EXTRA = {"psd": "image/vnd.adobe.photoshop", "webp": "image/webp", "heic": "image/heic",
                "avif": "image/avif", "kra": "application/x-krita", "blend": "application/x-blender",
                "glb": "model/gltf-binary", "gltf": "model/gltf+json", "woff2": "font/woff2",
-               "jxl": "image/jxl"}
+               "jxl": "image/jxl", "svg": "image/svg+xml", "svgz": "image/svg+xml",
+               "ai": "application/postscript", "ttc": "font/collection", "otc": "font/collection",
+               "ttf": "font/ttf", "otf": "font/otf", "woff": "font/woff"}
 
 
 def normalized_ext(path: Path) -> str:
@@ -83,6 +89,11 @@ class ImageFacts:
     camera: str | None = None
     lens: str | None = None
     problem: str | None = None  # "damaged": a decoder claims the file but cannot read it
+    duration: float | None = None  # seconds: videos and sounds (`library.media`)
+    pages: int | None = None  # documents
+    codec: str | None = None  # videos and sounds
+    family: str | None = None  # fonts
+    style: str | None = None
 
 
 NO_FACTS = ImageFacts(None, None, None)
@@ -96,6 +107,28 @@ def facts_of(image: Image.Image, data: bytes | None = None) -> ImageFacts:
     width, height = exif.displayed_size(int(image.size[0]), int(image.size[1]),
                                         photo.orientation)
     return ImageFacts(width, height, image.format, photo.taken_at, photo.camera, photo.lens)
+
+
+def probe(path: Path | str, ext: str, kind: str, data: bytes | None = None) -> ImageFacts:
+    """What a file of this kind says about itself: an image's facts from its header, those
+    of an SVG, video, sound, font or PDF from its reader (`library.media`); nothing for the
+    other kinds. A file a reader cannot read is DAMAGED."""
+    if kind == "image":
+        return probe_image(path, ext, data)
+    if not readers.reads(ext):
+        return NO_FACTS
+    try:
+        found = readers.facts(path, ext)
+    except readers.Unreadable:
+        return DAMAGED
+    return ImageFacts(found.width, found.height, found.format, duration=found.duration,
+                      pages=found.pages, codec=found.codec, family=found.family,
+                      style=found.style)
+
+
+def previewed(ext: str, kind: str) -> bool:
+    """Does a file of this kind and extension get a preview (a picture, or a reader's)?"""
+    return kind == "image" or readers.reads(ext)
 
 
 def probe_image(path: Path | str, ext: str = "", data: bytes | None = None) -> ImageFacts:

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from PIL import Image, ImageFile, UnidentifiedImageError
 
+from library.media import readers
 from library.worker.files import imageformats
 from library.worker.store.filestore import PRIVATE_FILE, PRIVATE_FOLDER, stored_mode
 from library.worker.store.layout import Layout
@@ -168,7 +169,7 @@ class ThumbStore:
                                   str(failed.get("message", "The file cannot be decoded.")))
             box = BUCKETS[-1] if bucket == FULL else int(bucket)
             try:
-                image, has_alpha, cut_off = render(source, box)
+                image, has_alpha, cut_off = render(source, box, ext)
             except NoThumbnail as problem:
                 if problem.reason == "not-an-image" and imageformats.decodable_ext(ext):
                     problem = NoThumbnail("damaged", "The image file is damaged and cannot "
@@ -320,12 +321,19 @@ class _Decoding:
 _decoding = _Decoding()
 
 
-def render(source: Path, box: int) -> tuple[Image.Image, bool, bool]:
+def render(source: Path, box: int, ext: str = "") -> tuple[Image.Image, bool, bool]:
     """`source` scaled to fit a `box` square, upright; whether it has real transparency; and
-    whether the file was cut off (shown as far as it goes).
+    whether the file was cut off (shown as far as it goes). A file a reader of
+    `library.media` takes (SVG, video, sound, font, PDF) is drawn by it.
 
     Raises NoThumbnail for what cannot be shown; FileNotFoundError when the file is gone.
     """
+    if readers.reads(ext):
+        try:
+            drawn = readers.picture(source, ext, box)
+        except readers.Unreadable:
+            raise NoThumbnail("damaged", "The file is damaged and cannot be shown.") from None
+        return (*_decoded(drawn, (box, box)), False)
     try:
         with _decoding.shared(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # Pillow's complaints about odd files
@@ -378,7 +386,7 @@ _big_decode = threading.Lock()
 
 def _decoded(image: Image.Image, target: tuple[int, int]) -> tuple[Image.Image, bool]:
     image.load()  # decoding errors surface here (JPEG: at the draft scale)
-    orientation = _orientation(image)
+    orientation = _orientation(image) if image.format else 1  # a reader's picture is upright
     frame: Image.Image = image
     if frame.mode in ("P", "PA"):
         frame = frame.convert("RGBA" if _palette_alpha(frame) else "RGB")

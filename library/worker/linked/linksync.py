@@ -182,8 +182,7 @@ class Syncer:
             self.store.discard_duplicate(staged)
             return _Copied(disk_file, existing, new=False, previous=None)
         ext = media.normalized_ext(disk_file.path)
-        facts = (media.probe_image(staged.path, ext) if media.kind_of(ext) == "image"
-                 else media.NO_FACTS)
+        facts = media.probe(staged.path, ext, media.kind_of(ext))
         self.store.commit_staged(staged, ext)
         asset_id = new_id("ast")
         in_batch[staged.sha256] = asset_id

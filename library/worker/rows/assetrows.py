@@ -21,7 +21,7 @@ SUMMARY_COLUMNS = ("a.id, a.name, a.ext, a.kind, a.size, a.width, a.height, a.ra
                    "a.version, a.added_at, a.trashed, a.missing, a.problem")
 CHUNK = 500
 PROBLEMS = {  # assets.problem -> what the person reads
-    "damaged": "Damaged file: the picture cannot be decoded (the file is kept as it is).",
+    "damaged": "Damaged file: it cannot be decoded (the file is kept as it is).",
     "truncated": "Incomplete file: the picture is cut off; the part that is there is shown.",
     "too-large": "Too large to preview: the picture has more pixels than Serpent decodes.",
 }
@@ -29,7 +29,8 @@ PROBLEMS = {  # assets.problem -> what the person reads
 
 _ASSET_COLUMNS = ("id, name, original_name, ext, kind, mime, format, size, width, height, "
                   "sha256, taken_at, camera, lens, problem, added_at, modified_at, added_by, "
-                  "modified_by, import_key, search_text")
+                  "modified_by, import_key, search_text, duration, pages, codec, font_family, "
+                  "font_style")
 _ASSET_VALUES = "(" + ", ".join("?" * (_ASSET_COLUMNS.count(",") + 1)) + ")"
 ROWS_PER_INSERT = 999 // (_ASSET_COLUMNS.count(",") + 1)  # SQLite's oldest variable limit
 
@@ -54,16 +55,24 @@ def new_asset_row(asset_id: str, name: str, original_name: str, ext: str, size: 
             facts.format, size, facts.width, facts.height, sha256, facts.taken_at,
             facts.camera, facts.lens, facts.problem, now, now, actor_json, actor_json,
             import_key, search_text_of(name, original_name, camera=facts.camera,
-                                       lens=facts.lens))
+                                       lens=facts.lens, font=font_of(facts)),
+            facts.duration, facts.pages, facts.codec, facts.family, facts.style)
+
+
+def font_of(facts: media.ImageFacts) -> str:
+    """A font's family and style as its search text has them ("" for other files)."""
+    return " ".join(part for part in (facts.family, facts.style) if part)
 
 
 def search_text_of(name: str, original_name: str, notes: str = "",
                    source_url: str | None = None, camera: str | None = None,
-                   lens: str | None = None, tags: str | None = None) -> str:
+                   lens: str | None = None, tags: str | None = None, font: str = "") -> str:
     """The text `refresh_search_text` stores for these fields (`tags`: their names joined
-    with spaces), made without asking the database."""
-    return " ".join((name, original_name, notes, source_url or "", camera or "", lens or "",
+    with spaces; `font`: family and style; a new asset has no found text yet), made without
+    asking the database."""
+    text = " ".join((name, original_name, notes, source_url or "", camera or "", lens or "",
                      tags or "")).casefold()
+    return f"{text} {font.casefold()}" if font else text
 
 
 def chunks(ids: Sequence[str], size: int = CHUNK) -> Iterable[Sequence[str]]:
@@ -134,12 +143,14 @@ def full_assets(conn: sqlite3.Connection, ids: Sequence[str],
         for row in conn.execute(f"SELECT {SUMMARY_COLUMNS}, a.format, a.mime, a.sha256, "
                                 f"a.notes, a.source_url, a.original_name, a.modified_at, "
                                 f"a.added_by, a.modified_by, a.trashed_at, a.taken_at, "
-                                f"a.camera, a.lens FROM assets a "
+                                f"a.camera, a.lens, a.duration, a.pages, a.codec, "
+                                f"a.font_family, a.font_style FROM assets a "
                                 f"WHERE a.id IN ({marks(len(part))})", part):
             rows[row["id"]] = row
     ordered = [rows[i] for i in dict.fromkeys(ids) if i in rows]
     items = summaries(conn, ordered)
     palettes = palettes_of(conn, [r["id"] for r in ordered])
+    found = found_texts(conn, [r["id"] for r in ordered])
     for item, row in zip(items, ordered, strict=True):
         item.update({"format": row["format"], "mime": row["mime"], "sha256": row["sha256"],
                      "notes": row["notes"], "sourceUrl": row["source_url"],
@@ -149,8 +160,22 @@ def full_assets(conn: sqlite3.Connection, ids: Sequence[str],
                      "trashedAt": row["trashed_at"],
                      "filePath": os.path.abspath(layout.file_for(row["sha256"], row["ext"])),
                      "takenAt": row["taken_at"], "camera": row["camera"], "lens": row["lens"],
-                     "palette": palettes[row["id"]]})
+                     "palette": palettes[row["id"]], "duration": row["duration"],
+                     "pages": row["pages"], "codec": row["codec"],
+                     "fontFamily": row["font_family"], "fontStyle": row["font_style"],
+                     "foundText": found[row["id"]]})
     return items, [i for i in dict.fromkeys(ids) if i not in rows]
+
+
+def found_texts(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, list[dict[str, str]]]:
+    """The text analysers found in each asset (`asset_texts`), by source."""
+    found: dict[str, list[dict[str, str]]] = {i: [] for i in ids}
+    for part in chunks(ids):
+        for asset_id, source, text in conn.execute(
+                f"SELECT asset_id, source, text FROM asset_texts WHERE asset_id IN "
+                f"({marks(len(part))}) ORDER BY asset_id, source", part):
+            found[asset_id].append({"source": source, "text": text})
+    return found
 
 
 def existing(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, sqlite3.Row]:
@@ -209,7 +234,15 @@ def refresh_search_text(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
             f"notes || ' ' || coalesce(source_url, '') || ' ' || coalesce(camera, '') || ' ' "
             f"|| coalesce(lens, '') || ' ' || coalesce((SELECT "
             f"group_concat(t.name, ' ') FROM asset_tags at JOIN tags t ON t.id = at.tag_id "
-            f"WHERE at.asset_id = assets.id), '')) WHERE id IN ({marks(len(part))})", part)
+            f"WHERE at.asset_id = assets.id), '') || {_MORE_TEXT}) "
+            f"WHERE id IN ({marks(len(part))})", part)
+
+
+# a font's family and style, and the text analysers found in the asset, after the rest
+# (`search_text_of` has the font's the same way; a new asset has found no text yet)
+_MORE_TEXT = ("coalesce(' ' || nullif(trim(coalesce(font_family, '') || ' ' || "
+              "coalesce(font_style, '')), ''), '') || coalesce(' ' || (SELECT "
+              "group_concat(x.text, ' ') FROM asset_texts x WHERE x.asset_id = assets.id), '')")
 
 
 def drop_unused_tags(conn: sqlite3.Connection) -> None:

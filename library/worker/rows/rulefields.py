@@ -30,16 +30,21 @@ OPS: dict[str, tuple[str, ...]] = {
     "camera": TEXT_OPS, "lens": TEXT_OPS,
     "ext": CHOICE_OPS, "kind": CHOICE_OPS, "orientation": CHOICE_OPS, "color": CHOICE_OPS,
     "rating": NUMBER_OPS, "width": NUMBER_OPS, "height": NUMBER_OPS, "size": NUMBER_OPS,
-    "aspect-ratio": NUMBER_OPS,
+    "aspect-ratio": NUMBER_OPS, "duration": NUMBER_OPS, "pages": NUMBER_OPS,
+    "found-text": TEXT_OPS,
     "added-at": DATE_OPS, "taken-at": DATE_OPS, "folder": ("is", "is-not", "within"),
     "untagged": CHOICE_OPS,
 }
 TEXT_COLUMNS = {"name": "a.name", "notes": "a.notes", "source-url": "coalesce(a.source_url, '')",
                 "camera": "coalesce(a.camera, '')", "lens": "coalesce(a.lens, '')"}
 NUMBER_COLUMNS = {"rating": "a.rating", "width": "a.width", "height": "a.height",
-                  "size": "a.size"}
+                  "size": "a.size", "duration": "a.duration", "pages": "a.pages"}
 _NUMBER_RANGES = {"rating": (0, 5), "width": (0, 1_000_000), "height": (0, 1_000_000),
-                  "size": (0, 2 ** 62)}
+                  "size": (0, 2 ** 62), "pages": (0, 10_000_000)}
+MAX_SECONDS = 10 * 365 * 86400  # a duration rule's value, in seconds
+_FOUND = ("a.id IN (SELECT x.asset_id FROM asset_texts x WHERE fold(x.text) LIKE ? "
+          "ESCAPE '\\')")
+_FOUND_IS = "a.id IN (SELECT x.asset_id FROM asset_texts x WHERE fold(x.text) = ?)"
 _TAGGED = ("a.id IN (SELECT at.asset_id FROM asset_tags at JOIN tags t ON t.id = at.tag_id "
            "WHERE {test})")
 _IN_FOLDER = "a.id IN (SELECT asset_id FROM asset_folders WHERE folder_id = ?)"
@@ -68,7 +73,8 @@ MAX_CHOICES = 50
 MAX_DAYS = 36_500
 # How a rule error names a field and an operator to a person (the window's rule rows show it)
 FIELD_WORDS = {"ext": "extension", "source-url": "source URL", "added-at": "date added",
-               "taken-at": "date taken", "aspect-ratio": "aspect ratio"}
+               "taken-at": "date taken", "aspect-ratio": "aspect ratio",
+               "found-text": "text in the picture", "duration": "duration (seconds)"}
 OP_WORDS = {"is-not": "is not", "not-contains": "does not contain", "gte": "at least",
             "lte": "at most", "in-last-days": "in the last … days"}
 DEFAULT_TOLERANCE = 20.0
@@ -100,7 +106,7 @@ def canonical(rule: Rule) -> Any:
     if op not in OPS[field]:
         allowed = ", ".join(op_words(o) for o in OPS[field])
         raise BadValue("op", f"{field_words(field)} takes: {allowed} (not “{op_words(op)}”)")
-    if field in TEXT_COLUMNS or field == "tag":
+    if field in TEXT_COLUMNS or field in ("tag", "found-text"):
         return _text(value, contains=op in ("contains", "not-contains"), tag=field == "tag")
     if field == "ext":
         return _choices(value, lambda v: v.lower().removeprefix("."), _EXT.match,
@@ -111,6 +117,8 @@ def canonical(rule: Rule) -> Any:
     if field == "orientation":
         return _choices(value, lambda v: v.lower(), lambda v: v in ORIENTATIONS,
                         f"one of {', '.join(sorted(ORIENTATIONS))}")
+    if field == "duration":
+        return _seconds(value)
     if field in NUMBER_COLUMNS:
         return _whole_number(value, *_NUMBER_RANGES[field])
     if field == "aspect-ratio":
@@ -166,6 +174,13 @@ def _whole_number(value: Any, low: int, high: int) -> int:
     if not low <= value <= high:
         raise BadValue("value", f"must be between {low} and {high}")
     return int(value)
+
+
+def _seconds(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not 0 <= value <= MAX_SECONDS:
+        raise BadValue("value", f"seconds: a number between 0 and {MAX_SECONDS}")
+    return round(float(value), 3)
 
 
 def _ratio(value: Any) -> float:
@@ -232,6 +247,11 @@ def sql(rule: Rule, now: datetime) -> tuple[str, list[Any]]:
         found = _TAGGED.format(test=test)
         return (f"NOT {found}" if negate else found), [
             _like(tagfold.fold(value)) if contains else tagfold.fold(value)]
+    if field == "found-text":
+        contains = op in ("contains", "not-contains")
+        found = _FOUND if contains else _FOUND_IS
+        return (f"NOT {found}" if negate else found), [
+            _like(value) if contains else value.casefold()]
     if field in TEXT_COLUMNS:
         column = f"fold({TEXT_COLUMNS[field]})"
         if op in ("contains", "not-contains"):

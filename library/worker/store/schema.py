@@ -343,6 +343,40 @@ CREATE TABLE linked_dirs (
 CREATE INDEX linked_dirs_by_folder ON linked_dirs (folder_id);
 """
 
+# Files that are not plain pictures (`library.media`): how long a video or sound lasts, a
+# document's pages, the codec, a font's family and style; SVG, Illustrator and EPS files are
+# their own kind, `vector`. Text found in an asset (in a picture, by a plugin's analyser such
+# as the built-in `ocr-text`) is kept per source and searched with the rest of its text.
+_MEDIA_AND_FOUND_TEXT = """
+ALTER TABLE assets ADD COLUMN duration REAL;
+ALTER TABLE assets ADD COLUMN pages INTEGER;
+ALTER TABLE assets ADD COLUMN codec TEXT;
+ALTER TABLE assets ADD COLUMN font_family TEXT;
+ALTER TABLE assets ADD COLUMN font_style TEXT;
+CREATE INDEX assets_by_duration ON assets (trashed, duration);
+
+CREATE TABLE asset_texts (
+    asset_id TEXT NOT NULL REFERENCES assets (id) ON DELETE CASCADE,
+    source TEXT NOT NULL,
+    text TEXT NOT NULL,
+    found_at TEXT NOT NULL,
+    PRIMARY KEY (asset_id, source)
+) WITHOUT ROWID;
+
+CREATE TABLE analyser_runs (
+    asset_id TEXT NOT NULL REFERENCES assets (id) ON DELETE CASCADE,
+    analyser TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('done', 'skipped', 'failed')),
+    at TEXT NOT NULL,
+    PRIMARY KEY (asset_id, analyser)
+) WITHOUT ROWID;
+
+UPDATE assets SET kind = 'vector' WHERE ext IN ('svg', 'svgz', 'ai', 'eps');
+UPDATE assets SET kind = 'video' WHERE ext = 'ogv';
+UPDATE assets SET kind = 'font' WHERE ext = 'otc';
+"""
+
 MIGRATIONS: list[Migration] = [
     Migration(1, 1, "initial library schema", _INITIAL),
     Migration(2, 1, "background tasks and asset analysis", _TASKS_AND_ANALYSIS),
@@ -354,6 +388,8 @@ MIGRATIONS: list[Migration] = [
     Migration(6, 1, "sort ties in import order", _SORT_TIES_IN_IMPORT_ORDER),
     Migration(7, 1, "image facts, palette colours, similarity, folded tag names",
               _FACTS_COLOURS_FOLDING, run=lambda conn: _after_facts(conn)),
+    Migration(8, 1, "video, sound, font and document facts; vector kind; found text",
+              _MEDIA_AND_FOUND_TEXT, run=lambda conn: _after_media(conn)),
 ]
 LATEST = MIGRATIONS[-1].number
 
@@ -371,6 +407,28 @@ def _after_facts(conn: sqlite3.Connection) -> None:
              "Queued when this library was updated to the new format.",
              json.dumps({"source": "system", "credential": None, "label": "Serpent"}),
              utc_now()))
+
+
+def _after_media(conn: sqlite3.Connection) -> None:
+    """Migration 8: the assets a reader of `library.media` takes (SVG, video, sound, font,
+    PDF) were analysed as unsupported: analyse them again, so their facts, previews and
+    palettes come by themselves."""
+    from library.media.readers import READER_BY_EXT
+
+    exts = sorted(READER_BY_EXT)
+    ids = [row[0] for row in conn.execute(
+        f"SELECT id FROM assets WHERE trashed = 0 AND ext IN ({','.join('?' * len(exts))}) "
+        f"ORDER BY id", exts)]
+    if not ids:
+        return
+    conn.executemany("DELETE FROM asset_analysis WHERE asset_id = ?", [(i,) for i in ids])
+    conn.execute(
+        "INSERT INTO tasks (id, kind, status, params, total, message, actor, created_at) "
+        "VALUES (?, 'analysis', 'queued', ?, ?, ?, ?, ?)",
+        (new_id("tsk"), json.dumps({"force": False, "assetIds": ids}), len(ids),
+         "Queued when this library was updated to the new format.",
+         json.dumps({"source": "system", "credential": None, "label": "Serpent"}),
+         utc_now()))
 
 
 def _now() -> str:

@@ -70,6 +70,9 @@ FIELDS: dict[str, tuple[str, dict[str, str]]] = {
     "orientation": (N_("Shape"), CHOICE_OPS),
     "aspect-ratio": (N_("Aspect ratio"), NUMBER_OPS),
     "color": (N_("Colour"), {"is": N_("has"), "is-not": N_("does not have")}),
+    "found-text": (N_("Text in the picture"), TEXT_OPS),
+    "duration": (N_("Duration"), NUMBER_OPS),
+    "pages": (N_("Pages"), NUMBER_OPS),
 }
 LIBRARY_FIELDS = frozenset(get_args(RuleField))     # tests hold FIELDS to these
 LIBRARY_OPS = frozenset(get_args(RuleOp))
@@ -82,7 +85,7 @@ def value_field(master: tk.Misc, theme: Theme, context: RuleContext, field: str,
     """The value widget a field (and for dates, the operator) needs."""
     if field == "tag":
         return TagValue(master, theme, context)
-    if field in ("name", "notes", "source-url", "camera", "lens"):
+    if field in ("name", "notes", "source-url", "camera", "lens", "found-text"):
         return TextValue(master, theme)
     if field == "orientation":
         return ShapeValue(master, theme)
@@ -100,6 +103,10 @@ def value_field(master: tk.Misc, theme: Theme, context: RuleContext, field: str,
         return NumberValue(master, theme, "pixels", initial=1000)
     if field == "size":
         return SizeValue(master, theme)
+    if field == "duration":
+        return NumberValue(master, theme, _("seconds"), initial=60)
+    if field == "pages":
+        return NumberValue(master, theme, _("pages"), initial=10)
     if field in ("added-at", "taken-at"):
         return DaysValue(master, theme) if op == "in-last-days" else DateValue(master, theme)
     if field == "folder":

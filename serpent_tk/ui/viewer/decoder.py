@@ -1,4 +1,5 @@
-"""Reading pictures for the viewer with Pillow, on a decoder thread of its own.
+"""Reading pictures for the viewer with Pillow (SVG, PDF, video, sound and fonts drawn by
+`library.media`'s readers), on a decoder thread of its own.
 
 Thread-safe: the Tk thread only queues requests (`preview`, `render`, `frames`, `prefetch`)
 and gets the answers through `deliver` (which posts them to the UiBus). One thread does the
@@ -18,6 +19,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from serpent_tk.ui.language.translate import _
@@ -34,7 +36,8 @@ MAX_FRAMES = 1000
 FRAME_BUDGET = 30_000_000        # pixels of all decoded frames of one animation
 MIN_FRAME_MS = 20                # browsers treat shorter GIF delays as 100 ms
 DEFAULT_FRAME_MS = 100
-ORDER = ("render", "preview", "frames", "prefetch")
+ORDER = ("render", "preview", "frames", "strip", "prefetch")
+DRAWN_BOX = 1024  # px: a font's specimen and a sound's waveform are drawn this wide
 Deliver = Callable[[Callable[..., None], tuple[Any, ...]], None]
 
 
@@ -86,11 +89,43 @@ def why(error: BaseException) -> DecodeError:
         error=type(error).__name__))
 
 
+def pictured(asset: dict[str, Any]) -> bool:
+    """Does the viewer show this asset (a grid summary or an `asset.get` item) as a picture:
+    a picture, or a file a reader of `library.media` draws?"""
+    from library.media import readers
+
+    return asset.get("kind") == "image" or readers.reads(str(asset.get("ext") or ""))
+
+
+def drawn(path: str) -> bool:
+    """Is this stored file drawn by a reader of `library.media` (SVG, video, sound, font,
+    PDF) rather than decoded by Pillow? (A stored file's suffix is its extension.)"""
+    from library.media import readers
+
+    return readers.reads(_ext(path))
+
+
+def _ext(path: str) -> str:
+    return PurePath(path).suffix[1:].lower()
+
+
 def probe(path: str) -> PictureInfo:
     """The picture's size (as shown, after EXIF orientation), format and frame count; reads
-    only the header."""
+    only the header. A drawn file's size is its drawing's (a font's specimen and a sound's
+    waveform: `DRAWN_BOX` wide)."""
     from PIL import Image
 
+    if drawn(path):
+        from library.media import readers
+
+        try:
+            facts = readers.facts(path, _ext(path))
+            if facts.width and facts.height:
+                return PictureInfo(facts.width, facts.height, str(facts.format or ""), 1)
+            picture = readers.picture(path, _ext(path), DRAWN_BOX)
+        except readers.Unreadable:
+            raise DecodeError("damaged", "The file is damaged: it can't be read.") from None
+        return PictureInfo(picture.width, picture.height, str(facts.format or ""), 1)
     with Image.open(path) as image:
         width, height = image.size
         orientation = image.getexif().get(0x0112, 1) if hasattr(image, "getexif") else 1
@@ -101,9 +136,12 @@ def probe(path: str) -> PictureInfo:
 
 
 def decode_source(path: str, reduction: int) -> Image.Image:
-    """The whole picture at 1/`reduction` of its size, oriented, in RGB or RGBA."""
+    """The whole picture at 1/`reduction` of its size, oriented, in RGB or RGBA (a drawn
+    file drawn at that size)."""
     from PIL import Image, ImageOps
 
+    if drawn(path):
+        return _drawn_source(path, reduction)
     with Image.open(path) as image:
         width, height = image.size
         wanted = (max(1, math.ceil(width / reduction)), max(1, math.ceil(height / reduction)))
@@ -118,6 +156,30 @@ def decode_source(path: str, reduction: int) -> Image.Image:
             picture = picture.reduce(factor)
         picture.load()
         return picture
+
+
+def _drawn_source(path: str, reduction: int) -> Image.Image:
+    from library.media import readers
+
+    info = probe(path)
+    box = max(1, math.ceil(max(info.width, info.height) / reduction))
+    if box * box > MAX_SOURCE_PIXELS:
+        raise DecodeError("too-large", "The picture is too large to show here.")
+    try:
+        return _rgb(readers.picture(path, _ext(path), box))
+    except readers.Unreadable:
+        raise DecodeError("damaged", "The file is damaged: it can't be read.") from None
+
+
+def video_strip(path: str, count: int, box: int) -> list[tuple[float, Image.Image]]:
+    """`count` frames spread over a video, each fitting `box` (its time in seconds)."""
+    from library.media import video
+
+    try:
+        return video.frames(path, count, box)
+    except video.BadVideo:
+        raise DecodeError("damaged", "The video is damaged: its frames can't be read.") \
+            from None
 
 
 def _rgb(image: Image.Image) -> Image.Image:
@@ -217,6 +279,11 @@ class PictureDecoder:
     def frames(self, token: int, path: str, width: int, height: int,
                done: Callable[[int, Frames | None, DecodeError | None], None]) -> None:
         self._submit("frames", token, lambda: decode_frames(path, width, height), done)
+
+    def strip(self, token: int, path: str, count: int, box: int,
+              done: Callable[[int, Any, DecodeError | None], None]) -> None:
+        """A video's strip of `count` frames (`video_strip`)."""
+        self._submit("strip", token, lambda: video_strip(path, count, box), done)
 
     def prefetch(self, paths: list[str], view_width: int, view_height: int) -> None:
         """Decode these (the neighbours) at the size "fit" needs, ready for the next step."""

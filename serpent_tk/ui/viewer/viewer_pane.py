@@ -4,7 +4,9 @@ Opening shows the library's cached preview at once, then the picture decoded for
 (off the Tk thread, `decoder`) replaces it. The wheel zooms at the cursor, dragging pans,
 double-click toggles fit / 100 %; the window's action table binds the keys (arrows step
 through the grid's order, stopping at the ends; + − 0 1 zoom; Esc goes back). Animated
-GIF/WebP play; other files show their type with "Open with system app".
+GIF/WebP play; SVG, PDF, fonts and sounds show as `library.media` draws them (a video its
+poster and, under it, a strip of frames with Play); other files show their type with
+"Open with system app".
 """
 
 from __future__ import annotations
@@ -21,8 +23,15 @@ from serpent_tk.ui.shell.commands import Commands, Reply
 from serpent_tk.ui.shell.events import RunOnTk
 from serpent_tk.ui.shell.theme import FONT_CAPTION, Theme
 from serpent_tk.ui.viewer.animation import FramePlayer
-from serpent_tk.ui.viewer.decoder import DecodeError, Frames, PictureDecoder, PictureInfo
+from serpent_tk.ui.viewer.decoder import (
+    DecodeError,
+    Frames,
+    PictureDecoder,
+    PictureInfo,
+    pictured,
+)
 from serpent_tk.ui.viewer.file_panel import FilePanel
+from serpent_tk.ui.viewer.frame_strip import FrameStrip
 from serpent_tk.ui.viewer.order import LOADING, ViewOrder
 from serpent_tk.ui.viewer.picture import CanvasPicture
 from serpent_tk.ui.viewer.viewer_bar import ViewerBar
@@ -68,7 +77,10 @@ class ViewerPane(ttk.Frame):
         ttk.Separator(self).pack(side="top", fill="x")
         self.canvas = tk.Canvas(self, highlightthickness=0, borderwidth=0, takefocus=1,
                                 background=theme.palette.surface, cursor="fleur")
+        self.strip = FrameStrip(self, theme, self._open_outside,
+                                lambda: self._token, lambda: self.decoder)
         self.canvas.pack(side="top", fill="both", expand=True)
+        self.strip.before = self.canvas
         self.picture = CanvasPicture(self.canvas)
         self.message = self.canvas.create_text(0, 0, font=FONT_CAPTION, justify="center",
                                                fill=theme.palette.text_muted)
@@ -124,10 +136,11 @@ class ViewerPane(ttk.Frame):
         self.picture.clear()
         self._hide_panel()
         summary = self.order.item(key) or {}
-        self._kind = str(summary.get("kind") or "image")
+        self._kind = "image" if pictured(summary) else str(summary.get("kind") or "image")
         width, height = int(summary.get("width") or 0), int(summary.get("height") or 0)
         self.view = ZoomPan(width or 1, height or 1, *self._canvas_size())
         self.bar.show_asset(str(summary.get("name") or ""), *self.order.position(key))
+        self.strip.hide()
         self._say("" if self._kind != "image" else _("Loading…"))
         library_id = self.library_id()
         if library_id is None:
@@ -195,7 +208,7 @@ class ViewerPane(ttk.Frame):
                                                         "any more.")))
             return
         asset = self.asset = items[0]
-        self._kind = str(asset.get("kind") or "image")
+        self._kind = "image" if pictured(asset) else str(asset.get("kind") or "image")
         self.bar.show_asset(str(asset.get("name") or ""), *self.order.position(str(self.key)))
         if self._kind != "image":
             self._show_panel(asset)
@@ -207,6 +220,8 @@ class ViewerPane(ttk.Frame):
             return
         self._path = str(path)
         self.decoder.open(token, self._path, *self._canvas_size(), self._opened)
+        if asset.get("kind") == "video":
+            self.strip.load(token, self._path)
 
     def _opened(self, token: int, result: Any, error: DecodeError | None) -> None:
         """The decoder's first answer: the picture's true size (after EXIF orientation)
@@ -297,7 +312,7 @@ class ViewerPane(ttk.Frame):
         if library_id is None or key is None:
             return
         keys = [k for delta in (1, -1) if (k := self.order.neighbour(key, delta))
-                and k != LOADING and (self.order.item(k) or {}).get("kind") == "image"]
+                and k != LOADING and pictured(self.order.item(k) or {})]
         if not keys:
             return
         size = self._canvas_size()

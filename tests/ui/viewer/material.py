@@ -1,5 +1,6 @@
 """Files for the viewer's tests: a big photo-like JPEG, a JPEG whose EXIF says "rotate 90°",
-an animated GIF and WebP, a PNG, a PDF and a file that claims to be a JPEG but is not one."""
+an animated GIF and WebP, a PNG, a PDF, a video, a .blend and a file that claims to be a JPEG
+but is not one."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import random
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFilter
+
+from tests.library import mediafiles
 
 
 def photo(size: tuple[int, int], seed: int = 3) -> Image.Image:
@@ -60,10 +63,10 @@ def viewer_material(folder: Path) -> dict[str, Path]:
     made["study.png"] = folder / "study.png"
     photo((900, 700), seed=9).save(made["study.png"])
 
-    made["brief.pdf"] = folder / "brief.pdf"
-    made["brief.pdf"].write_bytes(
-        b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[]"
-        b"/Count 0>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n")
+    made["brief.pdf"] = mediafiles.make_pdf(folder / "brief.pdf", pages=2)
+    made["clip.mp4"] = mediafiles.make_video(folder / "clip.mp4", (320, 180), seconds=4.0)
+    made["scene.blend"] = folder / "scene.blend"
+    made["scene.blend"].write_bytes(b"BLENDER-v300" + bytes(2000))
 
     made["broken.jpg"] = folder / "broken.jpg"
     good = made["sunset.jpg"].read_bytes()

@@ -1,8 +1,8 @@
 """The built-in viewer in the real window: Space opens the selected asset over the grid (the
 inspector stays), the wheel zooms at the pointer, dragging pans, 0 and 1 fit and show 100 %,
 the arrows step through the grid's order and stop at the ends, Esc goes back with the
-selection on the last one viewed. EXIF orientation, animated GIFs, other files and damaged
-ones each show what they are."""
+selection on the last one viewed. EXIF orientation, animated GIFs, PDFs and videos (with their
+strip of frames), other files and damaged ones each show what they are."""
 
 from __future__ import annotations
 
@@ -138,15 +138,27 @@ def test_orientation_animation_other_files_and_damaged_ones(app: App, tmp_path: 
     shown = viewer.player.shown
     app.pump(lambda: viewer.player.shown >= shown + 3, "WebP frames moving on")
 
+    window.open_viewer([keys["brief.pdf"]])  # drawn: its first page, A4 portrait
+    app.pump(lambda: viewer.sharp, "the PDF's first page")
+    assert viewer.info is not None and (viewer.info.width, viewer.info.height) == (595, 842)
+    assert not viewer.panel_shown
+    app.shot(tmp_path, "viewer-pdf-light")
+
     opened: list[Path] = []
     window.actions.launch = opened.append
-    window.open_viewer([keys["brief.pdf"]])
-    app.pump(lambda: viewer.panel_shown, "the panel for a PDF")
-    assert viewer.badge.cget("text") == "PDF"
-    app.shot(tmp_path, "viewer-pdf-light")
-    viewer.panel_open.invoke()
-    app.pump(lambda: opened, "the PDF handed to the system")
-    assert opened[0].name == "brief.pdf"
+    window.open_viewer([keys["clip.mp4"]])  # its poster, and the strip of frames under it
+    app.pump(lambda: viewer.sharp, "the video's poster")
+    app.pump(lambda: len(viewer.strip.photos) == 8, "the strip of frames")
+    assert viewer.strip.winfo_ismapped() and viewer.strip.times == sorted(viewer.strip.times)
+    assert viewer.strip.times[-1] > 3.0
+    app.shot(tmp_path, "viewer-video-light")
+    viewer.strip.play_button.invoke()
+    app.pump(lambda: opened, "the video handed to the system's player")
+    assert opened[0].name == "clip.mp4"
+
+    window.open_viewer([keys["scene.blend"]])
+    app.pump(lambda: viewer.panel_shown, "the panel for a .blend")
+    assert viewer.badge.cget("text") == "BLEND" and not viewer.strip.winfo_ismapped()
 
     window.open_viewer([keys["broken.jpg"]])
     app.pump(lambda: viewer.panel_shown, "the damaged file's panel")
@@ -180,6 +192,6 @@ def test_the_viewer_in_the_dark(app: App, tmp_path: Path, mode: str) -> None:
     window.open_viewer([keys["sunset.jpg"]])
     app.pump(lambda: window.viewer.sharp, "the picture")
     app.shot(tmp_path, f"viewer-fit-{mode}")
-    window.open_viewer([keys["brief.pdf"]])
+    window.open_viewer([keys["scene.blend"]])
     app.pump(lambda: window.viewer.panel_shown, "the panel")
-    app.shot(tmp_path, f"viewer-pdf-{mode}")
+    app.shot(tmp_path, f"viewer-file-{mode}")
