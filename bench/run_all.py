@@ -37,6 +37,8 @@ SCRIPTS: dict[str, tuple[list[str], list[str]]] = {
     "bench_tags.py": (["--assets", "10000", "--rounds", "5"], []),
     "bench_import_previews.py": (["--count", "100", "--rounds", "1", "--skip-duplicates"], []),
     "bench_thumbnails.py": (["--count", "40"], []),
+    "bench_thumbnails.py --media": (["--media", "--count", "60", "--rounds", "1", "--ocr", "3"],
+                                   ["--media"]),
     "bench_protocol.py": (["--rounds", "40"], []),
     "bench_catalogue.py": ([], []),
     "bench_mcp_roundtrip.py": (["--calls", "100", "--rounds", "2"], []),

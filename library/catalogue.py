@@ -29,6 +29,10 @@ from typing import Literal
 from pydantic import BaseModel
 
 from library.schemas import (
+    AnalyserPendingIn,
+    AnalyserPendingOut,
+    AnalyserRecordIn,
+    AnalyserRecordOut,
     AnalysisRunIn,
     AnalysisRunOut,
     AssetBatchOut,
@@ -205,4 +209,7 @@ CATALOGUE: Mapping[str, WorkerCommand] = _index([
     _C("task.list", TaskListIn, TaskListOut, "read"),
     _C("task.get", TaskGetIn, Task, "read"),
     _C("task.cancel", TaskCancelIn, Task, "read"),
+    # plugin analysers (internal: the analysers feeder, for a plugin; never an MCP tool)
+    _C("analyser.pending", AnalyserPendingIn, AnalyserPendingOut, "read"),
+    _C("analyser.record", AnalyserRecordIn, AnalyserRecordOut, "write"),
 ])

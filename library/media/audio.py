@@ -103,7 +103,7 @@ def _duration(container: Any, stream: Any) -> float | None:
         if seconds > 0:
             return round(seconds, 3)
     if container.duration is not None and container.duration > 0:
-        return round(container.duration / 1_000_000, 3)
+        return round(float(container.duration) / 1_000_000, 3)
     return None
 
 

@@ -56,7 +56,7 @@ def first_page(path: Path | str, box: int) -> Image.Image:
                 scale = min(MAX_SCALE, box / max(width, height, 1.0))
                 bitmap = page.render(scale=scale, fill_color=(255, 255, 255, 255),
                                      may_draw_forms=True)
-                picture = bitmap.to_pil().convert("RGB")
+                picture: Image.Image = bitmap.to_pil().convert("RGB")
             finally:
                 page.close()
         except BadPdf:

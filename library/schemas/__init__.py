@@ -7,6 +7,7 @@ worker agree by construction. Field names are camelCase on the wire (`assetIds`)
 snake_case in Python. Unknown fields are refused (`extra="forbid"`).
 """
 
+from library.schemas.analysers import *  # noqa: F403
 from library.schemas.assets import *  # noqa: F403
 from library.schemas.collections import *  # noqa: F403
 from library.schemas.common import *  # noqa: F403

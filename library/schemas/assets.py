@@ -171,7 +171,7 @@ class AssetSearchIn(Model):
     """Find assets. Every given filter must match (AND). Results are stably ordered."""
 
     text: Annotated[str, Field(max_length=500)] | None = Field(
-        default=None, description="Words in name, notes, tags or source URL.")
+        default=None, description="Words in name, notes, tags, URL, found text.")
     tags: Annotated[list[TagName], Field(max_length=50)] = Field(
         default_factory=list, description="Assets carrying all of these tags.")
     folder_id: FolderId | None = Field(default=None, description="Assets in this folder.")

@@ -123,7 +123,7 @@ _RULE_OR_GROUP = {
         "field": {"description":
                   "With its ops: tag, name, notes, source-url, camera, lens, found-text: is, "
                   "is-not, contains, not-contains; ext, kind, orientation (portrait, landscape, "
-                  "square, panoramic): is, is-not (one or a list); rating, width, height, size, "
+                  "square, panoramic): is, is-not (or a list); rating, width, height, size, "
                   "aspect-ratio, pages, duration (s): is, is-not, gte, lte; added-at, taken-at: "
                   "before, after (ISO date), in-last-days; folder: is, is-not, within; "
                   "untagged: is, is-not (true/false); color: is, is-not (\"#rrggbb\" or "

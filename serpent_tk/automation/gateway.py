@@ -300,8 +300,8 @@ class Gateway:
 
     def _lookup(self, name: str, caller: Caller) -> CommandSpec:
         spec = self.registry.get(name) if isinstance(name, str) else None
-        if spec is None:
-            raise unknown_command(name)
+        if spec is None or (spec.internal and caller.source != "plugin"):
+            raise unknown_command(name)  # internal: for plugin analysers only
         if spec.plugin_id is not None and (
                 not policy.mode_allows(caller.mode, spec.min_mode)
                 or (caller.source == "mcp" and not self.exposure.exposed(spec))):

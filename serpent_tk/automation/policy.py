@@ -97,8 +97,9 @@ def visibility(spec: CommandSpec, mode: str, toolset: str, *,
                exposed: bool = True) -> Visibility:
     """What a credential in `mode` with `toolset` sees of the command: the only place that
     combines mode, toolset and the plugin rule (plugin commands: Full Access only, and only
-    while their plugin is `exposed` to MCP)."""
-    if spec.plugin_id is not None and (mode != "full-access" or not exposed):
+    while their plugin is `exposed` to MCP; Serpent's internal commands: never)."""
+    if spec.internal or (spec.plugin_id is not None and (mode != "full-access"
+                                                         or not exposed)):
         return "hidden"
     if not holds(toolset, spec) or toolset not in TOOLSETS:
         return "hidden"

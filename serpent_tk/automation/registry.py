@@ -147,6 +147,7 @@ class CommandSpec:
     annotations: Annotations
     title: str = ""  # a short name for people ("Search assets"), not the summary again
     essential: bool = False  # in the `essentials` toolset (policy.visibility)
+    internal: bool = False  # Serpent's own plumbing for plugins: no MCP tool, plugins only
     route: Route = "worker"
     lifecycle: str | None = None  # LibraryLifecycle action fired on success
     imports: bool = False  # success queues the new assets for analysis
@@ -251,7 +252,7 @@ def capabilities_for(risk: Risk, scope: Scope) -> frozenset[str]:
 
 
 def command(name: str, risk: Risk, summary: str, returns: str, example: dict[str, Any], *,
-            title: str, essential: bool = False,
+            title: str, essential: bool = False, internal: bool = False,
             words: Words = Words(), capabilities: Iterable[str] | None = None,
             idempotent: bool | None = None, destructive: bool | None = None,
             lifecycle: str | None = None, imports: bool = False,
@@ -267,7 +268,8 @@ def command(name: str, risk: Risk, summary: str, returns: str, example: dict[str
     if journaled is None:
         journaled = risk in ("normal", "recoverable") and not name.startswith("history.")
     return _spec(name, served.input_model, served.output_model, risk, summary, returns,
-                 example, title=title, essential=essential, words=words, scope="library",
+                 example, title=title, essential=essential, internal=internal, words=words,
+                 scope="library",
                  capabilities=capabilities,
                  idempotent=idempotent, destructive=destructive, route="worker",
                  lifecycle=lifecycle, imports=imports, journaled=journaled, recount=recount,
@@ -408,9 +410,11 @@ def check_spec(spec: CommandSpec) -> None:
 
 def build_registry() -> Registry:
     """The registry of the built-in catalogue (docs/contracts.md §1)."""
+    from serpent_tk.automation.commands import analysers as commands_analysers
     from serpent_tk.automation.commands import assets as commands_assets
     from serpent_tk.automation.commands import history as commands_history
     from serpent_tk.automation.commands import library as commands_library
     from serpent_tk.automation.commands import organize as commands_organize
     return Registry([*commands_library.COMMANDS, *commands_assets.COMMANDS,
-                     *commands_organize.COMMANDS, *commands_history.COMMANDS])
+                     *commands_organize.COMMANDS, *commands_history.COMMANDS,
+                     *commands_analysers.COMMANDS])

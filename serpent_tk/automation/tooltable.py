@@ -16,11 +16,13 @@ END = "<!-- commands:end -->"
 
 
 def markdown_table(registry: Registry) -> str:
-    """One row per command; `essentials` marks the tools of that toolset (the others are in
-    `everything` only)."""
+    """One row per command offered as a tool; `essentials` marks the tools of that toolset
+    (the others are in `everything` only)."""
     rows = ["| command | MCP tool | essentials | risk | lowest mode | what it does |",
             "|---|---|---|---|---|---|"]
     for name, spec in sorted(registry.commands.items()):
+        if spec.internal:
+            continue  # Serpent's plumbing for plugin analysers: no tool
         text = spec.one_line.replace("|", "\\|")
         essential = "✓" if spec.essential else ""
         rows.append(f"| `{name}` | `{spec.tool_name}` | {essential} | {spec.risk} | "

@@ -131,6 +131,18 @@ class HookDef:
     commands: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class AnalyserDef:
+    name: str
+    handler: Callable[..., Any]
+    kinds: tuple[str, ...]
+    version: int
+
+
+ANALYSER_KINDS = ("image", "vector", "video", "audio", "document", "font", "model", "archive",
+                  "other")
+
+
 @dataclass
 class Plugin:
     """A plugin's contributions, declared with the decorators below."""
@@ -140,6 +152,7 @@ class Plugin:
     will_hooks: list[HookDef] = field(default_factory=list)
     did_hooks: list[HookDef] = field(default_factory=list)
     analysers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    analyser_defs: dict[str, AnalyserDef] = field(default_factory=dict)
 
     def command(self, verb: str, *, input: type[BaseModel], output: type[BaseModel],
                 summary: str, returns: str, example: dict[str, Any], risk: Risk = "normal",
@@ -190,10 +203,23 @@ class Plugin:
             return hook
         return declare
 
-    def analyser(self, name: str) -> Callable[[F], F]:
-        """`analyser(api, asset_ids)` after Serpent's own analysis of newly imported assets
-        (from any source): look at them and record what you find through `api.call`."""
+    def analyser(self, name: str, *, kinds: tuple[str, ...] | list[str] = ("image",),
+                 version: int = 1) -> Callable[[F], F]:
+        """`analyser(api, asset_ids) -> {asset_id: text} | None`, for the assets of these
+        `kinds` (asset kinds: image, video, ...), after Serpent's own analysis of newly
+        imported ones (from any source), and for every asset it has not looked at yet when
+        the plugin starts (raise `version` to have them all looked at again). Text it
+        returns is kept as the asset's found text (searched with its other words, shown in
+        the window and `asset.get`; "" means none); assets left out of the answer count as
+        not readable. It may also act through `api.call` (tags, notes...) and return None."""
+        unknown = sorted(set(kinds) - set(ANALYSER_KINDS))
+        if unknown or not kinds:
+            raise ValueError(f"{name}: kinds are asset kinds ({', '.join(ANALYSER_KINDS)})")
+        if not 1 <= version <= 1_000_000:
+            raise ValueError(f"{name}: version is a whole number from 1")
+
         def declare(analyser: F) -> F:
             self.analysers[name] = analyser
+            self.analyser_defs[name] = AnalyserDef(name, analyser, tuple(kinds), version)
             return analyser
         return declare

@@ -37,7 +37,7 @@ from serpent_tk.plugins.declared import SchemaRefused
 from serpent_tk.plugins.discovery import Found, discover
 from serpent_tk.plugins.state import PluginState, Status, remove_status_file, write_status_file
 from serpent_tk.plugins.supervisor import PluginFailed, PluginProcess, Reply
-from serpent_tk.plugins.wire import ApiCall, Declaration
+from serpent_tk.plugins.wire import AnalyserInfo, ApiCall, Declaration
 from serpent_tk.settings import PluginSettings, Settings, SettingsStore
 
 log = logging.getLogger("serpent.plugins")
@@ -220,6 +220,8 @@ class PluginManager:
             return
         plugin.process, plugin.declaration = process, declaration
         self._set_status(plugin, "running")
+        if declaration.analysers:
+            self.analysers.started(found.id)  # what it has not looked at yet
         log.info("plugin %s %s running (pid %s)", plugin_id, found.manifest and
                  found.manifest.version, process.pid)
 
@@ -292,9 +294,9 @@ class PluginManager:
         answer.add_done_callback(lambda done: reply(done.result() if not done.cancelled() else {
             "status": "error", "error": {"code": "CANCELLED", "message": "Cancelled."}}))
 
-    def _running_analysers(self) -> list[tuple[PluginProcess, list[str]]]:
+    def _running_analysers(self) -> list[tuple[PluginProcess, list[AnalyserInfo]]]:
         with self._lock:
-            return [(p.process, list(p.declaration.analysers)) for p in self._plugins.values()
+            return [(p.process, _analysers(p.declaration)) for p in self._plugins.values()
                     if p.process is not None and p.declaration is not None
                     and p.declaration.analysers]
 
@@ -339,6 +341,14 @@ class PluginManager:
                     self._control.submit(self._sync)
                 except RuntimeError:  # shutting down
                     return
+
+
+def _analysers(declaration: Declaration) -> list[AnalyserInfo]:
+    """The plugin's analysers with their kinds and versions (a host that declared names
+    only: images, version 1)."""
+    known = {info.name: info for info in declaration.analyser_info}
+    return [known.get(name) or AnalyserInfo(name=name, kinds=["image"], version=1)
+            for name in declaration.analysers]
 
 
 def _sentence(text: str | None) -> str | None:

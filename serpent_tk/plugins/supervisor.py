@@ -195,6 +195,12 @@ class PluginProcess:
                 self._conn.close()
 
     @property
+    def running(self) -> bool:
+        """Still answering (not stopped, not failed)."""
+        with self._lock:
+            return not self._ended
+
+    @property
     def pid(self) -> int | None:
         return self._process.pid if self._process is not None else None
 

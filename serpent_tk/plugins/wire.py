@@ -45,11 +45,18 @@ class HookInfo(_Wire):
     commands: list[str]  # fnmatch patterns of the commands it wants
 
 
+class AnalyserInfo(_Wire):
+    name: str
+    kinds: list[str]  # the asset kinds it reads
+    version: int  # a newer one reads every asset again
+
+
 class Declaration(_Wire):
     commands: list[CommandInfo] = Field(default_factory=list)
     will_hooks: list[HookInfo] = Field(default_factory=list)
     did_hooks: list[HookInfo] = Field(default_factory=list)
     analysers: list[str] = Field(default_factory=list)
+    analyser_info: list[AnalyserInfo] = Field(default_factory=list)
 
 
 class Failure(_Wire):

@@ -1,11 +1,17 @@
 """Library commands through the gateway, from an agent's point of view: folders, tags,
 moves, trash and restore. Results are checked against the registry's output models
-(`strict_outputs`) and list results share one page shape."""
+(`strict_outputs`) and list results share one page shape. And the internal commands behind
+plugin analysers: `analyser.pending` lists what an analyser has not read (of its kinds, in
+its version), `analyser.record` keeps the text it found — searched by words and the
+`found-text` rule, shown by `asset.get`, no undo step — and neither is offered to anyone but
+plugins."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.gateway import Gateway
 from tests.automation.conftest import CLAUDE, READER, call, code, import_images, ok
 
@@ -73,3 +79,58 @@ def test_pages_follow_the_cursor(gateway: Gateway, library: str, tmp_path: Path)
         if cursor is None:
             break
     assert len(seen) == len(set(seen)) == 5
+
+
+# -- plugin analysers' internal commands ------------------------------------------------
+PLUGIN = Caller.plugin("ocr-text")
+NAME = "ocr-text/read-text"
+
+
+def pending(gateway: Gateway, library: str, version: int = 1, **more: Any) -> list[str]:
+    return list(ok(gateway, "analyser.pending", {
+        "libraryId": library, "analyser": NAME, "version": version, "kinds": ["image"],
+        **more}, PLUGIN)["assetIds"])
+
+
+def test_recorded_text_is_found_shown_and_not_read_again(gateway: Gateway, library: str,
+                                                         tmp_path: Path) -> None:
+    ids = sorted(import_images(gateway, library, tmp_path / "src", 3))
+    assert pending(gateway, library) == ids
+    assert pending(gateway, library, assetIds=ids[:1]) == ids[:1]
+    out = ok(gateway, "analyser.record", {
+        "libraryId": library, "analyser": NAME, "version": 1,
+        "found": {ids[0]: "夏日音乐节\nSummer Music Festival", ids[1]: ""},
+        "failed": [ids[2]]}, PLUGIN)
+    assert out == {"recorded": 3, "changed": [ids[0]]}
+    assert pending(gateway, library) == []  # looked at, found something or not, or failed
+    assert pending(gateway, library, version=2) == ids  # a newer reader reads them again
+
+    item = ok(gateway, "asset.get", {"libraryId": library, "assetIds": [ids[0]]})["items"][0]
+    assert item["foundText"] == [{"source": "ocr-text",
+                                  "text": "夏日音乐节\nSummer Music Festival"}]
+    found = ok(gateway, "asset.search", {"libraryId": library, "text": "音乐节"})["items"]
+    assert [i["id"] for i in found] == [ids[0]]
+    rule = {"rules": [{"field": "found-text", "op": "contains", "value": "MUSIC"}]}
+    assert ok(gateway, "collection.run-rules", {"libraryId": library, "rules": rule})[
+        "total"] == 1
+    history = ok(gateway, "history.list", {"libraryId": library})["items"]
+    assert history[0]["command"] == "file.import"  # found text is no undo step
+
+    ok(gateway, "analyser.record", {"libraryId": library, "analyser": NAME, "version": 1,
+                                    "found": {ids[0]: ""}}, PLUGIN)  # the text went away
+    assert ok(gateway, "asset.search", {"libraryId": library, "text": "音乐节"})["total"] == 0
+
+
+def test_only_plugins_reach_them(gateway: Gateway, library: str) -> None:
+    for caller in (Caller.ui(), Caller.mcp("claude", "full-access", "Claude"), Caller.cli()):
+        answer = call(gateway, "analyser.pending", {
+            "libraryId": library, "analyser": NAME, "version": 1, "kinds": ["image"]}, caller)
+        assert answer["error"]["code"] == "NOT_FOUND", answer
+        assert answer["error"]["message"] == "Unknown tool: analyser.pending"
+
+
+def test_a_bad_analyser_name_is_refused(gateway: Gateway, library: str) -> None:
+    answer = call(gateway, "analyser.record", {"libraryId": library, "analyser": "no slash",
+                                               "version": 1, "found": {}}, PLUGIN)
+    assert answer["error"]["code"] == "INVALID_ARGUMENT"
+    assert answer["error"]["field"] == "analyser"

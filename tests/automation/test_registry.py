@@ -48,6 +48,9 @@ CATALOGUE = {
     # analysis and tasks
     "analysis.run", "task.list", "task.get", "task.cancel", "asset.find-duplicates",
     "asset.find-similar",  # an additive extension: "similar to this asset" (issue 12)
+    # internal, for plugin analysers only (never MCP tools): what an analyser has still to
+    # read, and recording the text it found (issue 30)
+    "analyser.pending", "analyser.record",
 }
 GLOBAL = {"library.list-recent", "library.list-open", "library.open", "library.create",
           "library.import-exported", "ui.notify"}

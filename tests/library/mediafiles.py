@@ -174,8 +174,9 @@ def make_poster(path: Path, lines: list[str], size: tuple[int, int] = (1000, 700
     draw = ImageDraw.Draw(image)
     font = ImageFont.truetype(str(font_path), max(24, size[1] // 10), index=0)
     top = size[1] // 8
+    ink = (30, 30, 60) if sum(background) > 384 else (250, 240, 220)  # dark on light, or not
     for line in lines:
-        draw.text((size[0] // 12, top), line, font=font, fill=(30, 30, 60))
+        draw.text((size[0] // 12, top), line, font=font, fill=ink)
         top += int(font.size * 1.8)
     path.parent.mkdir(parents=True, exist_ok=True)
     image.save(path, quality=92)

@@ -4,7 +4,8 @@ Runs in the worker process. `asset.thumbnail` is a `derive` command (its own thr
 work never delays a search) and writes only into `thumbs/` (see `thumbstore`). The result's
 longest side is the smallest size bucket (64, 128, 192, 256, 384, 512, 768, 1024, 1568) at
 or above `size`, or the image's own size when that is smaller; callers scale down further.
-A file with no picture to show (a PDF, a font, a damaged or gigantic image) answers
+A picture, and an SVG, video, sound, font or PDF (drawn by `library.media`'s readers) has
+a preview; a file with none to show (a .blend, a damaged or gigantic image) answers
 UNSUPPORTED_FORMAT with `reason` not-an-image / damaged / too-large, never a made-up image:
 the window draws its own type badge, and an agent learns plainly that there is nothing to
 see. A record whose file is gone from the library answers NOT_FOUND with reason
@@ -44,6 +45,7 @@ from library.schemas import (
 )
 from library.worker.commands import background, handles
 from library.worker.context import ReadContext
+from library.media import readers
 from library.worker.files import imageformats, previews, thumbcap
 from library.worker.files.thumbstore import NoThumbnail, store_for
 from library.worker.rows.assetrows import chunks, marks
@@ -182,4 +184,4 @@ def _state(ctx: ReadContext, row: Any, names: set[str],
 def _decodable(fmt: str | None, ext: str) -> bool:
     if fmt is not None:
         return fmt not in imageformats.NEVER_OPENED
-    return bool(ext) and imageformats.decodable_ext(ext)
+    return bool(ext) and (imageformats.decodable_ext(ext) or readers.reads(ext))

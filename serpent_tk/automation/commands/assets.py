@@ -21,10 +21,10 @@ COMMANDS: list[CommandSpec] = [
         recount="everywhere", long_work="call"),
     command(
         "asset.search", "read",
-        "Find assets by words, tags, folder, collection, kind, extension, rating, dates, "
-        "camera, lens, shape or colour (all must match; rules: any/all groups); untagged: "
-        "true finds those without tags.",
-        "items (id, name, tags, rating, folderIds, version...), total, nextCursor.",
+        "Find assets by words (also text in pictures), tags, folder, collection, kind, "
+        "extension, rating, dates, camera, lens, shape or colour (all must match; rules: "
+        "any/all groups).",
+        "items (id, name, tags, rating...), total, nextCursor.",
         {"libraryId": LIB, "text": "sunset", "color": "#ff8800", "limit": 20},
         title="Search assets", essential=True),
     command(

@@ -15,7 +15,7 @@ from typing import Any
 
 from serpent_tk.plugins.api import Plugin
 from serpent_tk.plugins.manifest import Manifest
-from serpent_tk.plugins.wire import CommandInfo, Declaration, HookInfo
+from serpent_tk.plugins.wire import AnalyserInfo, CommandInfo, Declaration, HookInfo
 
 
 class LoadError(Exception):
@@ -89,4 +89,6 @@ def declaration(plugin: Plugin) -> Declaration:
         commands=commands,
         will_hooks=[HookInfo(name=h.name, commands=list(h.commands)) for h in plugin.will_hooks],
         did_hooks=[HookInfo(name=h.name, commands=list(h.commands)) for h in plugin.did_hooks],
-        analysers=sorted(plugin.analysers))
+        analysers=sorted(plugin.analysers),
+        analyser_info=[AnalyserInfo(name=name, kinds=list(d.kinds), version=d.version)
+                       for name, d in sorted(plugin.analyser_defs.items())])

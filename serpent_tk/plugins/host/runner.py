@@ -189,8 +189,14 @@ class HostRunner:
             hook = next(h for h in hooks if h.name == invoke.name)
             hook.handler(api, HookEvent(**payload))
             return {}
-        plugin.analysers[invoke.name](api, list(payload.get("assetIds", [])))
-        return {}
+        found = plugin.analysers[invoke.name](api, list(payload.get("assetIds", [])))
+        if found is None:
+            return {}
+        if not isinstance(found, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in found.items()):
+            raise TypeError(f"the analyser {invoke.name} answered {type(found).__name__}, "
+                            "not {asset id: text}")
+        return {"found": found}
 
 
 class _BadInput(Exception):

@@ -14,6 +14,7 @@ from tkinter import ttk
 from typing import Any, Protocol
 
 from serpent_tk.ui.inspector.button_row import ButtonRow
+from serpent_tk.ui.inspector.found_text import FoundText
 from serpent_tk.ui.inspector.palette_swatches import PaletteSwatches
 from serpent_tk.ui.inspector.rating import RatingStars
 from serpent_tk.ui.inspector.tag_editor import TagEditor
@@ -26,9 +27,11 @@ from serpent_tk.ui.shell.theme import FONT_BODY, FONT_CAPTION, FONT_SUBTITLE, Th
 AGO_REFRESH_MS = 30_000
 # the facts shown under the fields, by name (their labels: these words in the window's
 # language)
-INFO_ROWS = (N_("Dimensions"), N_("Taken"), N_("Camera"), N_("Lens"), N_("Type"), N_("Size"),
-             N_("Added"), N_("Modified"))
-OPTIONAL_ROWS = ("Taken", "Camera", "Lens")     # shown only when the photo has them
+INFO_ROWS = (N_("Dimensions"), N_("Duration"), N_("Pages"), N_("Font"), N_("Codec"),
+             N_("Taken"), N_("Camera"), N_("Lens"), N_("Type"), N_("Size"), N_("Added"),
+             N_("Modified"))
+OPTIONAL_ROWS = ("Duration", "Pages", "Font", "Codec", "Taken", "Camera", "Lens")  # when known
+COLOURED = ("image", "vector", "video", "document")  # kinds whose analysis gives a palette
 
 
 def taken_words(value: str | None) -> str:
@@ -151,6 +154,7 @@ class Inspector(ttk.Frame):
         self.swatches = PaletteSwatches(self.single, theme)
         self.swatches.pack(fill="x")
         self.swatches.on_pick = lambda colour: self.on_color(colour)
+        self.found = FoundText(self.single, theme)
         self.problem = ttk.Label(self.single, style="Danger.TLabel", anchor="w",
                                  justify="left")
         self.info = ttk.Frame(self.single)
@@ -307,7 +311,12 @@ class Inspector(ttk.Frame):
         self._info_rows["Dimensions"].configure(
             text=_("{width} × {height} px").format(width=width, height=height)
             if width and height else "—")
-        facts = {"Taken": taken_words(asset.get("takenAt")),
+        facts = {"Duration": humanize.duration(asset.get("duration")),
+                 "Pages": str(asset.get("pages") or ""),
+                 "Font": " ".join(str(asset.get(k) or "") for k in ("fontFamily", "fontStyle")
+                                  ).strip(),
+                 "Codec": str(asset.get("codec") or ""),
+                 "Taken": taken_words(asset.get("takenAt")),
                  "Camera": str(asset.get("camera") or ""), "Lens": str(asset.get("lens") or "")}
         for name, text in facts.items():
             self._info_rows[name].configure(text=text)
@@ -322,7 +331,11 @@ class Inspector(ttk.Frame):
             self.problem.pack(fill="x", pady=(self.theme.px(10), 0), before=self.info)
         else:
             self.problem.pack_forget()
-        image = asset.get("kind", "image") == "image"
+        if self.found.show(asset):
+            self.found.pack(fill="x", before=self.info)
+        else:
+            self.found.pack_forget()
+        image = asset.get("kind", "image") in COLOURED
         if image and (asset.get("palette") or not problem):
             self.colours_label.pack(anchor="w", pady=(self.theme.px(8), self.theme.px(2)),
                                     before=self.info)

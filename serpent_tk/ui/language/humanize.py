@@ -81,3 +81,13 @@ def changed_by(added: bool, actor: Any, moment: Any) -> str:
             who=who, when=when)
     return (_("Changed by {who}, {when}") if when else _("Changed by {who}")).format(
         who=who, when=when)
+
+
+def duration(seconds: float | None) -> str:
+    """A video's or sound's length as a clock reads it: 0:07, 3:25, 1:02:03 ("" unknown)."""
+    if seconds is None:
+        return ""
+    whole = int(round(float(seconds)))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

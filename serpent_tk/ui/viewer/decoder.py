@@ -124,7 +124,7 @@ def probe(path: str) -> PictureInfo:
                 return PictureInfo(facts.width, facts.height, str(facts.format or ""), 1)
             picture = readers.picture(path, _ext(path), DRAWN_BOX)
         except readers.Unreadable:
-            raise DecodeError("damaged", "The file is damaged: it can't be read.") from None
+            raise DecodeError("damaged", _("The file is damaged: it can't be read.")) from None
         return PictureInfo(picture.width, picture.height, str(facts.format or ""), 1)
     with Image.open(path) as image:
         width, height = image.size
@@ -168,7 +168,7 @@ def _drawn_source(path: str, reduction: int) -> Image.Image:
     try:
         return _rgb(readers.picture(path, _ext(path), box))
     except readers.Unreadable:
-        raise DecodeError("damaged", "The file is damaged: it can't be read.") from None
+        raise DecodeError("damaged", _("The file is damaged: it can't be read.")) from None
 
 
 def video_strip(path: str, count: int, box: int) -> list[tuple[float, Image.Image]]:
@@ -178,8 +178,8 @@ def video_strip(path: str, count: int, box: int) -> list[tuple[float, Image.Imag
     try:
         return video.frames(path, count, box)
     except video.BadVideo:
-        raise DecodeError("damaged", "The video is damaged: its frames can't be read.") \
-            from None
+        raise DecodeError("damaged", _("The video is damaged: its frames can't be "
+                                       "read.")) from None
 
 
 def _rgb(image: Image.Image) -> Image.Image:

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from tkinter import ttk
 from typing import TYPE_CHECKING, Any
 
+from serpent_tk.ui.language import humanize
+from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.shell.theme import FONT_CAPTION, Theme
 from serpent_tk.ui.shell.tooltip import tooltip
 
@@ -17,14 +19,6 @@ if TYPE_CHECKING:
 
 FRAMES = 8
 FRAME_BOX = 120  # px (before the display's scale)
-
-
-def clock(seconds: float) -> str:
-    """0:07, 1:02:03."""
-    whole = int(seconds)
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
 class FrameStrip(ttk.Frame):
@@ -37,10 +31,11 @@ class FrameStrip(ttk.Frame):
         self.before: tk.Misc | None = None  # the widget the strip is packed under
         self.photos: list[tk.PhotoImage] = []  # kept alive while shown
         self.times: list[float] = []
-        self.play_button = ttk.Button(self, text="▶ Play", style="Accent.TButton",
+        self.play_button = ttk.Button(self, text=_("▶ Play"), style="Accent.TButton",
                                       command=play)
         self.play_button.pack(side="left", padx=(0, theme.px(8)))
-        tooltip(self.play_button, theme, "Play the video in the app your system uses for it")
+        tooltip(self.play_button, theme, _("Play the video in the app your system uses for "
+                                           "it"))
         self.row = ttk.Frame(self)
         self.row.pack(side="left", fill="x", expand=True)
         self.note = ttk.Label(self, style="Muted.TLabel", font=FONT_CAPTION)
@@ -74,5 +69,5 @@ class FrameStrip(ttk.Frame):
             cell = ttk.Frame(self.row)
             cell.pack(side="left", padx=(0, self.theme.px(4)))
             ttk.Label(cell, image=photo).pack()  # type: ignore[arg-type]
-            ttk.Label(cell, text=clock(seconds), style="Muted.TLabel",
+            ttk.Label(cell, text=humanize.duration(seconds), style="Muted.TLabel",
                       font=FONT_CAPTION).pack()

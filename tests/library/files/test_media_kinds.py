@@ -14,6 +14,7 @@ import pytest
 from PIL import Image
 
 from library.client import LibraryHost
+from library.errors import LibraryError
 from tests.library import mediafiles
 from tests.library.factories import call
 from tests.library.pictures import run_analysis
@@ -95,7 +96,7 @@ def test_every_kind_has_a_preview(host: LibraryHost, library_id: str, media: Fil
     shapes = {}
     for name, asset_id in media.items():
         if name == "broken.mp4":
-            with pytest.raises(Exception) as refused:
+            with pytest.raises(LibraryError) as refused:
                 call(host, library_id, "asset.thumbnail", {"assetId": asset_id, "size": 256})
             assert "damaged" in str(refused.value).lower()
             continue
@@ -184,13 +185,16 @@ def test_analysis_gives_drawings_videos_and_documents_a_palette(
 
 def test_a_rule_that_mixes_kinds_and_durations_is_checked(host: LibraryHost,
                                                           library_id: str) -> None:
-    with pytest.raises(Exception) as refused:
+    with pytest.raises(LibraryError) as refused:
         call(host, library_id, "collection.run-rules", {"rules": {"rules": [
             {"field": "duration", "op": "gte", "value": "long"}]}})
-    assert "rules.rules.0.value" in str(refused.value)
-    with pytest.raises(Exception):
+    assert refused.value.code == "INVALID_ARGUMENT" and "rules.rules.0.value" in str(
+        refused.value)
+    with pytest.raises(LibraryError) as refused:
         call(host, library_id, "collection.run-rules", {"rules": {"rules": [
             {"field": "pages", "op": "contains", "value": 2}]}})
+    assert refused.value.details.get("field") == "rules.rules.0.op" or "op" in str(
+        refused.value)
 
 
 def test_a_thumbnail_is_a_real_picture(host: LibraryHost, library_id: str,
