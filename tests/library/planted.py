@@ -2,8 +2,10 @@
 duplicate finder against it.
 
 Importable by tests and benchmarks (`from tests.library.planted import ...`). 30 originals
-(gradients, shapes, strokes, a little noise), each with four copies: half size, JPEG
-quality 30, +12 % brightness, 3 % cropped off every edge; 24 flat images of 24 different
+(gradients, shapes, strokes, a little noise), each with nine copies: half size, JPEG
+quality 30, +12 % brightness, 3 % cropped off every edge, turned a quarter, turned half,
+mirrored, and 15 % and 20 % of each side cut off (split unevenly between the two edges);
+`EDITS` names the copies issue 30 added (turns, mirror, big crops); 24 flat images of 24 different
 colours, which must never group; and decoys: a dominant colour with a few small shapes,
 at seven sizes and orientations (near-flat pictures that differ). Deterministic.
 """
@@ -18,7 +20,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageEnhance, ImageFilter
 
-VARIANTS = ("half", "q30", "bright", "crop")
+VARIANTS = ("half", "q30", "bright", "crop", "rot90", "rot180", "mirror", "crop15", "crop20")
+EDITS = ("rot90", "rot180", "mirror", "crop15", "crop20")
 FLAT_COLOURS = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 0), (0, 255, 255),
                 (255, 0, 255), (128, 0, 0), (0, 128, 0), (0, 0, 128), (128, 128, 0),
                 (0, 128, 128), (128, 0, 128), (255, 128, 0), (128, 255, 0), (0, 128, 255),
@@ -59,16 +62,25 @@ def original(seed: int, size: tuple[int, int] = (480, 360)) -> Image.Image:
     return Image.blend(picture, noise, 0.06)
 
 
-def copies(picture: Image.Image) -> dict[str, Image.Image]:
+def copies(picture: Image.Image, seed: int = 0) -> dict[str, Image.Image]:
     width, height = picture.size
     encoded = io.BytesIO()
     picture.save(encoded, "JPEG", quality=30)
     encoded.seek(0)
     dx, dy = round(width * 0.03), round(height * 0.03)
-    return {"half": picture.resize((width // 2, height // 2), Image.Resampling.LANCZOS),
+    made = {"half": picture.resize((width // 2, height // 2), Image.Resampling.LANCZOS),
             "q30": Image.open(encoded).convert("RGB"),
             "bright": ImageEnhance.Brightness(picture).enhance(1.12),
-            "crop": picture.crop((dx, dy, width - dx, height - dy))}
+            "crop": picture.crop((dx, dy, width - dx, height - dy)),
+            "rot90": picture.transpose(Image.Transpose.ROTATE_90),
+            "rot180": picture.transpose(Image.Transpose.ROTATE_180),
+            "mirror": picture.transpose(Image.Transpose.FLIP_LEFT_RIGHT)}
+    rng = random.Random(500 + seed)
+    for name, share in (("crop15", 0.15), ("crop20", 0.20)):
+        cut_x, cut_y = round(width * share), round(height * share)
+        left, top = rng.randrange(cut_x + 1), rng.randrange(cut_y + 1)
+        made[name] = picture.crop((left, top, width - (cut_x - left), height - (cut_y - top)))
+    return made
 
 
 def decoy(index: int) -> Image.Image:
@@ -93,7 +105,7 @@ def write(folder: Path, groups: int = 30, decoys: int = 56) -> list[Planted]:
         picture = original(number)
         picture.save(folder / f"{group}-original.png")
         planted.append(Planted(folder / f"{group}-original.png", group, "original"))
-        for variant, image in copies(picture).items():
+        for variant, image in copies(picture, number).items():
             path = folder / f"{group}-{variant}.jpg"
             image.save(path, quality=90)
             planted.append(Planted(path, group, variant))

@@ -24,11 +24,12 @@ def by_id(found: list) -> dict:
 
 def test_the_shipped_plugins_are_found_like_any_other() -> None:
     found = by_id(discover(None, entry_points=False))
-    assert set(found) == {"contact-sheet", "rename-pattern"}
+    assert set(found) == {"contact-sheet", "rename-pattern", "ocr-text"}
     sheet = found["contact-sheet"]
     assert sheet.origin == "built-in" and sheet.problem is None
     assert sheet.manifest is not None and sheet.manifest.contributes.commands == ["make"]
     assert found["rename-pattern"].manifest.contributes.commands == ["apply"]  # type: ignore[union-attr]
+    assert found["ocr-text"].manifest.contributes.analysers == ["read-text"]  # type: ignore[union-attr]
 
 
 def test_broken_folders_are_reported_and_the_good_ones_found(plugins_dir: Path) -> None:

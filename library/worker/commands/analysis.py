@@ -217,11 +217,11 @@ def _record(ctx: JobContext, results: list[Analysis], *, outcome: Outcome | None
         kept = [x for x in results if x.asset_id in existing]
         tx.conn.executemany(
             "INSERT OR REPLACE INTO asset_analysis (asset_id, status, phash, palette, "
-            "analyser, analysed_at, phash_centre, mean_l, mean_a, mean_b, detail) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "analyser, analysed_at, phash_centre, mean_l, mean_a, mean_b, detail, hashes) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(x.asset_id, x.status, x.phash, json.dumps(_plain(x.palette)) if x.palette
               else None, ANALYSER, tx.now, x.phash_centre,
-              *(x.lab if x.lab is not None else (None, None, None)), x.detail)
+              *(x.lab if x.lab is not None else (None, None, None)), x.detail, x.hashes)
              for x in kept])
         tx.conn.executemany("DELETE FROM asset_colors WHERE asset_id = ?",
                             [(x.asset_id,) for x in kept])

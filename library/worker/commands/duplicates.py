@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 _SIGNATURES = (
     "SELECT a.id, a.name, a.ext, a.width, a.height, a.size, a.added_at, x.phash, "
-    "x.phash_centre, x.mean_l, x.mean_a, x.mean_b, x.detail FROM assets a "
+    "x.phash_centre, x.mean_l, x.mean_a, x.mean_b, x.detail, x.hashes FROM assets a "
     "JOIN asset_analysis x ON x.asset_id = a.id WHERE a.trashed = 0 AND x.status = 'done' "
     "AND x.analyser >= ? AND x.phash IS NOT NULL AND x.mean_l IS NOT NULL ORDER BY a.id")
 
@@ -102,7 +102,13 @@ def _signature(row: sqlite3.Row) -> similarity.Signature:
         similarity.to_unsigned(row["phash_centre"] if row["phash_centre"] is not None
                                else row["phash"]),
         (row["mean_l"], row["mean_a"], row["mean_b"]), row["detail"] or 0.0,
-        similarity.aspect_of(row["width"], row["height"]))
+        similarity.aspect_of(row["width"], row["height"]), *_extra(row["hashes"]))
+
+
+def _extra(blob: bytes | None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The turned and window hashes analysis kept (none for an older analysis)."""
+    hashes = similarity.unpack(blob)
+    return hashes[:similarity.TURNS], hashes[similarity.TURNS:]
 
 
 def _group(rows: list[sqlite3.Row], sigs: similarity.Signatures,

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from library.errors import NOT_FOUND, UNSUPPORTED_FORMAT, LibraryError
+from library.media import readers
 from library.schemas import (
     AssetPreviewStatusIn,
     AssetPreviewStatusOut,
@@ -45,7 +46,6 @@ from library.schemas import (
 )
 from library.worker.commands import background, handles
 from library.worker.context import ReadContext
-from library.media import readers
 from library.worker.files import imageformats, previews, thumbcap
 from library.worker.files.thumbstore import NoThumbnail, store_for
 from library.worker.rows.assetrows import chunks, marks

@@ -25,14 +25,15 @@ from PIL import Image
 
 from library.worker.files import colours, media
 from library.worker.files.palette import flattened, palette
-from library.worker.files.phash import phash
-from library.worker.files.similarity import to_signed
+from library.worker.files.phash import grey_pixels, hash_of, low_frequencies, phash, turned, windows
+from library.worker.files.similarity import pack, to_signed
 from library.worker.files.thumbstore import NoThumbnail, store_for
 from library.worker.store.layout import Layout
 
 log = logging.getLogger("library.worker.analysis")
 
-ANALYSER = 2  # bump when what analysis computes changes: older results are redone
+ANALYSER = 3  # bump when what analysis computes changes: older results are redone
+# 3: the hashes of turned, mirrored and cropped copies (`hashes`: `phash.turned`, `windows`)
 COLOURED = ("image", "vector", "video", "document")  # kinds whose preview gives a palette
 COMPARED = ("image", "vector")  # kinds with a similarity signature (duplicates, similar)
 ANALYSIS_SIZE = 256
@@ -45,6 +46,7 @@ class Analysis:
     status: str  # done | unsupported | failed
     phash: int | None = None  # signed 64-bit, as stored
     phash_centre: int | None = None
+    hashes: bytes | None = None  # the turned and window hashes (`similarity.pack`)
     lab: tuple[float, float, float] | None = None
     detail: float | None = None
     palette: list[dict[str, Any]] = field(default_factory=list)
@@ -102,7 +104,9 @@ def signature(picture: Image.Image) -> dict[str, Any]:
     lab = colours.lab_of_pixels(small).reshape(-1, 3).mean(axis=0)
     grey = np.asarray(picture.convert("L").resize((32, 32), Image.Resampling.BOX),
                       dtype=np.float64)
-    return {"phash": to_signed(phash(picture)),
+    coefficients = low_frequencies(grey_pixels(picture))
+    return {"phash": to_signed(hash_of(coefficients)),
             "phash_centre": to_signed(phash(centre)),
+            "hashes": pack(turned(coefficients) + windows(picture)),
             "lab": (round(float(lab[0]), 3), round(float(lab[1]), 3), round(float(lab[2]), 3)),
             "detail": round(float(grey.std()), 3)}

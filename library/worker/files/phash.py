@@ -3,7 +3,9 @@
 Runs in the worker process (pure functions, any thread). The picture's luminance at 32 x 32
 (Pillow's LANCZOS, as ImageHash resizes), its 2-D DCT-II (unnormalised: scipy.fftpack's),
 the 8 x 8 lowest frequencies, and one bit per coefficient: above their median or not, the
-first coefficient the highest bit.
+first coefficient the highest bit. Besides, for finding turned, mirrored and cropped copies
+(`similarity`): the hashes of the picture's other orientations, from the same coefficients
+(`turned`), and of 27 windows of it (`windows`).
 
 Why not the DCT as one matrix product: in a picture with flat areas, a two-tone split or an
 axis-aligned gradient, many coefficients are zero but for rounding, so the median and the
@@ -61,6 +63,65 @@ def hash_of(coefficients: NDArray[np.float64]) -> int:
 def phash(picture: Image.Image) -> int:
     """The unsigned 64-bit pHash of a picture (any mode)."""
     return hash_of(low_frequencies(grey_pixels(picture)))
+
+
+def turned(coefficients: NDArray[np.float64]) -> list[int]:
+    """The hashes of the picture in its seven other orientations, from its own low
+    frequencies: mirroring a picture left to right multiplies the DCT coefficients of odd
+    horizontal frequency by -1, turning it upside down those of odd vertical frequency, and
+    swapping its axes transposes them (a quarter turn is a swap and a mirror). In order:
+    mirrored, upside down, turned half; then the four with the axes swapped (quarter turns
+    either way, with and without a mirror). Equal to the pHash of the turned picture up to
+    the last digits of the arithmetic (the resize to 32 x 32 is symmetric)."""
+    import numpy as np
+
+    odd = np.arange(HASH_SIZE) % 2 == 1
+    across = np.where(odd[None, :], -1.0, 1.0)  # odd horizontal frequencies
+    down = np.where(odd[:, None], -1.0, 1.0)  # odd vertical frequencies
+    c, t = coefficients, coefficients.T
+    return [hash_of(c * across), hash_of(c * down), hash_of(c * across * down),
+            hash_of(t), hash_of(t * across), hash_of(t * down), hash_of(t * across * down)]
+
+
+WINDOW_SIDES = (0.9, 0.85, 0.8)  # of the picture's width and height
+WINDOW_PLACES = (0.0, 0.5, 1.0)  # where the window sits in the room left (left, middle...)
+
+
+def windows(picture: Image.Image) -> list[int]:
+    """The hashes of 27 windows of the picture: each side 90, 85 and 80 % long, at the nine
+    places where the left/top room is 0, half or all of what the window leaves, so a copy
+    with 10-20 % cut off lines up with one of them. Made for speed (a box filter to 32 x 32
+    and the DCT as one matrix product for all 27), so they match a cropped copy's own pHash
+    within a bit or two rather than bit for bit."""
+    import numpy as np
+
+    grey = picture.convert("L")
+    width, height = grey.size
+    stack = []
+    for side in WINDOW_SIDES:
+        w, h = width * side, height * side
+        for across in WINDOW_PLACES:
+            for down in WINDOW_PLACES:
+                left, top = (width - w) * across, (height - h) * down
+                stack.append(np.asarray(grey.resize((SIDE, SIDE), Image.Resampling.BOX,
+                                                    box=(left, top, left + w, top + h)),
+                                        dtype=np.float64))
+    basis = _dct_basis()
+    low = (basis @ np.stack(stack) @ basis.T).reshape(len(stack), HASH_SIZE * HASH_SIZE)
+    bits = low > np.median(low, axis=1, keepdims=True)
+    weights = np.left_shift(np.uint64(1), np.arange(63, -1, -1, dtype=np.uint64))
+    return [int(value) for value in (bits.astype(np.uint64) * weights).sum(
+        axis=1, dtype=np.uint64)]
+
+
+@cache
+def _dct_basis() -> NDArray[np.float64]:
+    """The HASH_SIZE lowest rows of the unnormalised DCT-II of SIDE points."""
+    import numpy as np
+
+    k, n = np.arange(HASH_SIZE)[:, None], np.arange(SIDE)[None, :]
+    basis: NDArray[np.float64] = 2 * np.cos(np.pi * k * (2 * n + 1) / (2 * SIDE))
+    return basis
 
 
 def dct_ii(x: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -225,16 +225,19 @@ def mark_modified(conn: sqlite3.Connection, ids: Sequence[str], now: str, actor_
     refresh_search_text(conn, ids)
 
 
-def refresh_search_text(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
+def refresh_search_text(conn: sqlite3.Connection, ids: Sequence[str], *,
+                        media: bool = True) -> None:
     """Make the assets' search text from their fields and tags (`search_text_of` makes the
-    same text in Python)."""
+    same text in Python). `media=False`: without a font's names and found text (a migration
+    step older than the schema that keeps them)."""
+    more = _MORE_TEXT if media else "''"
     for part in chunks(list(ids)):
         conn.execute(
             f"UPDATE assets SET search_text = fold(name || ' ' || original_name || ' ' || "
             f"notes || ' ' || coalesce(source_url, '') || ' ' || coalesce(camera, '') || ' ' "
             f"|| coalesce(lens, '') || ' ' || coalesce((SELECT "
             f"group_concat(t.name, ' ') FROM asset_tags at JOIN tags t ON t.id = at.tag_id "
-            f"WHERE at.asset_id = assets.id), '') || {_MORE_TEXT}) "
+            f"WHERE at.asset_id = assets.id), '') || {more}) "
             f"WHERE id IN ({marks(len(part))})", part)
 
 

@@ -46,4 +46,4 @@ def merge_folded(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE UNIQUE INDEX tags_by_folded ON tags (folded)")
     from library.worker.rows.assetrows import refresh_search_text  # assetrows imports us
 
-    refresh_search_text(conn, sorted(touched))
+    refresh_search_text(conn, sorted(touched), media=False)  # schema 8's columns: not yet

@@ -345,8 +345,10 @@ CREATE INDEX linked_dirs_by_folder ON linked_dirs (folder_id);
 
 # Files that are not plain pictures (`library.media`): how long a video or sound lasts, a
 # document's pages, the codec, a font's family and style; SVG, Illustrator and EPS files are
-# their own kind, `vector`. Text found in an asset (in a picture, by a plugin's analyser such
-# as the built-in `ocr-text`) is kept per source and searched with the rest of its text.
+# their own kind, `vector`. Analysis keeps the hashes that find turned, mirrored and cropped
+# copies (`asset_analysis.hashes`). Text found in an asset (in a picture, by a plugin's
+# analyser such as the built-in `ocr-text`) is kept per source and searched with the rest of
+# its text.
 _MEDIA_AND_FOUND_TEXT = """
 ALTER TABLE assets ADD COLUMN duration REAL;
 ALTER TABLE assets ADD COLUMN pages INTEGER;
@@ -354,6 +356,7 @@ ALTER TABLE assets ADD COLUMN codec TEXT;
 ALTER TABLE assets ADD COLUMN font_family TEXT;
 ALTER TABLE assets ADD COLUMN font_style TEXT;
 CREATE INDEX assets_by_duration ON assets (trashed, duration);
+ALTER TABLE asset_analysis ADD COLUMN hashes BLOB;
 
 CREATE TABLE asset_texts (
     asset_id TEXT NOT NULL REFERENCES assets (id) ON DELETE CASCADE,

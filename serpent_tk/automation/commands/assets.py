@@ -24,7 +24,7 @@ COMMANDS: list[CommandSpec] = [
         "Find assets by words (also text in pictures), tags, folder, collection, kind, "
         "extension, rating, dates, camera, lens, shape or colour (all must match; rules: "
         "any/all groups).",
-        "items (id, name, tags, rating...), total, nextCursor.",
+        "items, total, nextCursor.",
         {"libraryId": LIB, "text": "sunset", "color": "#ff8800", "limit": 20},
         title="Search assets", essential=True),
     command(
@@ -132,8 +132,8 @@ COMMANDS: list[CommandSpec] = [
         title="Empty the trash", words=Words("emptied the trash"), recount="everywhere"),
     command(
         "asset.find-duplicates", "read",
-        "Find groups of near-identical images (resized, re-encoded, brightened, slightly "
-        "cropped; same colours) to clean up, each with one to keep.",
+        "Find groups of near-identical images (resized, re-encoded, brightened, cropped, "
+        "turned, mirrored; same colours) to clean up, each with one to keep.",
         "items: groups (assetIds oldest first, keep, members).",
         {"libraryId": LIB, "maxDistance": 10},
         title="Find duplicates", essential=True),

@@ -1,5 +1,6 @@
 """Duplicates worth trusting, through a real worker: the planted set (resized, re-encoded,
-brightened and cropped copies found; flat colours and decoys never grouped), the member to
+brightened, cropped, turned and mirrored copies found; flat colours and decoys never
+grouped), the member to
 keep, "similar to this asset", colour-swapped copies told apart, and trashing the others as
 one undoable step."""
 
@@ -65,7 +66,10 @@ def test_the_planted_set_is_found_and_nothing_else(host, library_id, tmp_path):
     first = id_of[tmp_path / "planted" / "g00-original.png"]
     similar = call(host, library_id, "asset.find-similar", {"assetId": first})
     names = [path_of[m["assetId"]].name for m in similar["items"]]
-    assert {"g00-half.jpg", "g00-q30.jpg", "g00-bright.jpg"} <= set(names[:4])
+    assert {"g00-half.jpg", "g00-q30.jpg", "g00-bright.jpg", "g00-rot90.jpg",
+            "g00-rot180.jpg", "g00-mirror.jpg"} <= set(names[:7])  # turned ones: 0-2 bits
+    distances = [m["distance"] for m in similar["items"]]
+    assert distances == sorted(distances)  # closest first
     assert all(n.startswith("g00-") for n in names) and similar["total"] == len(names)
     flat = call(host, library_id, "asset.find-similar",
                 {"assetId": id_of[tmp_path / "planted" / "flat-00.png"]})
@@ -107,3 +111,23 @@ def test_colour_swapped_copies_are_not_duplicates_and_trashing_is_one_step(host,
     assert step["command"] == "asset.trash"
     call(host, library_id, "history.undo")  # one step brings every trashed one back
     assert len(every_group(host, library_id)) == 1
+
+
+def test_the_turned_hashes_are_those_of_the_turned_pictures() -> None:
+    """`phash.turned` derives the seven other orientations' hashes from the picture's own
+    DCT: they match the hashes of the pictures really turned and mirrored."""
+    from library.worker.files import phash
+
+    upright = (Image.Transpose.FLIP_LEFT_RIGHT, Image.Transpose.FLIP_TOP_BOTTOM,
+               Image.Transpose.ROTATE_180)
+    sideways = (Image.Transpose.TRANSPOSE, Image.Transpose.ROTATE_90,
+                Image.Transpose.ROTATE_270, Image.Transpose.TRANSVERSE)
+    for seed in range(8):
+        picture = original(seed)
+        turns = phash.turned(phash.low_frequencies(phash.grey_pixels(picture)))
+        for index, how in enumerate(upright):
+            assert (turns[index] ^ phash.phash(picture.transpose(how))).bit_count() <= 2
+        for how in sideways:
+            hashed = phash.phash(picture.transpose(how))
+            assert min((turn ^ hashed).bit_count() for turn in turns[3:]) <= 2
+        assert min((turn ^ phash.phash(picture)).bit_count() for turn in turns) > 10
