@@ -269,7 +269,8 @@ def grouping_speed(count: int = 20_000) -> None:
         (rng.uniform(20, 80), rng.uniform(-20, 20), rng.uniform(-20, 30)),
         rng.uniform(5, 60), rng.choice((0.0, 0.2877, -0.2877, 0.5754)),
         tuple(rng.getrandbits(64) for _ in range(similarity.TURNS)),
-        tuple(rng.getrandbits(64) for _ in range(similarity.WINDOWS))) for n in range(count)])
+        tuple(rng.getrandbits(64) for _ in range(similarity.WINDOWS)),
+        rng.choice((480 * 360, 1200 * 900))) for n in range(count)])
     started = time.perf_counter()
     similarity.groups(sigs, similarity.DEFAULT_MAX_DISTANCE)
     print(f"grouping {count:,} signatures (asset.find-duplicates' work): "

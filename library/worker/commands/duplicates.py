@@ -102,7 +102,8 @@ def _signature(row: sqlite3.Row) -> similarity.Signature:
         similarity.to_unsigned(row["phash_centre"] if row["phash_centre"] is not None
                                else row["phash"]),
         (row["mean_l"], row["mean_a"], row["mean_b"]), row["detail"] or 0.0,
-        similarity.aspect_of(row["width"], row["height"]), *_extra(row["hashes"]))
+        similarity.aspect_of(row["width"], row["height"]), *_extra(row["hashes"]),
+        (row["width"] or 0) * (row["height"] or 0))
 
 
 def _extra(blob: bytes | None) -> tuple[tuple[int, ...], tuple[int, ...]]:

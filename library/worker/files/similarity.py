@@ -5,8 +5,9 @@ perceptual hashes of the picture's luminance (`phash`: ImageHash's pHash of the 
 picture and of its central 94 %, so a few percent cropped off the edges still lines up), the
 hashes of the picture turned and mirrored (the seven other orientations, from the same DCT:
 `phash.turned`), the hashes of 27 windows of it (80, 85 and 90 % of each side, at nine
-places: a crop of 10-20 % lines up with one), the picture's mean colour in CIELAB, how much
-detail it has, and its aspect ratio. Two images are similar when
+places: a crop of 10-20 % lines up with one of the larger picture's), the picture's mean
+colour in CIELAB, how much detail it has, its aspect ratio and size. Two images are similar
+when
   - their mean colours are within `COLOUR_TOLERANCE` (delta E): the hash sees no colour,
     so a red and a blue version of a picture differ here, while +12 % brightness does not
     (measured: at most 8.7 on the planted set, different flat colours at least 18.7), and
@@ -62,6 +63,7 @@ class Signature:
     aspect: float  # log(width / height) as displayed; 0 when unknown
     turns: tuple[int, ...] = ()  # TURNS unsigned hashes; () when analysed before them
     windows: tuple[int, ...] = ()  # WINDOWS unsigned hashes
+    pixels: int = 0  # width x height as displayed (the larger one's windows are compared)
 
 
 def to_signed(value: int) -> int:
@@ -103,6 +105,7 @@ class Signatures:
         self.b = np.ascontiguousarray(self.lab[:, 2])
         self.flat = np.array([s.detail < FLAT_DETAIL for s in items], dtype=bool)
         self.aspect = np.array([s.aspect for s in items], dtype=np.float32)
+        self.pixels = np.array([s.pixels for s in items], dtype=np.int64)
         complete = [len(s.turns) == TURNS and len(s.windows) == WINDOWS for s in items]
         self.complete = np.array(complete, dtype=bool)
         self.turns = np.array([s.turns if ok else (0,) * TURNS
@@ -122,12 +125,14 @@ class Signatures:
         return np.sqrt((self.lightness[i] - self.lightness[j]) ** 2
                        + (self.a[i] - self.a[j]) ** 2 + (self.b[i] - self.b[j]) ** 2)
 
-    def compare(self, i: int | NDArray[np.intp], j: NDArray[np.intp]
+    def compare(self, i: int | NDArray[np.intp], j: NDArray[np.intp],
+                limit: int | None = None
                 ) -> tuple[NDArray[np.bool_], NDArray[np.uint8], NDArray[np.float32]]:
         """For pairs (i, j) (1-D, or one i against many j): similar (its distance still to
         be held against a threshold)?, hash distance, colour distance. A pair whose shapes
         allow no comparison is not similar; its distance is then that of the plain hashes
-        (for reports)."""
+        (for reports). `limit`: only whether a distance is within it matters (a pair whose
+        plain hashes are that close is not compared turned or in windows)."""
         import numpy as np
 
         i, j = np.broadcast_arrays(np.asarray(i, dtype=np.intp), np.asarray(j, dtype=np.intp))
@@ -140,15 +145,16 @@ class Signatures:
         distance = np.zeros(len(colour), dtype=np.uint8)
         pick = np.nonzero(detailed)[0]
         if len(pick):
-            found, allowed = self._distance(i[pick], j[pick])
+            found, allowed = self._distance(i[pick], j[pick], limit)
             distance[pick] = found
             similar[pick] &= allowed
         return similar, distance, colour
 
-    def _distance(self, i: NDArray[np.intp], j: NDArray[np.intp]
+    def _distance(self, i: NDArray[np.intp], j: NDArray[np.intp], limit: int | None
                   ) -> tuple[NDArray[np.uint8], NDArray[np.bool_]]:
         """The closest hash distance of detailed pairs (see the module text), and whether
-        their shapes allowed any comparison."""
+        their shapes allowed any comparison. The turned and window hashes are compared only
+        for the pairs that can use them (and, with `limit`, are not close enough already)."""
         import numpy as np
 
         upright = np.abs(self.aspect[i] - self.aspect[j]) <= ASPECT_SLACK
@@ -158,15 +164,22 @@ class Signatures:
                            (self.centre, self.centre)):
             near = np.minimum(near, _hamming(one[i], other[j]))
         full = self.complete[i] & self.complete[j]
-        turned = self.turns[i]
-        mine = self.phash[j][:, None]
-        upright_turn = _hamming(turned[:, UPRIGHT_TURNS], mine).min(axis=1)
-        sideways_turn = _hamming(turned[:, SIDEWAYS_TURNS], mine).min(axis=1)
-        cropped = np.minimum(_hamming(self.windows[j], self.phash[i][:, None]).min(axis=1),
-                             _hamming(self.windows[i], mine).min(axis=1))
-        kept = np.where(full, np.minimum(np.minimum(upright_turn, cropped), near), near)
-        best = np.where(upright, kept, FAR)
-        best = np.minimum(best, np.where(sideways & full, sideways_turn, FAR))
+        best = np.where(upright, near, FAR).astype(np.uint8)
+        more = upright & full & ((near > limit) if limit is not None else True)
+        k = np.nonzero(more)[0]
+        if len(k):
+            a, b = i[k], j[k]
+            larger = self.pixels[a] >= self.pixels[b]  # a crop is the smaller picture
+            whole, cut = np.where(larger, b, a), np.where(larger, a, b)
+            best[k] = np.minimum.reduce([
+                best[k], _hamming(self.turns[a][:, UPRIGHT_TURNS], self.phash[b][:, None]
+                                  ).min(axis=1),
+                _hamming(self.windows[cut], self.phash[whole][:, None]).min(axis=1)])
+        k = np.nonzero(sideways & full)[0]
+        if len(k):
+            a, b = i[k], j[k]
+            turned = _hamming(self.turns[a][:, SIDEWAYS_TURNS], self.phash[b][:, None])
+            best[k] = np.minimum(best[k], turned.min(axis=1))
         allowed = best < FAR
         return np.where(allowed, best, near).astype(np.uint8), allowed
 
@@ -199,7 +212,7 @@ def similar_pairs(sigs: Signatures, max_distance: int) -> list[tuple[int, int, i
         r, c = np.nonzero(later & (colour <= reach))  # each pair once, colours near enough
         if not len(r):
             continue
-        similar, distance, near = sigs.compare(rows[r], cols[c])
+        similar, distance, near = sigs.compare(rows[r], cols[c], max_distance)
         for k in np.nonzero(similar & (distance <= max_distance))[0]:
             i, j = int(rows[r[k]]), int(cols[c[k]])
             pairs.append((min(i, j), max(i, j), int(distance[k]), float(near[k])))

@@ -164,7 +164,7 @@ def _drawn_source(path: str, reduction: int) -> Image.Image:
     info = probe(path)
     box = max(1, math.ceil(max(info.width, info.height) / reduction))
     if box * box > MAX_SOURCE_PIXELS:
-        raise DecodeError("too-large", "The picture is too large to show here.")
+        raise DecodeError("too-large", _("The picture is too large to show here."))
     try:
         return _rgb(readers.picture(path, _ext(path), box))
     except readers.Unreadable:
