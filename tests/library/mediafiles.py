@@ -57,7 +57,8 @@ def make_video(path: Path, size: tuple[int, int] = (160, 90), seconds: float = 2
         count = max(1, int(seconds * rate))
         for index in range(count):
             pixels = np.zeros((height, width, 3), np.uint8)
-            pixels[:, :] = ((seed * 40 + index * 9) % 256, 60, 255 - (index * 9) % 256)
+            pixels[:, :] = ((seed * 40 + index * 9) % 256, (60 + seed) % 256,
+                            255 - (index * 9) % 256)
             left = (index * width // count) % max(1, width - width // 5)
             pixels[height // 4:height // 2, left:left + width // 5] = 255
             pixels[:height // 8, :width // 8] = (0, 255, 0)  # a corner marker: top left
@@ -69,8 +70,9 @@ def make_video(path: Path, size: tuple[int, int] = (160, 90), seconds: float = 2
     return path
 
 
-def make_sound(path: Path, seconds: float = 2.0, rate: int = 8000) -> Path:
-    """A tone that grows louder (WAV: PCM; .flac, .mp3, .ogg by their codecs)."""
+def make_sound(path: Path, seconds: float = 2.0, rate: int = 8000, seed: int = 0) -> Path:
+    """A tone that grows louder (WAV: PCM; .flac, .mp3, .ogg by their codecs); `seed`
+    changes its pitch."""
     import av
     import numpy as np
 
@@ -80,7 +82,7 @@ def make_sound(path: Path, seconds: float = 2.0, rate: int = 8000) -> Path:
     if codec in ("libmp3lame", "libvorbis"):
         rate = 44100
     times = np.arange(int(rate * seconds)) / rate
-    signal = np.sin(2 * np.pi * 440 * times) * (times / seconds)
+    signal = np.sin(2 * np.pi * (440 + 7 * seed) * times) * (times / seconds)
     with av.open(str(path), "w") as container:
         stream = container.add_stream(codec, rate=rate)
         stream.layout = "mono"
@@ -141,16 +143,18 @@ def make_font(path: Path, family: str = TEST_FAMILY, style: str = "Bold",
     return path
 
 
-def make_pdf(path: Path, pages: int = 3, size: tuple[int, int] = (595, 842)) -> Path:
+def make_pdf(path: Path, pages: int = 3, size: tuple[int, int] = (595, 842),
+             seed: int = 0) -> Path:
     """A PDF of `pages` pages (A4 portrait by default: 595 × 842 points), written by Pillow;
-    each page a different colour with its number's bars."""
+    each page a different colour with its number's bars (`seed` moves them)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     images = []
     for number in range(pages):
         page = Image.new("RGB", size, (255, 255 - 40 * number % 256, 200))
         draw = ImageDraw.Draw(page)
         for bar in range(number + 1):
-            draw.rectangle((40 + bar * 60, 40, 80 + bar * 60, size[1] // 3), fill=(20, 20, 90))
+            draw.rectangle((40 + bar * 60, 40 + seed % 200, 80 + bar * 60, size[1] // 3),
+                           fill=(20, 20, 90))
         images.append(page)
     images[0].save(path, "PDF", resolution=72.0, save_all=True, append_images=images[1:])
     return path
