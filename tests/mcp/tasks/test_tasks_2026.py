@@ -111,9 +111,12 @@ def test_an_import_of_2000_files_is_a_task_with_progress_that_can_be_cancelled(
                                             "sourcePaths": [str(folder)]}, allow_claimed=True)
                 assert isinstance(handle, TaskHandle), handle
                 assert handle.status == "working"
-                state = await task_state(client, handle.task_id)
-                assert (state.status, state.status_message) == \
-                    ("working", f"Importing 0 / {COUNT:,}")  # counted, not yet recorded
+
+                async def counted() -> TaskState | None:  # its files, not yet recorded
+                    state = await task_state(client, handle.task_id)
+                    return state if state.status_message == f"Importing 0 / {COUNT:,}" \
+                        else None
+                assert (await until(counted, "the import counting")).status == "working"
                 release()
 
             async def moving() -> TaskState | None:
@@ -142,13 +145,22 @@ def test_an_import_of_2000_files_is_a_task_with_progress_that_can_be_cancelled(
             assert 0 < as_person(server.gateway, "library.info", {
                 "libraryId": library_id})["assetCount"] < COUNT
 
-            # analysis of what came in, forced, is long too: the SDK's client, given the
-            # extension, finishes the task itself and answers the tool's own result
-            answer = await client.call_tool("serpent_analysis_run",
-                                            {"libraryId": library_id, "force": True})
+            # analysis held up (it cannot queue while the lock is held) is a task too: the
+            # SDK's client, given the extension, polls it to its end by itself and answers
+            # the tool's own result
+            with writes_held(library) as release:
+                call = asyncio.ensure_future(client.call_tool(
+                    "serpent_analysis_run", {"libraryId": library_id, "force": True}))
+
+                async def polled() -> bool | None:
+                    assert not call.done(), call
+                    return any(s.status == "working" for s in tasks.seen) or None
+                await until(polled, "the client polling the analysis task")
+                release()
+            answer = await call
             task = answer.structured_content["result"]["task"]  # type: ignore[index]
             assert task["status"] == "done" and task["done"] == task["total"] > 0
-            assert any(s.status == "working" for s in tasks.seen)
+            assert tasks.seen[-1].status == "completed"
     run(scenario(), timeout=300)
 
 

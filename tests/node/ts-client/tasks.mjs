@@ -74,7 +74,10 @@ async function main() {
   }
 }
 
-main().then(() => process.exit(0), (error) => {
+// exit only once stdout is flushed: a pipe is written asynchronously, and process.exit()
+// drops what is still pending (the last lines, cut mid-way)
+const exitFlushed = (code) => process.stdout.write("", () => process.exit(code));
+main().then(() => exitFlushed(0), (error) => {
   say({ event: "fatal", error: thrown(error) });
-  process.exit(1);
+  exitFlushed(1);
 });
