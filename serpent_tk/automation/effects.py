@@ -47,9 +47,11 @@ class CoreEffects:
             hooks.add_did(OWNER, hook)
 
     def receipt(self, context: HookContext) -> None:
-        """`ChangeMade` for a change to a library: the window's agent toasts follow it."""
+        """`ChangeMade` for a change to a library: the window's agent toasts follow it.
+        Not for Serpent's internal commands (a plugin analyser's findings recorded in the
+        background, batch after batch, are no change anyone made)."""
         spec = context.spec
-        if not spec.writes or context.library_id is None:
+        if not spec.writes or spec.internal or context.library_id is None:
             return
         said = told(context)
         self._publish(ChangeMade(
