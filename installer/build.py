@@ -1,7 +1,9 @@
 """Builds the double-clickable Serpent app into dist/ with PyInstaller.
 
-Run from anywhere with the project's Python: `python installer/build.py` (needs the `build`
-extra: `pip install -e '.[build]'`). Output:
+Run from anywhere with the project's Python: `python installer/build.py`, in the
+environment `python3 -m serpent_tk.bootstrap test --version` makes (requirements/dev.txt,
+PyInstaller included): it refuses to build from packages other than the ones that lock file
+pins, so two builds of one commit hold the same versions. Output:
   dist/Serpent/                       the one-folder app (`Serpent`, `serpent-tk-bridge`)
   dist/Serpent-<v>-linux-<arch>.tar.gz  Linux: the folder + serpent.desktop + install.sh
   dist/Serpent.app                    macOS (made by the spec's BUNDLE)
@@ -21,6 +23,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+LOCK = ROOT / "requirements" / "dev.txt"
 INSTALLER = ROOT / "installer"
 SPEC = INSTALLER / "serpent.spec"
 APP_NAME = "Serpent"
@@ -42,6 +45,30 @@ def executable(dist: Path, name: str) -> Path:
     """Path of a built executable (`Serpent`, `serpent-tk-bridge`) in the app folder."""
     suffix = ".exe" if sys.platform == "win32" else ""
     return app_folder(dist) / f"{name}{suffix}"
+
+
+def unlocked_packages(lock: Path = LOCK) -> dict[str, tuple[str, str | None]]:
+    """Packages whose installed version is not the one `lock` pins for this platform:
+    name -> (pinned, installed or None)."""
+    import importlib.metadata
+
+    from packaging.markers import Marker
+
+    wrong: dict[str, tuple[str, str | None]] = {}
+    for line in lock.read_text(encoding="utf-8").splitlines():
+        if not line or line[0].isspace() or line.startswith("#"):
+            continue
+        requirement, _, marker = line.rstrip(" \\").partition(";")
+        name, _, version = requirement.strip().partition("==")
+        if marker.strip() and not Marker(marker.strip()).evaluate():
+            continue
+        try:
+            installed: str | None = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            installed = None
+        if installed != version:
+            wrong[name] = (version, installed)
+    return wrong
 
 
 def run_pyinstaller(dist: Path, work: Path, clean: bool) -> None:
@@ -76,6 +103,34 @@ def linux_archive(dist: Path) -> Path:
     return archive
 
 
+def size_of(path: Path) -> int:
+    """Bytes of a file, or of every file under a folder (links not followed)."""
+    if not path.is_dir():
+        return path.lstat().st_size
+    return sum(p.lstat().st_size for p in path.rglob("*") if not p.is_dir())
+
+
+def largest_parts(folder: Path, count: int = 8) -> list[tuple[str, int]]:
+    """The biggest entries of the app's `_internal/` (a package folder counts whole)."""
+    internal = folder / "_internal"
+    if not internal.is_dir():
+        return []
+    parts = [(entry.name, size_of(entry)) for entry in internal.iterdir()]
+    return sorted(parts, key=lambda part: -part[1])[:count]
+
+
+def report_sizes(dist: Path, outputs: list[Path]) -> None:
+    """The bundle's size in the build log (installer/README.md and the smoke test's budget
+    quote it)."""
+    folder = app_folder(dist)
+    print(f"App folder {folder.name}/: {size_of(folder) / 1e6:.1f} MB")
+    for output in outputs:
+        if output.is_file():
+            print(f"{output.name}: {size_of(output) / 1e6:.1f} MB")
+    print("Largest parts of _internal/: " + ", ".join(
+        f"{name} {size / 1e6:.1f} MB" for name, size in largest_parts(folder)))
+
+
 def windows_installer(dist: Path) -> Path | None:
     """Runs Inno Setup on installer/windows/serpent.iss when ISCC is available."""
     iscc = shutil.which("ISCC") or shutil.which("iscc")
@@ -95,8 +150,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clean", action="store_true", help="discard PyInstaller's cache")
     parser.add_argument("--no-archive", action="store_true",
                         help="only the app folder (no tar.gz / setup.exe)")
+    parser.add_argument("--unlocked", action="store_true",
+                        help=f"build even when installed packages differ from {LOCK.name}")
     args = parser.parse_args(argv)
     dist = args.dist.resolve()
+    wrong = unlocked_packages()
+    if wrong and not args.unlocked:
+        listed = ", ".join(f"{name} {installed or 'missing'} (pinned {pinned})"
+                           for name, (pinned, installed) in sorted(wrong.items()))
+        sys.exit(f"These packages are not the ones requirements/{LOCK.name} pins: {listed}.\n"
+                 "Run  python3 -m serpent_tk.bootstrap test --version  first (or pass "
+                 "--unlocked for a build nobody ships).")
     started = time.monotonic()
     run_pyinstaller(dist, args.work.resolve(), args.clean)
     outputs = [app_folder(dist)]
@@ -112,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Built in {time.monotonic() - started:.0f} s:")
     for output in outputs:
         print(f"  {output}")
+    report_sizes(dist, outputs)
     return 0
 
 

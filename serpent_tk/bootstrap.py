@@ -1,15 +1,18 @@
 """One-command set-up for a source checkout: `start` runs the app, `test` runs the suite.
 
 Runs with the system `python3` before anything is installed, so it uses the standard
-library only. It creates `.venv/` beside `pyproject.toml`, installs the project into it
-(again only when `pyproject.toml` changed), installs the system packages the command needs
-when it runs as root on Debian/Ubuntu (otherwise it says what to install), for `test` runs
-`npm ci` in every `tests/node/<project>/` that has a `package-lock.json` (with the Node the
-test extra brings, again only when the lock file changed), then hands over to the virtual
-environment's Python. Running it twice does no work the second time.
+library only. It creates `.venv/` beside `pyproject.toml`, installs the packages pinned in
+requirements/ into it (`app.txt` for `start`, `dev.txt` for `test`: see `bootstrap_pip`),
+again only when a lock file or `pyproject.toml` changed, installs the system packages the
+command needs when it runs as root on Debian/Ubuntu (otherwise it says what to install), for
+`test` runs `npm ci` in every `tests/node/<project>/` that has a `package-lock.json` (with
+the Node the test extra brings, again only when the lock file changed), then hands over to
+the virtual environment's Python. Each step says what it does and how long it usually takes.
+Running it twice does no work the second time.
 
     python3 -m serpent_tk.bootstrap start [serpent-tk arguments...]
     python3 -m serpent_tk.bootstrap test  [pytest arguments...]
+    python3 -m serpent_tk.bootstrap lock  [--upgrade]   (write requirements/*.txt again)
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+from serpent_tk import bootstrap_pip
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(os.environ.get("SERPENT_VENV", ROOT / ".venv"))
@@ -67,7 +73,8 @@ def apt_install(packages: list[str]) -> None:
         say("apt-get update")
         subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
         _apt_updated = True
-    say("apt-get install " + " ".join(packages))
+    say("apt-get install " + " ".join(packages) + " (usually under a minute; a browser "
+        "takes 1 to 3)")
     subprocess.run(["apt-get", "install", "-y", "-qq", *packages], check=True, env=env)
 
 
@@ -88,7 +95,7 @@ def ensure_venv() -> Path:
     python = venv_python()
     if python.exists():
         return python
-    say(f"creating a virtual environment in {VENV}")
+    say(f"step 1: creating a virtual environment in {VENV} (a few seconds)")
     result = subprocess.run(
         [sys.executable, "-m", "venv", str(VENV)], capture_output=True, text=True
     )
@@ -108,21 +115,18 @@ def ensure_venv() -> Path:
     return python
 
 
-def install_project(python: Path, extras: str) -> None:
+def install_project(python: Path, lock: Path) -> bool:
+    """The lock's packages and Serpent; False when they were already there."""
     pyproject = (ROOT / "pyproject.toml").read_bytes()
-    wanted = hashlib.sha256(pyproject + extras.encode()).hexdigest()
-    stamp = VENV / f".serpent-installed-{extras or 'app'}"
+    wanted = hashlib.sha256(pyproject + lock.read_bytes()).hexdigest()
+    stamp = VENV / f".serpent-installed-{lock.stem}"
     if stamp.exists() and stamp.read_text().strip() == wanted:
-        return
-    target = f".[{extras}]" if extras else "."
-    say(f"installing Serpent and its dependencies into {VENV} (first run only)")
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-         "--editable", target],
-        cwd=ROOT,
-        check=True,
-    )
+        return False
+    say("step 2: Python packages")
+    took = bootstrap_pip.install_locked(python, lock, lambda line: say(line))
+    say(f"packages ready in {took:.0f} s")
     stamp.write_text(wanted)
+    return True
 
 
 def compile_catalogues(python: Path) -> None:
@@ -209,10 +213,21 @@ def ensure_node_projects(python: Path) -> None:
         if stamp.exists() and stamp.read_text().strip() == wanted:
             continue
         say(f"installing the JavaScript test dependencies of {project.relative_to(ROOT)} "
-            f"(npm ci, Node {version})")
+            f"(npm ci, Node {version}; usually 10 to 40 s)")
         subprocess.run([str(node), str(npm), "ci", "--no-audit", "--no-fund"], cwd=project,
                        check=True, env=env)
         stamp.write_text(wanted)
+
+
+def say_first_library(python: Path) -> None:
+    """On the first start: where the window will create the first library."""
+    found = subprocess.run(
+        [str(python), "-c", "from serpent_tk.paths import app_dirs; "
+                            "print(app_dirs().default_library)"],
+        capture_output=True, text=True, cwd=ROOT)
+    library = Path(found.stdout.strip()) if found.returncode == 0 else None
+    if library is not None and not library.exists():
+        say(f"step 3: the first start creates your first library: {library}")
 
 
 def run(python: Path, args: list[str]) -> int:
@@ -221,26 +236,40 @@ def run(python: Path, args: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] not in ("start", "test"):
+    if not argv or argv[0] not in ("start", "test", "lock"):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     command, rest = argv[0], argv[1:]
+    started = time.monotonic()
     try:
         require_python()
         python = ensure_venv()
+        if command == "lock":
+            bootstrap_pip.lock(python, say, upgrade="--upgrade" in rest)
+            return 0
         if command == "start":
-            install_project(python, "")
+            first = install_project(python, bootstrap_pip.APP_LOCK)
             compile_catalogues(python)
             ensure_tkinter(python)
+            if first:
+                say(f"set-up done in {time.monotonic() - started:.0f} s")
+            if not rest:  # the window
+                say_first_library(python)
             return run(python, ["-m", "serpent_tk", *rest])
-        install_project(python, "test")
+        first = install_project(python, bootstrap_pip.DEV_LOCK)
         compile_catalogues(python)
         ensure_tkinter(python)
         ensure_test_display_packages()
         ensure_node_projects(python)
+        if first:
+            say(f"set-up done in {time.monotonic() - started:.0f} s; running the tests")
         return run(python, ["-m", "pytest", *rest])
     except BootstrapError as error:
         say(str(error))
+        return 1
+    except bootstrap_pip.PipFailed as error:
+        sys.stderr.write(error.output)
+        say(f"a set-up step failed: {error}")
         return 1
     except subprocess.CalledProcessError as error:
         say(f"a set-up step failed: {' '.join(map(str, error.cmd))} (exit {error.returncode})")

@@ -124,8 +124,8 @@ def test_nothing_imports_the_composition_root() -> None:
 
 def test_bootstrap_and_package_init_use_only_the_standard_library() -> None:
     import sys
-    for relative in ("serpent_tk/bootstrap.py", "serpent_tk/__init__.py",
-                     "serpent_tk/__main__.py"):
+    for relative in ("serpent_tk/bootstrap.py", "serpent_tk/bootstrap_pip.py",
+                     "serpent_tk/__init__.py", "serpent_tk/__main__.py"):
         names = {top(n) for n in imported_names(ROOT / relative)}
         third_party = {n for n in names
                        if n not in sys.stdlib_module_names and n not in {"serpent_tk"}}

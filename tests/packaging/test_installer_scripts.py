@@ -107,6 +107,38 @@ def test_install_script_adds_menu_entry_icons_and_commands_then_removes_them(
     assert not (home / ".local/share/icons/hicolor/256x256/apps/serpent.png").exists()
 
 
+def test_the_build_log_says_how_big_the_app_is(fake_build: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    build = load_build_script()
+    (fake_build / "Serpent" / "_internal" / "numpy").mkdir()
+    (fake_build / "Serpent" / "_internal" / "numpy" / "core.so").write_bytes(b"x" * 3_000_000)
+    build.report_sizes(fake_build, [fake_build / "Serpent"])
+    log = capsys.readouterr().out
+    total = build.size_of(fake_build / "Serpent")
+    assert total > 3_000_000
+    assert f"App folder Serpent/: {total / 1e6:.1f} MB" in log
+    assert "Largest parts of _internal/: numpy 3.0 MB, icons" in log
+
+
+def test_the_build_refuses_packages_the_lock_does_not_pin(tmp_path: Path) -> None:
+    import importlib.metadata
+
+    build = load_build_script()
+    lock = tmp_path / "dev.txt"
+    pytest_version = importlib.metadata.version("pytest")
+    lock.write_text(f"# header\npytest=={pytest_version} \\\n    --hash=sha256:00\n"
+                    "    # via serpent-tk (pyproject.toml)\n"
+                    "packaging==0.0.1 \\\n    --hash=sha256:00\n"
+                    "pywin32==312 ; sys_platform == 'win32' \\\n    --hash=sha256:00\n"
+                    "not-installed-anywhere==1.0 \\\n    --hash=sha256:00\n")
+    expected = {"packaging": ("0.0.1", importlib.metadata.version("packaging")),
+                "not-installed-anywhere": ("1.0", None)}
+    if sys.platform == "win32":
+        expected["pywin32"] = ("312", None)
+    assert build.unlocked_packages(lock) == expected
+    assert build.unlocked_packages() == {}, "this environment is the one the lock pins"
+
+
 def test_the_build_script_finds_the_executables(tmp_path: Path) -> None:
     build = load_build_script()
     suffix = ".exe" if sys.platform == "win32" else ""
