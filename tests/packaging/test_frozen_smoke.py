@@ -1,8 +1,7 @@
-"""Smoke test of the packaged app: build it with PyInstaller, then use it as an artist would.
+"""Smoke test of the packaged app: built with PyInstaller once per session (`app_folder`,
+tests/packaging/frozen.py), then used as an artist would; test_frozen_analysis.py goes on
+with what analysis gives.
 
-Runs only with SERPENT_FROZEN_SMOKE=1 (a build takes minutes, past the CI budget):
-    SERPENT_FROZEN_SMOKE=1 .venv/bin/python -m pytest tests/packaging/test_frozen_smoke.py -v
-SERPENT_FROZEN_DIST=DIR uses an existing build (DIR/Serpent) instead of building one.
 Everything runs against the built executables, never this checkout's Python: the CLI,
 settings export/import, the window under Xvfb with no stdout, `serve` on port 0 with an
 import through the SDK client over HTTP (and the MCP App page read from the bundle) and through
@@ -14,12 +13,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import signal
 import subprocess
-import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,63 +22,17 @@ import pytest
 
 from serpent_tk.cli import SUBCOMMANDS
 from serpent_tk.mcp.apps import search_app
-from tests.conftest import ROOT
+from tests.packaging import frozen
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(os.environ.get("SERPENT_FROZEN_SMOKE") != "1",
-                       reason="builds the app with PyInstaller: set SERPENT_FROZEN_SMOKE=1"),
-    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="smoke-tested on Linux"),
-    pytest.mark.timeout(900),
+    frozen.skip_unless_wanted,
+    frozen.linux_only,
+    pytest.mark.timeout(frozen.BUILD_TIMEOUT_S + 300),  # the first test waits for the build
 ]
 
-SUFFIX = ".exe" if sys.platform == "win32" else ""
-LISTENING = re.compile(r"MCP server listening on (http://127\.0\.0\.1:(\d+)/mcp)")
-
-
-@pytest.fixture(scope="module")
-def app_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    prebuilt = os.environ.get("SERPENT_FROZEN_DIST")
-    if prebuilt:
-        folder = Path(prebuilt).resolve() / "Serpent"
-    else:
-        dist = tmp_path_factory.mktemp("dist")
-        done = subprocess.run([sys.executable, str(ROOT / "installer" / "build.py"), "--dist",
-                               str(dist)], cwd=ROOT, capture_output=True, text=True,
-                              timeout=1200, check=False)
-        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-        folder = dist / "Serpent"
-        assert list(dist.glob("Serpent-*-linux-*.tar.gz")), "the Linux archive was not made"
-    assert (folder / f"Serpent{SUFFIX}").is_file(), f"no build in {folder}"
-    return folder
-
-
-def app(folder: Path) -> str:
-    return str(folder / f"Serpent{SUFFIX}")
-
-
-def bridge(folder: Path) -> str:
-    return str(folder / f"serpent-tk-bridge{SUFFIX}")
-
-
-def run(*command: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(list(command), capture_output=True, text=True, timeout=timeout,
-                          check=False, stdin=subprocess.DEVNULL)
-
-
-def frozen_processes(folder: Path) -> list[int]:
-    """Pids of processes running an executable of the built app (Linux /proc)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            exe = os.readlink(entry / "exe")
-        except OSError:
-            continue
-        if exe.startswith(str(folder)):
-            pids.append(int(entry.name))
-    return pids
+app, bridge, run = frozen.app, frozen.bridge, frozen.run
+call, frozen_processes, wait_for = frozen.call, frozen.frozen_processes, frozen.wait_for
 
 
 def test_both_executables_take_the_serpent_tk_command_line(app_folder: Path) -> None:
@@ -127,6 +76,7 @@ def test_the_window_opens_with_no_stdout_and_closes_cleanly(app_folder: Path, di
                                                             isolated_user_data: Path) -> None:
     """A windowed build has no stdout/stderr: run with both closed; logs go to the file."""
     log_file = isolated_user_data / "logs" / "serpent.log"
+    frozen.window_port_off_the_default()
     process = subprocess.Popen(["sh", "-c", 'exec "$0" >&- 2>&-', app(app_folder)],
                                stdin=subprocess.DEVNULL)
     try:
@@ -142,72 +92,11 @@ def test_the_window_opens_with_no_stdout_and_closes_cleanly(app_folder: Path, di
     assert "Traceback" not in log_file.read_text()
 
 
-def wait_for(condition: Any, timeout: float, message: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.2)
-    pytest.fail(message)
-
-
-@pytest.fixture
-def served(app_folder: Path, isolated_user_data: Path) -> Iterator[dict[str, Any]]:
-    """`Serpent serve --port 0` from the build, with a full-access credential."""
-    created = run(app(app_folder), "credential", "create", "smoke", "--mode", "full-access",
-                  "--toolset", "everything")
-    assert created.returncode == 0, created.stderr
-    from serpent_tk.credentials import CredentialStore
-    from serpent_tk.paths import app_dirs
-
-    token = CredentialStore(app_dirs().credentials_file).token_for("smoke")
-    process = subprocess.Popen([app(app_folder), "serve", "--port", "0"],
-                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-    try:
-        url = read_listening_url(process)
-        yield {"url": url, "token": token, "process": process}
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(10)
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
-
-
-def read_listening_url(process: subprocess.Popen[str]) -> str:
-    assert process.stdout is not None
-    seen = []
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        seen.append(line)
-        match = LISTENING.search(line)
-        if match:
-            return match.group(1)
-    stderr = process.stderr.read() if process.stderr and process.poll() is not None else ""
-    pytest.fail(f"serve did not report its URL: {''.join(seen)}{stderr}")
-
-
 def make_png(path: Path, colour: tuple[int, int, int]) -> Path:
     from PIL import Image
 
     Image.new("RGB", (64, 48), colour).save(path)
     return path
-
-
-async def call(client: Any, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, arguments)
-    envelope = result.structured_content
-    assert not result.is_error and envelope["status"] == "ok", envelope
-    return envelope["result"]
 
 
 def test_serve_imports_through_http_and_through_the_bridge_then_stops_cleanly(

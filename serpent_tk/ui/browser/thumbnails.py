@@ -186,7 +186,10 @@ class Thumbnails:
                                                              reason)))
                 return
             path = str(envelope["result"]["path"])
-            self._decoder.submit(self._decode, generation, entry, path)
+            try:
+                self._decoder.submit(self._decode, generation, entry, path)
+            except RuntimeError:  # the window is closing: its decoder has stopped
+                return
 
         future.add_done_callback(answered)
 
