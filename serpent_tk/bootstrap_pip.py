@@ -75,7 +75,8 @@ class Progress:
                      f"{found.group(1)} MB")
         elif found := INSTALLING.match(text):
             count = len(found.group(1).split(","))
-            self.say(f"  unpacking {count} packages into the virtual environment")
+            self.say(f"  unpacking {count} package{'' if count == 1 else 's'} into the "
+                     "virtual environment")
 
 
 def pip(python: Path, args: list[str], on_line: Callable[[str], None] | None = None) -> None:

@@ -55,6 +55,9 @@ def test_bundled_resources_are_inside_the_app(app_folder: Path) -> None:
     assert (internal / "icons" / "serpent-256.png").is_file()
     assert list(internal.glob("tkinterdnd2/tkdnd/linux-*/libtkdnd*.so")), "tkdnd binary"
     assert (internal / "sv_ttk" / "sv.tcl").is_file()
+    # the window in 简体中文: its compiled catalogue, and Babel's locale data for numbers/dates
+    assert (internal / "serpent_tk" / "locale" / "zh_CN" / "LC_MESSAGES" / "serpent.mo").is_file()
+    assert list(internal.glob("babel/locale-data/zh_Hans*.dat")), "Babel's CLDR data"
 
 
 def test_settings_export_and_import_through_the_packaged_app(app_folder: Path,
