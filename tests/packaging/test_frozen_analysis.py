@@ -33,9 +33,10 @@ pytestmark = [
 
 # The app folder on Linux x86_64 (installer/README.md): 243.9 MB before, with SciPy (75.0 MB),
 # PyWavelets (2.1 MB) and mypy (4.2 MB: pydantic's type-checker plugin pulled it in), and
-# without numpy (42.6 MB), which analysis needs. The budget: that, less those three, plus
-# numpy. Measured now: 197.1 MB.
-SIZE_BUDGET = 205_200_000
+# without numpy (42.6 MB), which analysis needs: that, less those three, plus numpy, is
+# 205.2 MB (measured 197.1 MB). Then Babel came (its CLDR data for numbers and dates in
+# every locale, 32.9 MB): 238.1 MB (measured 230.6 MB). Raise it only with what came in.
+SIZE_BUDGET = 238_100_000
 NEVER_BUNDLED = ("scipy", "pywt", "imagehash", "mypy", "pytest", "PyInstaller")
 
 
