@@ -95,6 +95,8 @@ class UiSettings(_Section):
     sidebar_width: int = Field(default=240, ge=120, le=800)
     inspector_width: int = Field(default=300, ge=160, le=900)
     show_empty_hint: bool = True
+    # a parent folder's view shows its subfolders' assets too, and counts them (as Eagle)
+    include_subfolders: bool = True
 
 
 class PluginSettings(_Section):

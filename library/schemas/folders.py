@@ -19,6 +19,8 @@ class Folder(Model):
     version: int
     asset_count: int = Field(description="Assets directly in this folder (trash excluded).")
     child_count: int
+    total_count: int = Field(description="Assets in this folder or any folder under it, each "
+                             "once (trash excluded).")
 
 
 class FolderCreateIn(Model):

@@ -10,7 +10,7 @@ from library.errors import ALREADY_EXISTS, NOT_FOUND, LibraryError
 from library.schemas import Folder, FolderCreateIn, FolderListIn, FolderListOut
 from library.worker.commands import handles
 from library.worker.context import ReadContext
-from library.worker.rows.folderrows import FOLDER_ROWS, folder_by_id, folder_out
+from library.worker.rows.folderrows import FOLDER_ROWS, folder_by_id, folder_out, subtree_totals
 from library.worker.store.identity import new_id
 from library.worker.store.transaction import WriteTx
 
@@ -44,4 +44,6 @@ def list_folders(ctx: ReadContext, args: FolderListIn) -> FolderListOut:
             raise LibraryError(NOT_FOUND, "That folder does not exist.", field="parentId")
         rows = ctx.conn.execute(f"{FOLDER_ROWS} WHERE f.parent_id = ? "
                                 f"ORDER BY f.name COLLATE NOCASE, f.id", (args.parent_id,))
-    return FolderListOut(items=[folder_out(r) for r in rows.fetchall()])
+    found = rows.fetchall()
+    totals = subtree_totals(ctx.conn) if any(r["child_count"] for r in found) else {}
+    return FolderListOut(items=[folder_out(r, totals.get(r["id"])) for r in found])

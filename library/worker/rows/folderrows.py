@@ -1,5 +1,6 @@
-"""Reading folders as `Folder` records (with asset and subfolder counts), and finding or
-making the folder a disk folder's files go into (imports, linked folders).
+"""Reading folders as `Folder` records (with asset and subfolder counts, and the assets of
+the whole subtree), and finding or making the folder a disk folder's files go into (imports,
+linked folders).
 
 Runs in the worker process (any thread with its own connection; `child` only on the writer).
 Shared by the folder commands (`commands.folders`, `commands.folder_admin`), so a folder
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 import unicodedata
+from collections import Counter
 
 from library.schemas import Folder
 from library.worker.store.identity import new_id
@@ -24,16 +26,53 @@ FOLDER_ROWS = ("SELECT f.id, f.name, f.parent_id, f.version, "
                "FROM folders f")
 
 
-def folder_out(row: sqlite3.Row) -> Folder:
-    """A `Folder` from a row selected with FOLDER_ROWS."""
+# assets in more than one folder: an asset filed twice under one folder counts once there
+MULTI_FILED = ("SELECT af.asset_id, group_concat(af.folder_id, ' ') FROM asset_folders af "
+               "WHERE af.asset_id IN (SELECT asset_id FROM asset_folders GROUP BY asset_id "
+               "HAVING count(*) > 1) AND af.asset_id IN (SELECT id FROM assets "
+               "WHERE trashed = 0) GROUP BY af.asset_id")
+
+
+def folder_out(row: sqlite3.Row, total: int | None = None) -> Folder:
+    """A `Folder` from a row selected with FOLDER_ROWS (`total`: its subtree's assets;
+    its own count when not given)."""
     return Folder(id=row["id"], name=row["name"], parent_id=row["parent_id"],
                   version=row["version"], asset_count=row["asset_count"],
-                  child_count=row["child_count"])
+                  child_count=row["child_count"],
+                  total_count=row["asset_count"] if total is None else total)
 
 
 def folder_by_id(conn: sqlite3.Connection, folder_id: str) -> Folder:
     """The folder with this id (it must exist)."""
-    return folder_out(conn.execute(f"{FOLDER_ROWS} WHERE f.id = ?", (folder_id,)).fetchone())
+    row = conn.execute(f"{FOLDER_ROWS} WHERE f.id = ?", (folder_id,)).fetchone()
+    return folder_out(row, subtree_totals(conn).get(folder_id) if row["child_count"] else None)
+
+
+def subtree_totals(conn: sqlite3.Connection) -> dict[str, int]:
+    """Every folder's assets with those of all folders under it, each asset once (trash
+    excluded): the direct counts summed up the tree, less the repeats of assets filed in
+    several folders of one subtree."""
+    parents = {row[0]: row[1] for row in conn.execute("SELECT id, parent_id FROM folders")}
+
+    def chain(folder_id: str) -> list[str]:
+        found: list[str] = []
+        current: str | None = folder_id
+        while current is not None and current in parents and current not in found:
+            found.append(current)
+            current = parents[current]
+        return found
+
+    totals = dict.fromkeys(parents, 0)
+    for folder_id, count in conn.execute(
+            "SELECT af.folder_id, count(*) FROM asset_folders af JOIN assets a "
+            "ON a.id = af.asset_id WHERE a.trashed = 0 GROUP BY af.folder_id"):
+        for above in chain(folder_id):
+            totals[above] += count
+    for _asset, folders in conn.execute(MULTI_FILED):
+        seen = Counter(above for folder_id in folders.split() for above in chain(folder_id))
+        for above, times in seen.items():
+            totals[above] -= times - 1
+    return totals
 
 
 def disk_name(name: str) -> str:

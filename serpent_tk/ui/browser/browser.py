@@ -47,6 +47,7 @@ class Browser:
         self.sort = "added-desc"
         self.color: str | None = None            # the search bar's colour filter (#rrggbb)
         self.color_tolerance = 20.0              # CIELAB delta E
+        self.include_subfolders = True           # a folder shows its subfolders' assets
         self._sort_before_color = self.sort
         self._before_similar: Scope = ALL        # where "Back" goes from "Similar to …"
         self.on_counts: Callable[[int, int], None] = lambda total, selected: None
@@ -156,6 +157,14 @@ class Browser:
         self._show_sort()
         self._query()
 
+    def set_include_subfolders(self, include: bool) -> None:
+        """A folder shows (and counts) its subfolders' assets too, or only its own."""
+        if include != self.include_subfolders:
+            self.include_subfolders = include
+            self.sidebar.set_include_subfolders(include)
+            if self.scope.kind == "folder":
+                self._query()
+
     def set_sort(self, sort: str) -> None:
         if sort != self.sort:
             self.sort = sort
@@ -165,6 +174,8 @@ class Browser:
         if self.scope.kind == "similar":          # closest first; the search bar waits
             return dict(self.scope.query)
         query: dict[str, Any] = {**self.scope.query, "sort": self.sort}
+        if self.scope.kind == "folder" and self.include_subfolders:
+            query["includeSubfolders"] = True
         if self.text:
             query["text"] = self.text
         if self.color:

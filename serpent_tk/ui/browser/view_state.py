@@ -36,11 +36,20 @@ class ViewActions:
     import_here: Callable[[], None]
     edit_rules: Callable[[Scope], None] | None
     empty_trash: Callable[[], None] | None
+    show_subfolders: Callable[[], None] | None = None
 
 
-def empty_view(scope: Scope, actions: ViewActions,
-               collection: dict[str, Any] | None) -> tuple[str, str, Action]:
-    """Title, words and button for a view with nothing in it (no search typed)."""
+def empty_view(scope: Scope, actions: ViewActions, collection: dict[str, Any] | None,
+               folder: dict[str, Any] | None = None) -> tuple[str, str, Action]:
+    """Title, words and button for a view with nothing in it (no search typed); a folder
+    whose subfolders have assets (shown without them) says so."""
+    below = int((folder or {}).get("totalCount") or 0)
+    if scope.kind == "folder" and below and actions.show_subfolders is not None:
+        return (_("No assets of its own"), ngettext(
+            "Its subfolders have {n} asset. View → Show subfolder contents shows them here.",
+            "Its subfolders have {n} assets. View → Show subfolder contents shows them here.",
+            below).format(n=number(below)),
+                (_("Show subfolder contents"), actions.show_subfolders))
     if scope.kind == "folder":
         return (_("This folder is empty"), _("Drag assets onto it in the sidebar, or import "
                                              "files straight into it."),
@@ -84,7 +93,8 @@ def no_match(scope: Scope, text: str, color: str | None) -> str:
 class ViewState:
     def __init__(self, session: Any, browser: Any, pages: Any, empty: EmptyState,
                  banner: ScopeBanner, collections: Callable[[], dict[str, dict[str, Any]]],
-                 actions: ViewActions) -> None:
+                 actions: ViewActions,
+                 folders: Callable[[], dict[str, dict[str, Any]]] = dict) -> None:
         self.session = session
         self.browser = browser
         self.pages = pages
@@ -92,6 +102,7 @@ class ViewState:
         self.banner = banner
         self.collections = collections
         self.actions = actions
+        self.folders = folders
 
     def show(self) -> None:
         self._banner()
@@ -110,7 +121,8 @@ class ViewState:
             self.empty.show("trash")
         elif scope.kind != "all":
             title, detail, action = empty_view(scope, self.actions,
-                                               self.collections().get(scope.target or ""))
+                                               self.collections().get(scope.target or ""),
+                                               self.folders().get(scope.target or ""))
             self.empty.show("view", detail, title=title, action=action)
         else:
             self.empty.show("empty")

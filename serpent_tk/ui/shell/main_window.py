@@ -38,6 +38,7 @@ from serpent_tk.ui.activity.agent_activity import AgentActivity
 from serpent_tk.ui.activity.status_bar import StatusBar
 from serpent_tk.ui.activity.task_status import TaskStatus
 from serpent_tk.ui.activity.toasts import ToastStack
+from serpent_tk.ui.browser import zoom_steps
 from serpent_tk.ui.browser.asset_pages import AssetPages
 from serpent_tk.ui.browser.browser import Browser
 from serpent_tk.ui.browser.empty_state import EmptyState
@@ -75,7 +76,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-ZOOM_STEPS = (96, 120, 144, 160, 192, 224, 256, 320)
 
 
 @dataclass
@@ -141,8 +141,9 @@ class MainWindow:
             import_files=self.ask_import, import_folder=self.ask_import_folder,
             import_flattened=lambda: self.ask_import_folder(flatten=True),
             undo=lambda: self.actions.undo(), redo=lambda: self.actions.redo(),
-            zoom_to=self._zoom_to, settings=lambda: self.open_settings("general")),
-            len(ZOOM_STEPS), self._zoom_index(settings.ui.thumbnail_size))
+            zoom_to=lambda index: zoom_steps.zoom_to(self, index),
+            settings=lambda: self.open_settings("general")),
+            len(zoom_steps.ZOOM_STEPS), zoom_steps.zoom_index(settings.ui.thumbnail_size))
         self.toolbar.pack(side="top", fill="x")
         self.switcher, self.search, self.sort = (self.toolbar.switcher, self.toolbar.search,
                                                  self.toolbar.sort)
@@ -194,7 +195,11 @@ class MainWindow:
                                   edit_rules=self._edit_rules if commands.available(
                                       "collection.update") else None,
                                   empty_trash=self.actions.empty_trash if commands.available(
-                                      "trash.empty") else None))
+                                      "trash.empty") else None,
+                                  show_subfolders=lambda: self.set_include_subfolders(True)),
+                              folders=lambda: self.sidebar.folders)
+        self.browser.include_subfolders = settings.ui.include_subfolders
+        self.sidebar.include_subfolders = settings.ui.include_subfolders
         self.drop_zone: DropZone | None = None
         if services.drops:
             self.drop_zone = DropZone(self.grid.canvas, theme, self.import_paths,
@@ -363,6 +368,12 @@ class MainWindow:
         if self.session.current is not None and self.pages.known:
             self.status.show_counts(self.browser.summary())
 
+    def set_include_subfolders(self, include: bool) -> None:
+        """View → Show subfolder contents: a folder shows and counts its subfolders' too."""
+        self.browser.set_include_subfolders(include)
+        window_state.keep_setting(self, "include_subfolders", include)
+        self.show_state()
+
     def _edit_rules(self, scope: Any) -> None:
         self.sidebar_menu.smart_collection(scope)
 
@@ -411,7 +422,8 @@ class MainWindow:
             window = self.settings_window = SettingsWindow(
                 self.root, self.theme, self.commands, s.settings_store, s.settings, s.mcp,
                 s.credentials, on_theme=self.theme.apply,
-                on_thumbnail_size=self._set_thumbnail_size, plugins=s.plugins,
+                on_thumbnail_size=lambda size: zoom_steps.set_thumbnail_size(self, size),
+                plugins=s.plugins,
                 on_language=self.change_language)
         window.show_page(page)
 
@@ -428,26 +440,8 @@ class MainWindow:
     def quit(self) -> None:
         self.services.bus.post(CloseRequested())
 
-    def _zoom_index(self, size: int) -> int:
-        return min(range(len(ZOOM_STEPS)), key=lambda i: abs(ZOOM_STEPS[i] - size))
-
     def zoom_step(self, delta: int) -> None:
-        index = self._zoom_index(self.services.settings.ui.thumbnail_size) + delta
-        index = max(0, min(len(ZOOM_STEPS) - 1, index))
-        self.zoom.set(index)
-        self._zoom_to(index)
-
-    def _zoom_to(self, index: int) -> None:
-        size = ZOOM_STEPS[index]
-        if size != self.services.settings.ui.thumbnail_size:
-            self._set_thumbnail_size(size)
-            store = self.services.settings_store
-            self.commands.background(lambda: store.update(
-                lambda s: setattr(s.ui, "thumbnail_size", size)))
-
-    def _set_thumbnail_size(self, size: int) -> None:
-        self.services.settings.ui.thumbnail_size = size
-        self.grid.set_cell_size(size * 0.75)
+        zoom_steps.zoom_step(self, delta)
 
     def _right_of_grid(self) -> int:
         """Pixels from the grid's right edge to the window's (the inspector, when the window

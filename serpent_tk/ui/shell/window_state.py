@@ -156,6 +156,13 @@ def remember_layout(window: MainWindow) -> None:
         log.warning("window layout not saved: %s", error)
 
 
+def keep_setting(window: MainWindow, name: str, value: Any) -> None:
+    """Set the window's setting `ui.<name>` now and save it in the background."""
+    setattr(window.services.settings.ui, name, value)
+    store = window.services.settings_store
+    window.commands.background(lambda: store.update(lambda s: setattr(s.ui, name, value)))
+
+
 def destroy_children(root: tk.Misc) -> None:
     for child in list(root.winfo_children()):
         with contextlib.suppress(tk.TclError):

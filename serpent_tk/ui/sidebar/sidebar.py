@@ -103,6 +103,8 @@ class Sidebar(ttk.Frame):
         self._suppress = False
         self._pending_select: str | None = None
         self.collections: dict[str, dict[str, Any]] = {}
+        self.folders: dict[str, dict[str, Any]] = {}       # `folder.list` items by id
+        self.include_subfolders = True      # a folder's count: its whole subtree's
         self.labels = LabelFitter(self.tree, theme, lambda: [
             *(row[3] for row in self._rows.values()), *self._counts])
         self.current: Scope = ALL
@@ -166,8 +168,10 @@ class Sidebar(ttk.Frame):
 
     def show_folders(self, folders: list[dict[str, Any]]) -> None:
         """`folders`: `folder.list` items (the whole tree, any order)."""
+        self.folders = {folder["id"]: folder for folder in folders}
         if "folders" not in self._sections:
             return
+        count_key = "totalCount" if self.include_subfolders else "assetCount"
         children: dict[str | None, list[dict[str, Any]]] = {}
         for folder in folders:
             children.setdefault(folder.get("parentId"), []).append(folder)
@@ -179,13 +183,20 @@ class Sidebar(ttk.Frame):
             for folder in children.get(parent, []):
                 scope = Scope(f"folder:{folder['id']}", folder["name"],
                               {"folderId": folder["id"]}, "folder", folder["id"])
-                result.append((scope, (folder.get("assetCount"), rows(folder["id"]))))
+                count = folder.get(count_key, folder.get("assetCount"))
+                result.append((scope, (count, rows(folder["id"]))))
             return result
 
         self._sync_tree("section:folders", rows(None))
         if self.actions_enabled.get("new-folder"):
             self._action_row("section:folders", "new-folder", _("New folder…"))
         self._select_pending()
+
+    def set_include_subfolders(self, include: bool) -> None:
+        """Folders count their subfolders' assets too, or only their own."""
+        if include != self.include_subfolders:
+            self.include_subfolders = include
+            self.show_folders(list(self.folders.values()))
 
     def show_tags(self, tags: list[dict[str, Any]]) -> None:
         if "tags" not in self._sections:
