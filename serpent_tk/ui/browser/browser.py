@@ -261,8 +261,9 @@ class Browser:
                     self.inspector.show_nothing()
                 return
             asset = items[0]
-            if asset.get("trashed") and not self.scope.is_trash:
-                self._left_view([asset_id])      # trashed (by anyone): not this view's any more
+            if bool(asset.get("trashed")) != self.scope.is_trash:
+                # trashed, or restored from the Trash (by anyone): not this view's any more
+                self._left_view([asset_id])
                 return
             changed = self._inspected_version.get(asset_id) != asset.get("version")
             self._inspected_version = {asset_id: asset.get("version", 0)}

@@ -259,6 +259,7 @@ class Inspector(ttk.Frame):
         self.preview.pack_forget()
         self.title.pack_forget()
         self.subtitle.pack_forget()
+        self.subtitle.configure(text="")        # nothing left saying "· in the Trash"
         self.body.pack_forget()
         self.empty.pack(fill="x", pady=(self.theme.px(8), 0))
 
