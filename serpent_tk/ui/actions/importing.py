@@ -18,8 +18,11 @@ import tkinter as tk
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from tkinter import filedialog, ttk
 from typing import Any
+
+import platformdirs
 
 from serpent_tk.ui.language import humanize
 from serpent_tk.ui.language.translate import _, ngettext
@@ -63,6 +66,7 @@ class Importer:
         self.commands = commands
         self.toast = toast
         self.run: ImportRun | None = None
+        self.last_folder: str | None = None       # where the pickers open next
         self.on_finished: Callable[[ImportRun], None] = lambda run: None
         self.frame = ttk.Frame(progress_area)
         self.label = ttk.Label(self.frame, text=_("Importing…"))
@@ -78,13 +82,24 @@ class Importer:
         return self.run is not None
 
     # starting ----------------------------------------------------------------------------
+    def start_folder(self) -> str:
+        """Where the pickers open: the folder last imported from, else the person's
+        Pictures folder, else their home folder (never the program's own folder)."""
+        if self.last_folder and Path(self.last_folder).is_dir():
+            return self.last_folder
+        pictures = Path(platformdirs.user_pictures_dir())
+        return str(pictures if pictures.is_dir() else Path.home())
+
     def ask_files(self, library_id: str | None, folder_id: str | None = None) -> None:
         if library_id is None:
             return
-        paths = filedialog.askopenfilenames(parent=self.root, title=_("Import files"))
-        if paths:
-            self.start(library_id, list(self.root.tk.splitlist(paths))
-                       if isinstance(paths, str) else list(paths), folder_id)
+        paths = filedialog.askopenfilenames(parent=self.root, title=_("Import files"),
+                                            initialdir=self.start_folder())
+        chosen = list(self.root.tk.splitlist(paths)) if isinstance(paths, str) \
+            else list(paths or ())
+        if chosen:
+            self.last_folder = str(Path(chosen[0]).parent)
+            self.start(library_id, chosen, folder_id)
 
     def ask_folder(self, library_id: str | None, folder_id: str | None = None, *,
                    flatten: bool = False) -> None:
@@ -93,8 +108,9 @@ class Importer:
         if library_id is None:
             return
         path = filedialog.askdirectory(parent=self.root, title=_("Import a folder"),
-                                       mustexist=True)
+                                       initialdir=self.start_folder(), mustexist=True)
         if path:
+            self.last_folder = str(Path(path).parent)
             self.start(library_id, [path], folder_id, flatten=flatten)
 
     def start(self, library_id: str, paths: Sequence[str], folder_id: str | None = None,

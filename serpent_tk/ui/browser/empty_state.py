@@ -11,13 +11,15 @@ from collections.abc import Callable
 from tkinter import ttk
 
 from serpent_tk.ui.language.translate import _
+from serpent_tk.ui.menus.menu_style import themed_menu
 from serpent_tk.ui.shell.theme import Theme
 
 
 class EmptyState(ttk.Frame):
     def __init__(self, master: tk.Misc, theme: Theme, *, on_import: Callable[[], None],
                  on_connect: Callable[[], None], on_clear_search: Callable[[], None],
-                 on_reopen: Callable[[], None]) -> None:
+                 on_reopen: Callable[[], None],
+                 on_import_folder: Callable[[bool], None] | None = None) -> None:
         px = theme.px
         super().__init__(master, padding=(px(28), px(22)), style="Card.TFrame")
         self.theme = theme
@@ -30,9 +32,13 @@ class EmptyState(ttk.Frame):
                               style="Muted.TLabel")
         self.text.pack(fill="x", pady=(px(6), 0))
         self.steps = ttk.Frame(self)
-        self._step(1, _("Add images"), _("Drag files or folders here from your file "
-                                          "manager, or choose them:"),
-                   _("Import images…"), on_import)
+        choices = [(_("Files…"), on_import)]
+        if on_import_folder is not None:
+            choices += [(_("A folder…"), lambda: on_import_folder(False)),
+                        (_("A folder, flattened…"), lambda: on_import_folder(True))]
+        self.import_button = self._step(
+            1, _("Add images"), _("Drag files or folders here from your file manager, or "
+                                  "choose them:"), _("Import images…"), on_import, choices)
         self._step(2, _("Let an AI client help"), _(
             "Claude, Cursor, VS Code and others can tag, sort and find things for you. Copy "
             "the config from Settings → MCP and paste it into your client."),
@@ -42,7 +48,10 @@ class EmptyState(ttk.Frame):
                          "closed": (_("Open it again"), on_reopen)}
 
     def _step(self, number: int, title: str, text: str, button: str,
-              command: Callable[[], None]) -> None:
+              command: Callable[[], None],
+              choices: list[tuple[str, Callable[[], None]]] | None = None) -> ttk.Widget:
+        """A numbered step; `choices`: its button opens a menu of them (files or a
+        folder) instead of running `command`."""
         px = self.theme.px
         row = ttk.Frame(self.steps)
         row.pack(fill="x", pady=(px(14), 0))
@@ -53,8 +62,18 @@ class EmptyState(ttk.Frame):
         ttk.Label(body, text=title, style="Strong.TLabel").pack(anchor="w")
         ttk.Label(body, text=text, wraplength=px(340), justify="left").pack(
             anchor="w", pady=(px(2), px(6)))
-        ttk.Button(body, text=button, command=command,
-                   style="Accent.TButton" if number == 1 else "TButton").pack(anchor="w")
+        style = "Accent.TButton" if number == 1 else "TButton"
+        widget: ttk.Widget
+        if choices and len(choices) > 1:
+            widget = ttk.Menubutton(body, text=button, style=style)
+            menu = themed_menu(widget, self.theme)
+            for label, run in choices:
+                menu.add_command(label=label, command=run)
+            widget["menu"] = menu
+        else:
+            widget = ttk.Button(body, text=button, command=command, style=style)
+        widget.pack(anchor="w")
+        return widget
 
     def show(self, kind: str, detail: str = "", *, title: str | None = None,
              action: tuple[str, Callable[[], None]] | None = None) -> None:

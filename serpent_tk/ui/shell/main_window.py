@@ -50,7 +50,7 @@ from serpent_tk.ui.inspector.inspector import Inspector
 from serpent_tk.ui.language import gateway_words, translate
 from serpent_tk.ui.language.gateway_words import actor_name, library_name
 from serpent_tk.ui.language.translate import _
-from serpent_tk.ui.menus import menu_style
+from serpent_tk.ui.menus import menu_style, text_keys
 from serpent_tk.ui.menus.action_table import Target, bind_keys
 from serpent_tk.ui.menus.menubar import ContextMenu, MenuBar
 from serpent_tk.ui.menus.window_actions import window_actions
@@ -118,6 +118,7 @@ class MainWindow:
         self.rebuild: Callable[[], MainWindow] | None = None
         self._bus_off: list[Callable[[], None]] = []
         menu_style.install(root, theme)
+        text_keys.install(root)
         # Setting the theme queues a <<ThemeChanged>> for every widget, and sv-ttk answers it by
         # recolouring every widget there is (tk_setPalette). Delivered now, while the window
         # has no widgets yet, it costs ~1 ms instead of ~40 ms of the first layout.
@@ -188,7 +189,8 @@ class MainWindow:
         self.empty = EmptyState(self.grid.canvas, theme, on_import=self.ask_import,
                                 on_connect=lambda: self.open_settings("mcp"),
                                 on_clear_search=lambda: self.search.clear_all(),
-                                on_reopen=self.session.reopen)
+                                on_reopen=self.session.reopen,
+                                on_import_folder=lambda flat: self.ask_import_folder(flat))
         self.view = ViewState(self.session, self.browser, self.pages, self.empty, self.banner,
                               lambda: self.sidebar.collections, ViewActions(
                                   import_here=self.ask_import,
