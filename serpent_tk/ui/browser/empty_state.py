@@ -113,11 +113,14 @@ class EmptyState(ttk.Frame):
         self.lift()
 
     def widgets(self) -> list[tk.Misc]:
-        """Every widget of the panel (so drops on it still import)."""
+        """Every widget of the panel (so drops on it still import); not its menu, which a
+        drop target registration would show in the screen's corner."""
         found: list[tk.Misc] = []
         stack: list[tk.Misc] = [self]
         while stack:
             widget = stack.pop()
+            if isinstance(widget, tk.Menu):
+                continue
             found.append(widget)
             stack.extend(widget.winfo_children())
         return found

@@ -173,6 +173,8 @@ class Thumbnails:
             {"libraryId": self.library_id, "assetId": key, "size": bucket(pixels)})
 
         def answered(f: Future[dict[str, Any]]) -> None:       # any thread: no Tk here
+            if generation != self._generation or f.cancelled():
+                return                     # another library, or the window is gone
             try:
                 envelope = f.result()
             except Exception as error:

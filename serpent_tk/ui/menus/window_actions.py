@@ -115,6 +115,9 @@ def window_actions(w: Any) -> list[Action]:
                keys=(f"<{MOD}-Shift-i>", f"<{MOD}-Shift-I>"),
                accelerator=f"{MOD_NAME}+Shift+I", typing=True,
                checked=lambda: w.panes.shown("inspector")),
+        Action("view.sort", N_("Sort by"), "View", lambda t: None, when=grid_shown,
+               cascade=lambda t: [(label, lambda shown=label: w.sort.choose(shown))
+                                  for label in w.sort.offered]),
         Action("view.subfolders", N_("Show subfolder contents"), "View",
                lambda t: w.set_include_subfolders(not w.browser.include_subfolders),
                checked=lambda: w.browser.include_subfolders),

@@ -138,7 +138,7 @@ class MainWindow:
             toggle_inspector=lambda: self.panes.toggle("inspector"),
             search=lambda text: self.browser.set_text(text),
             color=lambda color, tolerance: self.browser.set_color(color, tolerance),
-            sort=lambda sort: self.browser.set_sort(sort),
+            sort=lambda sort: window_state.choose_sort(self, sort),
             import_files=self.ask_import, import_folder=self.ask_import_folder,
             import_flattened=lambda: self.ask_import_folder(flatten=True),
             undo=lambda: self.actions.undo(), redo=lambda: self.actions.redo(),
@@ -178,6 +178,7 @@ class MainWindow:
                            self.inspector_holder)
         self.browser = Browser(commands, self.pages, self.thumbnails, self.grid, self.sidebar,
                                self.inspector)
+        window_state.first_sort(self)
         self.viewer = ViewerPane(self.middle, theme, commands, services.bus,
                                  ViewOrder(self.pages, self.grid),
                                  lambda: self.session.library_id)

@@ -3,7 +3,9 @@
 The sidebar and the inspector can be hidden and shown again (View menu, Ctrl+B,
 Ctrl+Shift+I, the toolbar's ◧ and ◨), coming back at the width they had. Dragging a divider
 stops where a pane would get narrower than it can lay out (`MIN_*`, in points), so text is
-wrapped rather than cut off; the grid keeps room for a column of thumbnails.
+wrapped rather than cut off; the grid keeps room for a column of thumbnails. A pane keeps the
+width the person gave it (`preferred`): a narrow window squeezes it for a while, and when the
+window grows again it comes back to that width (and that is the width remembered).
 """
 
 from __future__ import annotations
@@ -28,12 +30,15 @@ class Panes:
         self.widgets = {"sidebar": sidebar, "middle": middle, "inspector": inspector}
         self.widths = {"sidebar": theme.px(MIN_SIDEBAR_PT) * 2,
                        "inspector": theme.px(MIN_INSPECTOR_PT) * 2}
+        self._preferred: dict[str, int] = {}       # what the person chose, squeezed or not
+        self._dragging = False
         self.on_change: Callable[[], None] = lambda: None
         paned.add(sidebar, weight=0)
         paned.add(middle, weight=1)
         paned.add(inspector, weight=0)
+        paned.bind("<ButtonPress-1>", self._pressed, add="+")
         paned.bind("<B1-Motion>", lambda e: self._clamp_soon(), add="+")
-        paned.bind("<ButtonRelease-1>", lambda e: self._clamp_soon(), add="+")
+        paned.bind("<ButtonRelease-1>", self._released, add="+")
         paned.bind("<Configure>", lambda e: self._clamp_soon(), add="+")
         self._clamp_pending = False
 
@@ -49,7 +54,7 @@ class Panes:
             return
         widget = self.widgets[name]
         if not visible:
-            self.widths[name] = self.width(name) or self.widths[name]
+            self.widths[name] = self.preferred(name)
             self.paned.forget(widget)
         elif name == "sidebar":
             self.paned.insert(0, widget, weight=0)
@@ -60,6 +65,22 @@ class Panes:
         self.on_change()
 
     # widths ------------------------------------------------------------------------------
+    def preferred(self, name: str) -> int:
+        """The width the person chose for the pane (not what a narrow window left it)."""
+        return self._preferred.get(name) or self.width(name) or self.widths[name]
+
+    def _pressed(self, event: tk.Event) -> None:
+        self._dragging = str(self.paned.identify(event.x, event.y)).isdigit()  # on a sash
+
+    def _released(self, _event: tk.Event) -> None:
+        if self._dragging:
+            self._dragging = False
+            self._clamp()
+            for name in ("sidebar", "inspector"):
+                if self.shown(name):
+                    self._preferred[name] = self.width(name)
+        self._clamp_soon()
+
     def width(self, name: str) -> int:
         """The pane's width in pixels now (0 while hidden or before layout)."""
         if not self.shown(name):
@@ -74,6 +95,7 @@ class Panes:
 
     def set_width(self, name: str, pixels: int) -> None:
         """Make a shown pane `pixels` wide (within the limits)."""
+        self._preferred[name] = pixels
         if not self.shown(name) or self.paned.winfo_width() <= 1:
             self.widths[name] = pixels
             return
@@ -111,6 +133,16 @@ class Panes:
             if inspector:
                 right = max(self.minimum("inspector"), right)
             spare = total - left - right - self.minimum("middle")
+            for name in ("sidebar", "inspector"):       # room again: back to their widths
+                wanted = self._preferred.get(name, 0)
+                current = left if name == "sidebar" else right
+                if self.shown(name) and spare > 0 and not self._dragging and wanted > current:
+                    grow = min(spare, wanted - current)
+                    spare -= grow
+                    if name == "sidebar":
+                        left += grow
+                    else:
+                        right += grow
             if spare < 0:                       # too narrow: the panes give, down to minimum
                 give = -spare
                 for name in ("inspector", "sidebar"):

@@ -1,10 +1,11 @@
 """The window's toolbar: [◧] [Library ▾] [Search… colour] [Sort ▾] [Import ▾] [↶] [↷] [size]
-[◨] [⚙].
+[◨] [⋯] [⚙].
 
 Tk thread only. Layout only: the buttons call what the main window hands over. Every icon
-button has a tooltip. The search box keeps at least `MIN_SEARCH_PT` wide: in a narrow
-window the thumbnail-size slider and then the sort menu step aside (both are in the View
-menu too) instead of squeezing it to a stub.
+button has a tooltip. The search box keeps at least `MIN_SEARCH_PT` wide and Import its
+whole word: in a narrow window the thumbnail-size slider, then the sort menu, undo and redo
+and the inspector's button step aside (in that order) into the ⋯ menu, which appears only
+then (they are in the menus too); below that the library's name gets narrower.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from serpent_tk.ui.shell.theme import Theme
 from serpent_tk.ui.shell.tooltip import tooltip
 
 MIN_SEARCH_PT = 130
+SWITCHER_CHARS = (16, 7)      # the library's name: as wide as usual, or in a narrow window
 
 
 @dataclass
@@ -79,9 +81,24 @@ class Toolbar(ttk.Frame):
         self.sort.pack(side="right")
         self.search = SearchBar(self, theme, actions.search, actions.color)
         self.search.pack(side="left", fill="x", expand=True, padx=(px(12), px(12)))
-        self._optional = [(self.zoom, {"side": "right", "padx": (px(10), px(10)),
-                                       "before": self.redo_button}),
-                          (self.sort, {"side": "right", "before": self.import_button})]
+        self.actions = actions
+        self.overflow = ttk.Menubutton(self, text="⋯", width=2)
+        self.overflow_menu = themed_menu(self.overflow, theme, postcommand=self._fill_overflow)
+        self.overflow["menu"] = self.overflow_menu
+        # the right side, right to left, and (name, pack options) of each
+        self._right: list[tuple[str, tk.Misc, dict[str, object]]] = [
+            ("settings", self.settings_button, {}),
+            ("overflow", self.overflow, {"padx": (0, px(6))}),
+            ("inspector", self.inspector_button, {"padx": (0, px(6))}),
+            ("zoom", self.zoom, {"padx": (px(10), px(10))}),
+            ("redo", self.redo_button, {"padx": (px(2), 0)}),
+            ("undo", self.undo_button, {"padx": (px(8), 0)}),
+            ("import", self.import_button, {"padx": (px(8), 0)}),
+            ("sort", self.sort, {})]
+        # what steps aside first (a group at a time) when the search box would get narrow
+        self._optional = [("zoom",), ("sort",), ("undo", "redo"), ("inspector",),
+                          ("settings",)]
+        self.hidden: set[str] = set()
         self._tips()
         self.bind("<Configure>", lambda e: self._make_room(e.width))
 
@@ -110,24 +127,91 @@ class Toolbar(ttk.Frame):
                 self.undo_button, self.redo_button, self.zoom, self.search.clear_button]
 
     def _make_room(self, width: int) -> None:
-        """Hide the optional items (slider, then sort) while the search box would be
-        narrower than `MIN_SEARCH_PT`; bring them back when there is room."""
+        """Hide the optional items (slider, sort, undo and redo, the inspector's button) while
+        the search box would be narrower than `MIN_SEARCH_PT`, into the ⋯ menu; bring them
+        back when there is room; last, the library's name narrows."""
         px = self.theme.px
-        needed = px(MIN_SEARCH_PT) + px(24)
-        fixed = sum(w.winfo_reqwidth() + px(10) for w in self.winfo_children()
-                    if w is not self.search and w.winfo_manager()
-                    and w not in {o for o, _options in self._optional})
-        room = width - fixed - needed
-        for widget, options in self._optional:
-            size = widget.winfo_reqwidth() + px(20)
+        room = width - px(MIN_SEARCH_PT) - px(24) - self._width_of(("sidebar", "switcher"))
+        always = {"import"}
+        room -= self._width_of(always)
+        hidden: set[str] = set()
+        for group in reversed(self._optional):           # the most useful kept first
+            size = self._width_of(group)
             if room >= size:
                 room -= size
-                if not widget.winfo_manager():
-                    widget.pack(**options)      # type: ignore[arg-type]
-            elif widget.winfo_manager():
-                widget.pack_forget()
+            else:
+                hidden.update(group)
+        for group in self._optional:                     # whatever steps aside: from the top
+            if hidden & set(group) and not set(group) <= hidden:
+                hidden.update(group)
+        if hidden:
+            room -= self._width_of(("overflow",))
+            for group in reversed(self._optional):
+                if not set(group) <= hidden and room < 0:
+                    hidden.update(group)
+                    room += self._width_of(group)
+        narrow = room < 0
+        wanted = SWITCHER_CHARS[1] if narrow else SWITCHER_CHARS[0]
+        if int(str(self.switcher.cget("width"))) != wanted:
+            self.switcher.configure(width=wanted)
+        if hidden != self.hidden or not self._arranged:
+            self.hidden = hidden
+            self._arrange()
+
+    _arranged = False
+
+    def _width_of(self, names: tuple[str, ...] | set[str]) -> int:
+        px = self.theme.px
+        widgets = {"sidebar": self.sidebar_button, "switcher": self.switcher,
+                   **{name: widget for name, widget, _ in self._right}}
+        return sum(widgets[name].winfo_reqwidth() + px(10) for name in names)
+
+    def _arrange(self) -> None:
+        """Pack the right side again in its order, without what is hidden."""
+        self._arranged = True
+        for _name, widget, _options in self._right:
+            widget.pack_forget()
+        for name, widget, options in self._right:
+            if name == "overflow" and not self.hidden:
+                continue
+            if name not in self.hidden:
+                widget.pack(side="right", **options)  # type: ignore[arg-type]
+        self.search.pack_forget()
+        self.search.pack(side="left", fill="x", expand=True,
+                         padx=(self.theme.px(12), self.theme.px(12)))
+
+    def _fill_overflow(self) -> None:
+        """The ⋯ menu: what stepped aside for room."""
+        menu, a = self.overflow_menu, self.actions
+        menu.delete(0, "end")
+        if "sort" in self.hidden:
+            sorts = themed_menu(menu, self.theme)
+            chosen = tk.IntVar(master=menu, value=self.sort.current())
+            menu._sort_chosen = chosen  # type: ignore[attr-defined]  # kept while shown
+            for index, label in enumerate(self.sort.offered):
+                sorts.add_radiobutton(label=label, value=index, variable=chosen,
+                                      command=lambda shown=label: self.sort.choose(shown))
+            menu.add_cascade(label=_("Sort by"), menu=sorts)
+        if "zoom" in self.hidden:
+            menu.add_command(label=_("Bigger thumbnails"), command=lambda: self._zoom_by(1))
+            menu.add_command(label=_("Smaller thumbnails"), command=lambda: self._zoom_by(-1))
+        if "undo" in self.hidden:
+            menu.add_command(label=_("Undo"), accelerator=f"{MOD_NAME}+Z", command=a.undo)
+            menu.add_command(label=_("Redo"), accelerator=f"{MOD_NAME}+Shift+Z",
+                             command=a.redo)
+        if "inspector" in self.hidden:
+            menu.add_command(label=_("Show or hide the inspector"),
+                             command=a.toggle_inspector)
+        if "settings" in self.hidden:
+            menu.add_command(label=_("Settings…"), accelerator=f"{MOD_NAME}+,",
+                             command=a.settings)
+
+    def _zoom_by(self, delta: int) -> None:
+        last = int(float(self.zoom.cget("to")))
+        index = max(0, min(last, round(float(self.zoom.get())) + delta))
+        self.zoom.set(index)
+        self.actions.zoom_to(index)
 
     @property
     def hidden_for_room(self) -> list[str]:
-        names = {str(self.zoom): "zoom", str(self.sort): "sort"}
-        return [names[str(w)] for w, _options in self._optional if not w.winfo_manager()]
+        return [name for group in self._optional for name in group if name in self.hidden]

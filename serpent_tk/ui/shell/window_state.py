@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import tkinter as tk
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -54,8 +55,7 @@ def capture(window: MainWindow) -> WindowState:
         selection=window.grid.selected_keys(), focus=window.grid.selection.focus_key,
         viewer=window.viewer.key if window.viewer.is_open else None,
         shown={name: panes.shown(name) for name in ("sidebar", "inspector")},
-        widths={name: panes.width(name) or panes.widths[name]
-                for name in ("sidebar", "inspector")},
+        widths={name: panes.preferred(name) for name in ("sidebar", "inspector")},
         settings_page=page)
 
 
@@ -112,12 +112,28 @@ def first_geometry(root: tk.Misc, scaled: Any) -> str:
     return f"{width}x{height}"
 
 
+def rescaled_geometry(geometry: str, saved_scale: float | None, scale: float,
+                      root: tk.Misc) -> str:
+    """`geometry` ("WxH+X+Y") saved at `saved_scale` pixels per point, for a screen of
+    `scale`: the size scaled by their ratio and kept on the screen (an older settings file
+    without a scale: as saved)."""
+    found = re.fullmatch(r"(\d+)x(\d+)([+-]-?\d+)?([+-]-?\d+)?", geometry.strip())
+    if not found or not saved_scale or abs(saved_scale - scale) < 0.01:
+        return geometry
+    ratio = scale / saved_scale
+    width = min(round(int(found.group(1)) * ratio), root.winfo_screenwidth())
+    height = min(round(int(found.group(2)) * ratio), root.winfo_screenheight())
+    return f"{width}x{height}{found.group(3) or ''}{found.group(4) or ''}"
+
+
 def restore_geometry(window: MainWindow) -> None:
     ui = window.services.settings.ui
     scaled, root = window.theme.scaled, window.root
     root.minsize(min(scaled(MIN_WINDOW[0]), root.winfo_screenwidth()),
                  min(scaled(MIN_WINDOW[1]), root.winfo_screenheight()))
-    root.geometry(ui.window_geometry or first_geometry(root, scaled))
+    root.geometry(rescaled_geometry(ui.window_geometry, ui.window_scale,
+                                    window.theme.px(100) / 100, root)
+                  if ui.window_geometry else first_geometry(root, scaled))
     window.panes.widths = {"sidebar": scaled(ui.sidebar_width),
                            "inspector": scaled(ui.inspector_width)}
     window.sidebar.configure(width=scaled(ui.sidebar_width))
@@ -140,11 +156,13 @@ def remember_layout(window: MainWindow) -> None:
     hidden is the one it comes back at)."""
     theme, panes = window.theme, window.panes
     geometry = window.root.geometry()
-    sidebar = theme.unscaled(panes.width("sidebar") or panes.widths["sidebar"])
-    inspector = theme.unscaled(panes.width("inspector") or panes.widths["inspector"])
+    scale = theme.px(100) / 100
+    sidebar = theme.unscaled(panes.preferred("sidebar"))
+    inspector = theme.unscaled(panes.preferred("inspector"))
 
     def remember(settings: Settings) -> None:
         settings.ui.window_geometry = geometry
+        settings.ui.window_scale = scale
         if sidebar and 120 <= sidebar <= 800:
             settings.ui.sidebar_width = sidebar
         if inspector and 160 <= inspector <= 900:
@@ -154,6 +172,24 @@ def remember_layout(window: MainWindow) -> None:
         window.services.settings_store.update(remember)
     except Exception as error:  # never keep the window open because of this
         log.warning("window layout not saved: %s", error)
+
+
+def choose_sort(window: MainWindow, sort: str) -> None:
+    """The person chose a sort: the grid follows; a sort of every view is remembered (the
+    collection's own order and "closest colour" belong to their views)."""
+    window.browser.set_sort(sort)
+    if sort not in ("collection-order", "color-similarity", "similar"):
+        keep_setting(window, "sort", sort)
+
+
+def first_sort(window: MainWindow) -> None:
+    """The sort remembered from last time, when the sort menu still offers it."""
+    from serpent_tk.ui.browser.sort_chooser import SORTS
+
+    sort = window.services.settings.ui.sort
+    if sort in {key for key, _label in SORTS}:
+        window.browser.sort = window.browser._sort_elsewhere = sort
+        window.browser._sort_before_color = sort
 
 
 def keep_setting(window: MainWindow, name: str, value: Any) -> None:
