@@ -1,6 +1,8 @@
 """Opening the library's SQLite file, and the one place sqlite errors become domain errors.
 
-Runs in the worker process. Connections are in autocommit mode (`isolation_level=None`):
+Runs in the worker process. A database SQLite cannot read (garbage pages or header) is
+LIBRARY_DAMAGED, never INTERNAL: it is not a bug of Serpent's, and `library.repair` can make a
+new library of what is still readable. Connections are in autocommit mode (`isolation_level=None`):
 every write transaction is an explicit `BEGIN IMMEDIATE ... COMMIT` (see `transaction.py`).
 The writer runs WAL with `synchronous=FULL`, so an acknowledged commit survives a crash;
 readers use their own connections and never wait for a long import.
@@ -17,6 +19,7 @@ from library.errors import (
     BUSY,
     DISK_FULL,
     INTERNAL,
+    LIBRARY_DAMAGED,
     PATH_INVALID,
     PERMISSION_DENIED,
     LibraryError,
@@ -59,8 +62,21 @@ def translate(error: sqlite3.Error) -> LibraryError:
         return LibraryError(PATH_INVALID, "The library database cannot be opened in that "
                             "folder.", reason="cannot-open")
     if "malformed" in text or "not a database" in text:
-        return LibraryError(INTERNAL, "The library database is damaged.", reason="corrupt")
+        return damaged()
     return LibraryError(INTERNAL, "The library database reported an error.")
+
+
+REPAIR_COMMAND = "library.repair"
+
+
+def damaged(problems: list[str] | None = None) -> LibraryError:
+    """LIBRARY_DAMAGED: the library database cannot be read as it is, and what to do."""
+    return LibraryError(
+        LIBRARY_DAMAGED, "The library database is damaged: SQLite cannot read part of it. "
+        "Serpent can recover what it can still read into a new library beside this one "
+        f"({REPAIR_COMMAND}; the window offers it when the library does not open); this "
+        "library stays as it is.", reason="corrupt", hint=REPAIR_COMMAND,
+        **({"problems": problems[:20]} if problems else {}))
 
 
 def translate_os(error: OSError, what: str = "The library folder") -> LibraryError:

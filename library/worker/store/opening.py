@@ -2,10 +2,12 @@
 
 Runs in the worker process at startup. Every reason a library cannot be served becomes a
 `LibraryError` with a `reason` detail (missing, not-a-library, locked, newer-schema,
-read-only, corrupt) that the worker sends as `StartupFailed`. A new library is built in a
-hidden temporary folder beside its final place and renamed into place, so a crash during
-creation never leaves a half-made library under the real name; it comes with the file
-store's 256 bucket folders (`filestore.create_buckets`).
+read-only, corrupt: LIBRARY_DAMAGED) that the worker sends as `StartupFailed`. A refused open
+writes nothing: what is no library, or no readable one, is refused by `probe` reading only,
+and the database check runs before migrations or the text index write anything. A new
+library is built in a hidden temporary folder beside its final place and renamed into place,
+so a crash during creation never leaves a half-made library under the real name; it comes
+with the file store's 256 bucket folders (`filestore.create_buckets`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from library import pathrules
 from library.disk.durable import fsync_directory
 from library.errors import (
     ALREADY_EXISTS,
-    INTERNAL,
     PATH_FORBIDDEN,
     PATH_INVALID,
     PATH_NOT_FOUND,
@@ -32,11 +33,13 @@ from library.errors import (
 from library.library_folder import LIBRARY_SUFFIX
 from library.worker.rows import assetrows, textindex
 from library.worker.store import cleanclose, recovery, schema
-from library.worker.store.database import connect, translate, translate_os
+from library.worker.store.database import connect, damaged, translate, translate_os
 from library.worker.store.filestore import PRIVATE_FOLDER, create_buckets
 from library.worker.store.identity import new_library_id, utc_now
 from library.worker.store.layout import Layout, enclosing_library
 from library.worker.store.lock import LibraryLock
+
+SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 @dataclass
@@ -133,8 +136,8 @@ def open_library(path: str) -> OpenLibrary:
                            "on a drive that is not connected).", field="path", reason="missing")
     layout = Layout(root)
     if not root.is_dir() or not layout.database.is_file():
-        raise LibraryError(PATH_INVALID, "This folder is not a Serpent library.", field="path",
-                           reason="not-a-library")
+        raise _not_a_library()
+    probe(layout.database)  # refused here, nothing is written (not even the lock file)
     lock = LibraryLock(layout.lock)
     try:
         lock.acquire()
@@ -149,33 +152,63 @@ def open_library(path: str) -> OpenLibrary:
         raise
 
 
-def _open_locked(layout: Layout, lock: LibraryLock) -> OpenLibrary:
+def probe(database: Path) -> None:
+    """Refuse, reading only, what is no library (an empty file, a database without Serpent's
+    tables: PATH_INVALID `not-a-library`) or no longer a readable one (LIBRARY_DAMAGED)."""
     try:
-        for directory in layout.directories():
-            directory.mkdir(PRIVATE_FOLDER, exist_ok=True)
-        probe = layout.staging / f".write-probe-{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-        untouched = cleanclose.take(layout)  # gone before anything is served
+        with open(database, "rb") as file:
+            head = file.read(len(SQLITE_HEADER))
     except OSError as error:
         raise translate_os(error) from error
+    if not head:
+        raise _not_a_library()
+    if head != SQLITE_HEADER:
+        raise damaged(["the file does not begin as a SQLite database does"])
+    try:
+        try:
+            row = _tables_named(database, "library_state", "")
+        except sqlite3.OperationalError as error:  # a read-only folder: no -shm can be made
+            if "unable to open" not in str(error):
+                raise
+            row = _tables_named(database, "library_state", "&immutable=1")
+    except sqlite3.Error as error:
+        raise translate(error) from error
+    except UnicodeDecodeError as error:  # sqlite's message itself was garbage: a damaged file
+        raise damaged([repr(error)]) from error
+    if not row[0]:
+        raise _not_a_library()
+
+
+def _tables_named(database: Path, name: str, options: str) -> tuple[int]:
+    reader = sqlite3.connect(f"{database.as_uri()}?mode=ro{options}", uri=True, timeout=30)
+    try:
+        row: tuple[int] = reader.execute("SELECT count(*) FROM sqlite_master WHERE type = "
+                                         "'table' AND name = ?", (name,)).fetchone()
+        return row
+    finally:
+        reader.close()
+
+
+def _open_locked(layout: Layout, lock: LibraryLock) -> OpenLibrary:
+    untouched = _prepare_folders(layout)
     try:
         writer = connect(layout.database)
     except sqlite3.Error as error:
         raise translate(error) from error
     except UnicodeDecodeError as error:  # sqlite's message itself was garbage: a damaged file
-        raise _damaged() from error
+        raise damaged([repr(error)]) from error
     try:
-        assetrows.register_functions(writer)
-        version = schema.check_and_migrate(writer, layout.database, fresh=False)
         state = writer.execute("SELECT library_id, name, change_sequence, clean_shutdown "
                                "FROM library_state").fetchone()
         if state is None:
-            raise LibraryError(PATH_INVALID, "This folder is not a Serpent library.",
-                               field="path", reason="not-a-library")
+            raise _not_a_library()
+        # checked before anything is written: a damaged database stays as it was
+        report = recovery.check(writer, full=not state["clean_shutdown"],
+                                check=not (state["clean_shutdown"] and untouched))
+        assetrows.register_functions(writer)
+        version = schema.check_and_migrate(writer, layout.database, fresh=False)
         textindex.ensure(writer)
-        report = recovery.recover(writer, layout, full=not state["clean_shutdown"],
-                                  check=not (state["clean_shutdown"] and untouched))
+        report = recovery.recover(writer, layout, report)
         writer.execute("UPDATE library_state SET clean_shutdown = 0")
         sequence = writer.execute("SELECT change_sequence FROM library_state").fetchone()[0]
         stat = layout.database.stat()
@@ -186,7 +219,7 @@ def _open_locked(layout: Layout, lock: LibraryLock) -> OpenLibrary:
         raise translate(error) from error
     except UnicodeDecodeError as error:
         writer.close()
-        raise _damaged() from error
+        raise damaged([repr(error)]) from error
     except OSError as error:
         writer.close()
         raise translate_os(error) from error
@@ -195,5 +228,20 @@ def _open_locked(layout: Layout, lock: LibraryLock) -> OpenLibrary:
         raise
 
 
-def _damaged() -> LibraryError:
-    return LibraryError(INTERNAL, "The library database is damaged.", reason="corrupt")
+def _prepare_folders(layout: Layout) -> bool:
+    """The library's folders there and writable; the clean-close marker taken away (True
+    when it vouched for the database file)."""
+    try:
+        for directory in layout.directories():
+            directory.mkdir(PRIVATE_FOLDER, exist_ok=True)
+        write_probe = layout.staging / f".write-probe-{os.getpid()}"
+        write_probe.write_bytes(b"")
+        write_probe.unlink()
+        return cleanclose.take(layout)  # gone before anything is served
+    except OSError as error:
+        raise translate_os(error) from error
+
+
+def _not_a_library() -> LibraryError:
+    return LibraryError(PATH_INVALID, "This folder is not a Serpent library.", field="path",
+                        reason="not-a-library")

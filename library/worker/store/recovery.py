@@ -19,8 +19,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from library.errors import INTERNAL, LibraryError
 from library.worker.rows.assetrows import chunks, marks
+from library.worker.store.database import damaged
 from library.worker.store.filestore import PRIVATE_FOLDER
 from library.worker.store.identity import utc_now
 from library.worker.store.layout import Layout, stored_name
@@ -28,9 +28,10 @@ from library.worker.store.layout import Layout, stored_name
 MAX_REPORTED = 200
 
 
-def recover(conn: sqlite3.Connection, layout: Layout, *, full: bool, check: bool = True
-            ) -> dict[str, Any]:
-    """`full` after an unclean end; `check=False` only when a clean close vouches for it."""
+def check(conn: sqlite3.Connection, *, full: bool, check: bool = True) -> dict[str, Any]:
+    """The database check, before anything is written (migrations, the text index): a
+    damaged database is refused untouched. `full` after an unclean end; `check=False` only
+    when a clean close vouches for the file. Returns the report `recover` completes."""
     report: dict[str, Any] = {"fullScan": full}
     if full or check:
         pragma = "integrity_check" if full else "quick_check"  # quick: 20x faster, no indexes
@@ -40,19 +41,27 @@ def recover(conn: sqlite3.Connection, layout: Layout, *, full: bool, check: bool
     else:
         report["integrity"] = "not-checked"
         report["check"] = "skipped-clean-close"
+    return report
+
+
+def recover(conn: sqlite3.Connection, layout: Layout, report: dict[str, Any]
+            ) -> dict[str, Any]:
+    """After `check`: staging cleared, and after an unclean end files and rows reconciled."""
     report["stagingRemoved"] = _clear_staging(layout)
-    if full:
+    if report["fullScan"]:
         report.update(_reconcile_files(conn, layout))
     return report
 
 
 def check_database(conn: sqlite3.Connection, pragma: str = "quick_check") -> None:
-    """SQLite's own check of every page; a damaged database is an error, never served."""
-    problems = [row[0] for row in conn.execute(f"PRAGMA {pragma}").fetchall()]
+    """SQLite's own check of every page (it writes nothing); a damaged database is
+    LIBRARY_DAMAGED, never served."""
+    try:
+        problems = [str(row[0]) for row in conn.execute(f"PRAGMA {pragma}").fetchall()]
+    except sqlite3.DatabaseError as error:  # too damaged to even check
+        raise damaged([str(error)]) from error
     if problems != ["ok"]:
-        raise LibraryError(INTERNAL, "The library database is damaged and cannot be opened "
-                           "safely. Restore it from a backup.", reason="corrupt",
-                           problems=problems[:20])
+        raise damaged(problems)
 
 
 def _clear_staging(layout: Layout) -> int:

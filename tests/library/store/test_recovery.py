@@ -95,8 +95,11 @@ def test_a_damaged_database_is_refused_not_served(host, library, sources):
     db_path.write_bytes(bytes(data))
     error = host.open(root).exception(TIMEOUT)
     assert isinstance(error, LibraryError)
-    assert error.code == "INTERNAL" and error.details.get("reason") == "corrupt"
+    assert error.code == "LIBRARY_DAMAGED" and error.details.get("reason") == "corrupt"
+    assert error.details["hint"] == "library.repair" and "library.repair" in error.message
+    assert "incidentId" not in error.details  # not a bug of Serpent's
     assert host.list_open() == []
+    assert db_path.read_bytes() == bytes(data), "the damaged file is left as it was"
 
 
 def test_recovery_leaves_committed_rows_alone(host, library, events, sources):
