@@ -3,10 +3,10 @@
 Thread-safe. Every call returns a `Future` at once; a reader thread per worker resolves it
 from the worker's `Response` (matched by request id) and passes the worker's
 `LibraryChanged` and `TaskProgress` on to `on_event` as they came (called on that reader
-thread; it must not block), with its own `WorkerRestarted` and `LibraryClosed`.
-A worker that dies (crash, `kill -9`) fails its in-flight calls with `WORKER_UNAVAILABLE`
-(retryable), is started again on the same library (which recovers before serving), and
-calls made meanwhile wait for it. A worker crash never raises into the caller's thread.
+thread; it must not block), with its own `WorkerRestarted` and `LibraryClosed`. A worker
+that dies (crash, `kill -9`) fails its in-flight calls with `WORKER_UNAVAILABLE` (retryable),
+is started again on the same library (which recovers before serving), and calls made
+meanwhile wait for it. A worker crash never raises into the caller's thread.
 Starting one worker and talking over its pipe is `library.worker_handle`; this module keeps
 the open libraries, matches answers to calls and restarts workers.
 """
@@ -106,10 +106,16 @@ class LibraryHost:
     def create(self, parent: str | Path, name: str, meta: CallMeta | None = None
                ) -> Future[dict]:  # type: ignore[type-arg]
         """Create `<parent>/<name>.serpent` and open it; resolves to its LibraryRef dict."""
+        return self._in_new_worker({"action": "create", "parent": str(parent), "name": name})
+
+    def repair(self, path: str | Path) -> Future[dict]:  # type: ignore[type-arg]
+        """A damaged library recovered into a new one, opened (`recovery_report`: "repair")."""
+        return self._in_new_worker({"action": "repair", "path": str(path)})
+
+    def _in_new_worker(self, opening: dict[str, Any]) -> Future[dict]:  # type: ignore[type-arg]
         future: Future = Future()  # type: ignore[type-arg]
-        opening = {"action": "create", "parent": str(parent), "name": name}
         threading.Thread(target=self._open_thread, args=(opening, future, None),
-                         name="library-create", daemon=True).start()
+                         name=f"library-{opening['action']}", daemon=True).start()
         return future
 
     def import_exported(self, archive: str | Path, parent: str | Path,
@@ -464,10 +470,9 @@ class LibraryHost:
                 entry[0].set_exception(LibraryError("CANCELLED", "Cancelled before it started."))
 
     def _emit(self, event: LibraryEvent) -> None:
-        if self._on_event is None:
-            return
         try:
-            self._on_event(event)
+            if self._on_event is not None:
+                self._on_event(event)
         except Exception:
             log.exception("library event listener failed")
 

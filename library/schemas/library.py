@@ -3,7 +3,7 @@
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from library.schemas.common import EntityName, Model, Page
 
@@ -11,7 +11,8 @@ __all__ = [
     "LibraryInfoOut", "LibraryChangeSequenceOut", "LibraryCreateIn", "LibraryOpenIn",
     "LibraryRenameIn", "LibraryExportIn", "LibraryImportExportedIn", "LibraryRefreshOut",
     "LibraryRef", "LibraryListOut", "LibraryPath", "LibraryExportOut",
-    "LibraryDeleteFromDiskOut", "LibraryDeleteFromDiskIn",
+    "LibraryDeleteFromDiskOut", "LibraryDeleteFromDiskIn", "LibraryRepairIn", "LibraryRepairOut",
+    "RepairedTable",
 ]
 
 LibraryPath = Annotated[str, Field(min_length=1, max_length=4096)]
@@ -120,3 +121,43 @@ class LibraryDeleteFromDiskOut(Model):
     deleted: bool
     asset_count: int
     freed_bytes: int
+
+
+class LibraryRepairIn(Model):
+    """Recover a damaged library (LIBRARY_DAMAGED) into a new library beside it."""
+
+    path: LibraryPath | None = Field(default=None, description="Its folder.")
+    library_id: str | None = Field(default=None, min_length=1, max_length=64,
+                                   description="Or its id, if open.")
+
+    @model_validator(mode="after")
+    def _one_of_them(self) -> "LibraryRepairIn":
+        if (self.path is None) == (self.library_id is None):
+            raise ValueError("give either path or libraryId")
+        return self
+
+
+class RepairedTable(Model):
+    recovered: int = Field(description="Rows carried into the new library.")
+    dropped: int = Field(description="Rows read but left out (they broke a rule of the "
+                         "library or pointed at something lost).")
+    damaged_spots: int = Field(description="Places where rows could not be read (0: the whole "
+                               "table was read).")
+    unreadable: bool = Field(description="Nothing of the table could be read.")
+
+
+class LibraryRepairOut(Model):
+    library_id: str = Field(description="The new library, open now.")
+    name: str
+    path: str
+    open: bool = True
+    damaged_path: str = Field(description="The damaged library, left exactly as it was.")
+    complete: bool = Field(description="Everything was read: nothing was lost.")
+    summary: str = Field(description="What was recovered, in a sentence for the person.")
+    assets: int = Field(description="Assets in the new library.")
+    files_adopted: int = Field(description="Stored files whose record was lost, added again as "
+                               "assets named \"Recovered …\" in the folder \"Recovered files\".")
+    files_copied: int = Field(description="Stored files carried over (hard links where the "
+                              "disk allows, else copies).")
+    rows_dropped: int
+    tables: dict[str, RepairedTable] = Field(description="What became of each table.")

@@ -80,7 +80,8 @@ class PipeLogHandler(logging.Handler):
 
 def worker_main(conn: Connection, opening: dict[str, Any]) -> None:
     """Spawn target. `opening` is {"action": "open", "path"}, {"action": "create",
-    "parent", "name"} or {"action": "import", "archive", "parent", "replay"}, each with
+    "parent", "name"}, {"action": "import", "archive", "parent", "replay"} or
+    {"action": "repair", "path"} (the damaged library's folder), each with
     `privatePaths` (Serpent's own folders, see `library.private_paths`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
     # Reads answer quickly even while another thread computes (thumbnails, analysis): the
@@ -115,25 +116,32 @@ def import_ahead() -> None:
     commands.prepare_first_asked()
 
 
-def _library_path(opening: dict[str, Any]) -> Any:
-    """The folder to open: given, newly created, or unpacked from an exported archive."""
+def _library_path(opening: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
+    """The folder to open: given, newly created, unpacked from an exported archive, or
+    recovered from a damaged library (then with the repair's report)."""
     if opening["action"] == "open":
-        return opening["path"]
+        return opening["path"], None
     if opening["action"] == "import":
         from library.worker.store.unpacking import unpack_library
 
-        return unpack_library(opening["archive"], opening["parent"], opening.get("replay"))
+        return unpack_library(opening["archive"], opening["parent"], opening.get("replay")), None
+    if opening["action"] == "repair":
+        from library.worker.store.repair import repair_library
+
+        return repair_library(opening["path"])
     from library.worker.store.opening import create_library
 
-    return create_library(opening["parent"], opening["name"])
+    return create_library(opening["parent"], opening["name"]), None
 
 
 def _run(conn: Connection, sender: Sender, opening: dict[str, Any]) -> int:
     from library.worker.store.opening import open_library
 
     try:
-        path = _library_path(opening)
+        path, repaired = _library_path(opening)
         library = open_library(str(path))
+        if repaired is not None:
+            library.recovery["repair"] = repaired
     except LibraryError as error:
         sender.send(StartupFailed(error=ErrorInfo(code=error.code, message=error.message,
                                                   details=json_safe(error.details))))

@@ -24,6 +24,7 @@ CATALOGUE = {
     # global
     "library.list-recent", "library.list-open", "library.open", "library.create",
     "library.import-exported", "ui.notify",
+    "library.repair",  # an additive extension: a damaged library recovered (issue 25)
     # library
     "library.info", "library.change-sequence", "library.show-in-desktop", "library.close",
     "library.rename", "library.export", "library.refresh", "library.delete-from-disk",
@@ -53,7 +54,7 @@ CATALOGUE = {
     "analyser.pending", "analyser.record",
 }
 GLOBAL = {"library.list-recent", "library.list-open", "library.open", "library.create",
-          "library.import-exported", "ui.notify"}
+          "library.import-exported", "ui.notify", "library.repair"}
 DANGEROUS = {"asset.delete-permanently", "trash.empty", "library.delete-from-disk"}
 
 REGISTRY = build_registry()

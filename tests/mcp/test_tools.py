@@ -295,6 +295,31 @@ def test_a_dangerous_tool_needs_the_challenge_back(server: Server, era: str,
     run(scenario())
 
 
+def test_a_damaged_library_is_said_and_repaired_over_mcp(server: Server, era: str,
+                                                          tmp_path: Path) -> None:
+    pictures = make_images(tmp_path / "pictures", 3)
+
+    async def scenario() -> None:
+        async with connect(server.url, server.token("Cursor"), era) as client:
+            library = await create_library(client, tmp_path / "libs")
+            await ok(client, "serpent_file_import", {
+                "libraryId": library, "sourcePaths": [str(p) for p in pictures]})
+            path = tmp_path / "libs" / "Refs.serpent"
+            await ok(client, "serpent_library_close", {"libraryId": library})
+            database = path / "library.sqlite"
+            database.write_bytes(b"garbage!" * 16 + database.read_bytes()[128:])
+            refused = await call(client, "serpent_library_open", {"path": str(path)})
+            assert refused["error"]["code"] == "LIBRARY_DAMAGED"
+            assert refused["error"]["hint"] == "library.repair"
+            repaired = await ok(client, "serpent_library_repair", {"path": str(path)})
+            assert repaired["assets"] == 3 and repaired["name"] == "Refs (recovered)"
+            found = await ok(client, "serpent_asset_search",
+                             {"libraryId": repaired["libraryId"]})
+            assert found["total"] == 3
+
+    run(scenario())
+
+
 def test_bad_arguments_name_the_field(server: Server, tmp_path: Path) -> None:
     async def scenario() -> None:
         async with connect(server.url, server.token(), "legacy") as client:

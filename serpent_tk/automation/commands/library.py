@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from library import deletion
+from library.errors import LIBRARY_NOT_OPEN, LibraryError
 from library.schemas import (
     Empty,
     LibraryCreateIn,
@@ -20,6 +21,8 @@ from library.schemas import (
     LibraryListOut,
     LibraryOpenIn,
     LibraryRef,
+    LibraryRepairIn,
+    LibraryRepairOut,
 )
 from serpent_tk.automation import envelope, policy
 from serpent_tk.automation.commands.examples import A1, HOME, LIB
@@ -79,6 +82,56 @@ def import_exported(call: CommandCall) -> Steps:
     started = yield side.in_background(side.host.import_exported, args["archivePath"],
                                        args["selectedParentPath"], keyed)
     return (yield from _opened(call, started))
+
+
+def repair_library(call: CommandCall) -> Steps:
+    """A damaged library (LIBRARY_DAMAGED) recovered into a new one beside it by a worker of
+    its own, which opens it; the answer says what was recovered. The damaged one is left as
+    it is (an open one stays open)."""
+    side, args = call.gateway, call.arguments
+    path = args.get("path") or _open_library_path(call, str(args.get("libraryId")))
+    started = yield side.in_background(side.host.repair, Path(path).expanduser())
+    ref = yield from _opened(call, started)
+    report = side.host.recovery_report(ref["libraryId"]).get("repair") or {}
+    return {**ref, **repair_answer(ref["name"], report)}
+
+
+def _open_library_path(call: CommandCall, library_id: str) -> str:
+    for ref in call.gateway.host.list_open():
+        if ref.get("libraryId") == library_id:
+            return str(ref["path"])
+    raise LibraryError(LIBRARY_NOT_OPEN, "That library is not open; give the path of its "
+                       "folder instead.", field="libraryId")
+
+
+def repair_answer(name: str, report: dict[str, Any]) -> dict[str, Any]:
+    """`library.repair`'s answer from the worker's report, with a sentence for the person."""
+    tables = report.get("tables") or {}
+    assets = int((tables.get("assets") or {}).get("recovered", 0))
+    adopted = int(report.get("filesAdopted", 0))
+    complete = bool(report.get("complete"))
+    summary = (f"Recovered {assets + adopted:,} asset{'s' if assets + adopted != 1 else ''} "
+               f"into “{name}”")
+    if complete:
+        summary += " — everything could be read."
+    else:
+        losses = [str(t) for t in report.get("tablesWithLosses") or []]
+        summary += (f"; parts of the database could not be read ({', '.join(losses[:6])})"
+                    if losses else "; a few records could not be kept") + "."
+    if adopted:
+        summary += (f" {adopted:,} stored file{'s' if adopted != 1 else ''} whose record was "
+                    f"lost {'are' if adopted != 1 else 'is'} back as “Recovered …” in the "
+                    f"folder “Recovered files”.")
+    summary += " The damaged library is left as it was."
+    return {"damagedPath": str(report.get("damagedPath", "")), "complete": complete,
+            "summary": summary, "assets": assets + adopted, "filesAdopted": adopted,
+            "filesCopied": int(report.get("filesLinked", 0)) + int(report.get("filesCopied", 0)),
+            "rowsDropped": int(report.get("rowsDropped", 0)),
+            "tables": {str(t): {"recovered": int(r.get("recovered", 0)),
+                                "dropped": int(r.get("dropped", 0)),
+                                "damagedSpots": int(r.get("damagedSpots", 0)),
+                                "unreadable": bool(r.get("unreadable"))}
+                       for t, r in tables.items()}}
 
 
 def _opened(call: CommandCall, started: Future[dict[str, Any]]) -> Steps:
@@ -171,6 +224,14 @@ COMMANDS: list[CommandSpec] = [
         scope="global", capabilities=MANAGE, lifecycle="imported", handler=import_exported,
         words=Words("imported “{library}”", "imported a library", doing="Unpacking"),
         recount="everywhere", long_work="call"),
+    gateway_command(
+        "library.repair", LibraryRepairIn, LibraryRepairOut, "normal",
+        "Recover a damaged library (LIBRARY_DAMAGED) into a new one beside it and open that "
+        "(the damaged one stays as it is).",
+        "",
+        {"path": f"{HOME}/Pictures/Moodboards.serpent"}, title="Repair library",
+        scope="global", capabilities=MANAGE, lifecycle="opened", handler=repair_library,
+        words=Words("repaired a library into “{library}”", "repaired a library")),
     gateway_command(
         "ui.notify", UiNotifyIn, UiNotifyOut, "read",
         "Show the person a short toast in the Serpent window, e.g. when a long job is done.",

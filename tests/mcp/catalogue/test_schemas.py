@@ -1,5 +1,5 @@
 """Lean tool definitions: what the model reads stays under its limits (tokens per toolset), the
-whole tools/list answer under 64 KiB, every argument is described, the lean schemas take every
+whole tools/list answer under 65 KiB, every argument is described, the lean schemas take every
 example, and every envelope a tool answers with is valid against its output schema."""
 
 from __future__ import annotations
