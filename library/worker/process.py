@@ -126,7 +126,7 @@ def _library_path(opening: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
 
         return unpack_library(opening["archive"], opening["parent"], opening.get("replay")), None
     if opening["action"] == "repair":
-        from library.worker.store.repair import repair_library
+        from library.worker.repair.recover import repair_library
 
         return repair_library(opening["path"])
     from library.worker.store.opening import create_library

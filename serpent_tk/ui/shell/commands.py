@@ -52,6 +52,9 @@ _CODE_WORDS = {
                            "since."),
     "CANCELLED": N_("It was cancelled."),
     "DISK_FULL": N_("There is not enough free disk space."),
+    "LIBRARY_DAMAGED": N_("The library's database is damaged; Serpent can recover what is "
+                          "still readable into a new library."),
+    "PLUGIN_FAILED": N_("The plugin failed; it keeps running."),
     "INTERNAL": N_("Something went wrong inside Serpent."),
 }
 

@@ -2,21 +2,28 @@
 
 Tk thread only; disk checks run in the background and commands go through the gateway
 (`library.open`, `library.create`, `library.list-open`, `library.list-recent`). The first
-start creates "My Library" in the user data folder, so there is always something to show.
+start creates "My Library" in the user data folder, so there is always something to show. A
+library that does not open because its database is damaged (LIBRARY_DAMAGED) goes to
+`on_damaged`: `RepairOffer` asks whether to recover what can still be read into a new library
+beside it (`library.repair`), shows that one, and says in a toast what came back.
 """
 
 from __future__ import annotations
 
 import logging
+import tkinter as tk
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+from library.library_folder import LIBRARY_SUFFIX
 from serpent_tk.paths import DEFAULT_LIBRARY_NAME, app_dirs
 from serpent_tk.settings import Settings
-from serpent_tk.ui.language.translate import _
+from serpent_tk.ui.language.translate import _, ngettext
 from serpent_tk.ui.shell.commands import Commands, Reply, describe_error
+from serpent_tk.ui.shell.dialogs import ConfirmDialog
+from serpent_tk.ui.shell.theme import Theme
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +49,8 @@ class LibrarySession:
         self.on_opened: Callable[[LibraryRef], None] = lambda ref: None
         self.on_closed: Callable[[str], None] = lambda reason: None
         self.on_problem: Callable[[str], None] = lambda text: None
+        # a library that does not open because it is damaged: the window offers to repair it
+        self.on_damaged: Callable[[Path], None] | None = None
         self.on_first_settled: Callable[[], None] = lambda: None  # once: opened or given up
         self._fallback_tried = False
         self._settled = False
@@ -70,7 +79,9 @@ class LibrarySession:
     def _first_chosen(self, chosen: tuple[str, Path, Future[dict[str, Any]] | None] | None,
                       error: BaseException | None) -> None:
         if error is None and chosen is not None and chosen[2] is not None:
-            self.commands.reply_on_tk("library.open", chosen[2], self._opened_reply)
+            path = chosen[1]
+            self.commands.reply_on_tk("library.open", chosen[2],
+                                      lambda reply: self._opened_reply(reply, path))
             return
         self._chosen(chosen[:2] if chosen is not None else None, error)
 
@@ -87,18 +98,22 @@ class LibrarySession:
             self.create(path, DEFAULT_LIBRARY_NAME)
 
     def open_path(self, path: str | Path) -> None:
-        self.commands.call("library.open", {"path": str(path)}, self._opened_reply)
+        self.commands.call("library.open", {"path": str(path)},
+                           lambda reply: self._opened_reply(reply, Path(path)))
 
     def create(self, parent: str | Path, name: str) -> None:
         self.commands.call("library.create", {"selectedParentPath": str(parent), "name": name},
                            self._opened_reply)
 
-    def _opened_reply(self, reply: Reply) -> None:
+    def _opened_reply(self, reply: Reply, path: Path | None = None) -> None:
         if reply.ok:
             self.show(reply.result)
             self._settle()
             return
-        self.on_problem(describe_error(reply, _("open the library")))
+        if reply.code == "LIBRARY_DAMAGED" and path is not None and self.on_damaged:
+            self.on_damaged(path)
+        else:
+            self.on_problem(describe_error(reply, _("open the library")))
         if self.current is None and not self._fallback_tried:
             # The last library could not be opened (moved, damaged): fall back to the default.
             self._fallback_tried = True
@@ -143,3 +158,62 @@ class LibrarySession:
             deliver(items)
 
         self.commands.call("library.list-recent", {}, recent)
+
+
+Toast = Callable[[str, str], None]  # (text, level)
+
+
+class RepairOffer:
+    """Offers `library.repair` for a library that did not open because it is damaged; the
+    damaged library is never changed, whatever the person answers. One offer at a time."""
+
+    def __init__(self, root: tk.Misc, theme: Theme, commands: Commands,
+                 show: Callable[[dict[str, Any]], None], toast: Toast) -> None:
+        self.root = root
+        self.theme = theme
+        self.commands = commands
+        self.show = show  # makes the recovered library the one the window shows
+        self.toast = toast
+        self.dialog: ConfirmDialog | None = None
+
+    def offer(self, path: Path) -> None:
+        """Ask whether to recover the damaged library at `path`."""
+        if self.dialog is not None and not self.dialog.closed:
+            return
+        name = path.name.removesuffix(LIBRARY_SUFFIX)
+        self.dialog = ConfirmDialog(
+            self.root, self.theme, title=_("Damaged library"),
+            heading=_("“{name}” cannot be opened: it is damaged").format(name=name),
+            text=_("Serpent cannot read part of this library's database. It can recover what "
+                   "it can still read (assets with their tags, notes, folders and "
+                   "collections, and every stored file) into a new library beside it, "
+                   "“{name} (recovered)”. The damaged library is left as it is.").format(
+                       name=name),
+            confirm_label=_("Recover into a new library"),
+            on_confirm=lambda: self._repair(path))
+
+    def _repair(self, path: Path) -> None:
+        self.toast(_("Recovering “{name}”…").format(name=path.name.removesuffix(LIBRARY_SUFFIX)),
+                   "info")
+        self.commands.call("library.repair", {"path": str(path)}, self._repaired)
+
+    def _repaired(self, reply: Reply) -> None:
+        if not reply.ok:
+            self.toast(describe_error(reply, _("recover the library")), "error")
+            return
+        result = reply.result
+        self.show(result)
+        count = int(result.get("assets", 0))
+        text = ngettext("Recovered {count} asset into “{name}”.",
+                        "Recovered {count} assets into “{name}”.", count).format(
+                            count=f"{count:,}", name=result.get("name", ""))
+        if not result.get("complete"):
+            text += " " + _("Parts of the damaged library could not be read.")
+        adopted = int(result.get("filesAdopted", 0))
+        if adopted:
+            text += " " + ngettext(
+                "{count} file whose details were lost is in the folder “Recovered files”.",
+                "{count} files whose details were lost are in the folder “Recovered files”.",
+                adopted).format(count=f"{adopted:,}")
+        self.toast(text + " " + _("The damaged library is left as it is."),
+                   "info" if result.get("complete") else "warning")

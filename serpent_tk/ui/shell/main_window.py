@@ -59,7 +59,7 @@ from serpent_tk.ui.shell import window_state
 from serpent_tk.ui.shell.bus import UiBus
 from serpent_tk.ui.shell.commands import Commands
 from serpent_tk.ui.shell.events import CloseRequested, Notice, ShowToast
-from serpent_tk.ui.shell.library_session import LibrarySession
+from serpent_tk.ui.shell.library_session import LibrarySession, RepairOffer
 from serpent_tk.ui.shell.panes import Panes
 from serpent_tk.ui.shell.scrolling import ScrollableFrame
 from serpent_tk.ui.shell.theme import Theme
@@ -222,6 +222,9 @@ class MainWindow:
         self.session.on_opened = self._library_opened
         self.session.on_closed = self._library_closed
         self.session.on_problem = lambda text: self.toast(text, "error")
+        self.repair_offer = RepairOffer(root, self.theme, commands, self.session.show,
+                                        lambda text, level: self.toast(text, level))
+        self.session.on_damaged = self.repair_offer.offer
         self.browser.on_counts = lambda total, selected: self.status.show_counts(
             self.browser.summary())
         self.browser.on_state = self.show_state

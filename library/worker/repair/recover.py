@@ -29,8 +29,9 @@ from library.disk.durable import fsync_directory
 from library.errors import ALREADY_EXISTS, PATH_FORBIDDEN, PATH_NOT_FOUND, LibraryError
 from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX
 from library.worker.files import media
+from library.worker.repair import salvage
 from library.worker.rows import assetrows
-from library.worker.store import diskspace, salvage, schema
+from library.worker.store import diskspace, schema
 from library.worker.store.database import connect, translate
 from library.worker.store.filestore import PRIVATE_FOLDER, create_buckets
 from library.worker.store.identity import new_id, new_library_id, utc_now

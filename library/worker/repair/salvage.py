@@ -1,6 +1,6 @@
 """Reading every row SQLite can still read out of a damaged database, table by table.
 
-Runs in the worker process, during `library.repair` (`repair.py`), on a copy of the damaged
+Runs in the worker process, during `library.repair` (`recover.py`), on a copy of the damaged
 database. Pure Python, no `sqlite3` command line (an artist's machine has none): each table is
 read in key order, a page at a time. Where a read meets a damaged page, a rowid table is read
 on past it (the next readable row is found by jumping ahead and narrowing back, so only the
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from library.worker.store.pages import PageFile
+from library.worker.repair.pages import PageFile
 
 PAGE = 2000  # rows per read
 MAX_ROWID = 2**63 - 1
