@@ -94,13 +94,14 @@ def calls(setup: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def drive(plan: dict[str, Any], tmp_path: Path) -> dict[str, Any]:
+def drive(plan: dict[str, Any], tmp_path: Path,
+          timeout: float = NODE_DEADLINE_S) -> dict[str, Any]:
     """Run drive.mjs with `plan`; its report."""
     plan_file = tmp_path / "plan.json"
     plan_file.write_text(json.dumps(plan), encoding="utf-8")
     project = node_project("ts-client")
     done = subprocess.run([str(node_executable()), str(project / "drive.mjs"), str(plan_file)],
-                          cwd=project, capture_output=True, text=True, timeout=NODE_DEADLINE_S)
+                          cwd=project, capture_output=True, text=True, timeout=timeout)
     lines = done.stdout.strip().splitlines()
     assert lines, f"node printed nothing (exit {done.returncode}):\n{done.stderr[-3000:]}"
     report: dict[str, Any] = json.loads(lines[-1])

@@ -6,7 +6,8 @@
 //        {kind: "stdio", command, args, env}, libraryId, calls: [{label, name, arguments}],
 //        prompts: [{label, name, arguments}], completions: [{label, ref, argument, context}],
 //        resources: [{label, uri}] (each optional: the prompts, templates and reads to try),
-//        notify (default true: wait for a library change), notifyTimeoutMs}
+//        notify (default true: wait for a library change), notifyTimeoutMs,
+//        starts (optional: that many clients connect, list tools and leave first)}
 import { readFileSync } from "node:fs";
 import { callTool, listAllTools, loadSdk, thrown, transportFor } from "./common.mjs";
 
@@ -131,11 +132,34 @@ async function libraryChangeNotification(sdk, client, inbox, modern) {
   return { method: null, params: null };
 }
 
+/** `plan.starts` clients, two at a time (what two cores take), each connecting, listing tools
+ * and leaving as a person's scripted loop or restarts do: how many saw Serpent's tools, and
+ * the first failure. */
+async function startMany(sdk) {
+  const outcome = { connected: 0, failure: null };
+  const startOne = async (start) => {
+    const client = sdk.newClient();
+    try {
+      await client.connect(transportFor(sdk, plan.transport));
+      if ((await client.listTools()).tools.length > 0) outcome.connected += 1;
+    } catch (error) {
+      outcome.failure ??= { start, ...thrown(error) };
+    } finally {
+      await client.close().catch(() => {});
+    }
+  };
+  for (let start = 0; start < plan.starts; start += 2) {
+    await Promise.all([start, start + 1].filter((n) => n < plan.starts).map(startOne));
+  }
+  return outcome;
+}
+
 async function main() {
   const sdk = await loadSdk(plan.sdk, plan.era);
+  const starts = plan.starts ? await startMany(sdk) : null;
   const client = sdk.newClient();
   const transport = transportFor(sdk, plan.transport);
-  const report = { sdk: plan.sdk, sdkVersion: sdk.version, calls: {} };
+  const report = { sdk: plan.sdk, sdkVersion: sdk.version, calls: {}, starts };
   const inbox = inboxFor(sdk, client, ["notifications/message", "notifications/resources/updated"]);
   await client.connect(transport);
   try {
