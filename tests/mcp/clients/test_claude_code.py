@@ -1,8 +1,9 @@
 """Claude Code (`@anthropic-ai/claude-code`, locked in tests/node/claude-code) against Serpent:
 `claude mcp add/list/get` connect without a login; headless `claude -p` runs against the model
 stand-in show what the client hands its model (Serpent's tools for the credential's toolset, a
-result, an error it can read, an image, an expanded prompt); 40 starts in a row (Claude Code
-never closes its session) are never locked out.
+result, an error it can read, an image, an expanded prompt); 40 starts in a row are never locked
+out (Claude Code 2.1.332 speaks 2026-07-28, which has no sessions; Claude Code 2.1 on the 2025
+era left one behind at every start).
 
 Claude Code's tool search (MCP tools deferred behind `ToolSearch` until the model asks for
 them) is turned off with ENABLE_TOOL_SEARCH=false, so the model sees Serpent's tools with their
@@ -158,7 +159,7 @@ def test_claude_codes_tool_search_names_serpents_tools(
 @STARTS_TIMEOUT
 def test_forty_claude_code_starts_are_never_locked_out(
         claude: Claude, server: Server, model_api: ModelApi) -> None:
-    """Claude Code never sends DELETE: every start leaves its session behind."""
+    """Each `claude mcp get` connects and lists Serpent's tools, then leaves."""
     watch = Stopwatch("claude mcp get")
 
     def start(number: int) -> None:

@@ -224,6 +224,7 @@ def test_codex_hands_its_model_serpents_tools_results_errors_and_images(
 @STARTS_TIMEOUT
 def test_forty_codex_starts_are_never_locked_out(
         codex: Codex, library: dict[str, Any]) -> None:
+    """Codex (2025-06-18) ends its session with DELETE when it stops."""
     watch = Stopwatch("codex app-server start + mcpServerStatus/list")
 
     def start(_number: int) -> None:

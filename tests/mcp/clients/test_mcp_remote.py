@@ -62,6 +62,8 @@ def test_mcp_remote_shows_an_essentials_credential_its_toolset(server: Server,
 @STARTS_TIMEOUT
 def test_forty_mcp_remote_starts_are_never_locked_out(server: Server, tmp_path: Path,
                                                       library: dict[str, Any]) -> None:
+    """Every mcp-remote start leaves two sessions behind (its own first connection, then the
+    client's), none ended: this fails unless Serpent reclaims the credential's idle ones."""
     watch = Stopwatch("mcp-remote starts")
     report = drive({"sdk": "v1", "era": "legacy", "libraryId": library["libraryId"],
                     "notify": False, "starts": STARTS,
