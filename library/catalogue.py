@@ -17,6 +17,18 @@ How the worker runs a command (`WorkerMode`):
             refreshes); may report progress and stop early when cancelled.
 - `derive`: like `read` but on threads of their own and without a read transaction: slow
             work that writes only derived files (thumbnails).
+
+What a write does to the library's history (`HistoryRule`), declared here for every command
+that changes something, so undo never takes back an older, unrelated change by mistake:
+
+- `step`:         what it changes is journaled as one undoable step (all of a task's
+                  transactions join that one step); a call that changes nothing adds none.
+- `irreversible`: it cannot be undone (permanent deletes): when it changed something it
+                  leaves a barrier in the history; undo refuses it with HISTORY_IRREVERSIBLE
+                  and never reaches past it.
+- `none`:         it changes nothing a person made (derived data, queued work, files outside
+                  the library, a statement of what is on disk): undo passes over it.
+- `history`:      undo and redo themselves, which move along the history.
 """
 
 from __future__ import annotations
@@ -81,6 +93,7 @@ from library.schemas import (
     FolderRenameIn,
     HistoryListIn,
     HistoryListOut,
+    HistoryStepIn,
     HistoryStepOut,
     LibraryChangeSequenceOut,
     LibraryDeleteFromDiskIn,
@@ -118,6 +131,7 @@ from library.schemas import (
 )
 
 WorkerMode = Literal["read", "write", "task", "derive"]
+HistoryRule = Literal["step", "irreversible", "none", "history"]
 
 
 @dataclass(frozen=True)
@@ -128,7 +142,12 @@ class WorkerCommand:
     input_model: type[BaseModel]
     output_model: type[BaseModel]
     mode: WorkerMode
+    history: HistoryRule = "none"
     frees_space: bool = False  # it only deletes: runs on a full disk (no free-space reserve)
+
+    @property
+    def writes(self) -> bool:
+        return self.mode in ("write", "task")
 
 
 def _index(commands: Iterable[WorkerCommand]) -> Mapping[str, WorkerCommand]:
@@ -136,6 +155,8 @@ def _index(commands: Iterable[WorkerCommand]) -> Mapping[str, WorkerCommand]:
     for entry in commands:
         if entry.name in table:
             raise ValueError(f"{entry.name} is in the catalogue twice")
+        if not entry.writes and entry.history != "none":
+            raise ValueError(f"{entry.name} only reads: it has no history rule")
         table[entry.name] = entry
     return MappingProxyType(table)
 
@@ -146,70 +167,70 @@ CATALOGUE: Mapping[str, WorkerCommand] = _index([
     # the library itself
     _C("library.info", Empty, LibraryInfoOut, "read"),
     _C("library.change-sequence", Empty, LibraryChangeSequenceOut, "read"),
-    _C("library.rename", LibraryRenameIn, LibraryRef, "write"),
-    _C("library.refresh", Empty, LibraryRefreshOut, "task"),
-    _C("library.export", LibraryExportIn, LibraryExportOut, "task"),
+    _C("library.rename", LibraryRenameIn, LibraryRef, "write", "step"),
+    _C("library.refresh", Empty, LibraryRefreshOut, "task", "none"),
+    _C("library.export", LibraryExportIn, LibraryExportOut, "task", "none"),
     _C("library.delete-from-disk", LibraryDeleteFromDiskIn, LibraryDeleteFromDiskOut, "task",
-       frees_space=True),
+       "irreversible", frees_space=True),
     # assets
-    _C("file.import", FileImportIn, FileImportOut, "task"),
+    _C("file.import", FileImportIn, FileImportOut, "task", "step"),
     _C("asset.search", AssetSearchIn, AssetSearchOut, "read"),
     _C("asset.get", AssetGetIn, AssetGetOut, "read"),
-    _C("asset.update", AssetUpdateIn, AssetUpdateOut, "write"),
-    _C("asset.rename-batch", AssetRenameBatchIn, AssetBatchOut, "write"),
-    _C("asset.tag", AssetTagIn, AssetBatchOut, "write"),
-    _C("asset.untag", AssetUntagIn, AssetBatchOut, "write"),
-    _C("asset.move", AssetMoveIn, AssetBatchOut, "write"),
-    _C("asset.copy", AssetCopyIn, AssetBatchOut, "write"),
+    _C("asset.update", AssetUpdateIn, AssetUpdateOut, "write", "step"),
+    _C("asset.rename-batch", AssetRenameBatchIn, AssetBatchOut, "write", "step"),
+    _C("asset.tag", AssetTagIn, AssetBatchOut, "write", "step"),
+    _C("asset.untag", AssetUntagIn, AssetBatchOut, "write", "step"),
+    _C("asset.move", AssetMoveIn, AssetBatchOut, "write", "step"),
+    _C("asset.copy", AssetCopyIn, AssetBatchOut, "write", "step"),
     _C("asset.thumbnail", AssetThumbnailIn, AssetThumbnailOut, "derive"),
     _C("asset.preview-status", AssetPreviewStatusIn, AssetPreviewStatusOut, "read"),
     _C("asset.find-duplicates", FindDuplicatesIn, FindDuplicatesOut, "read"),
     _C("asset.find-similar", FindSimilarIn, FindSimilarOut, "read"),
     # trash
-    _C("asset.trash", AssetTrashIn, AssetBatchOut, "write"),
-    _C("asset.restore", AssetRestoreIn, AssetBatchOut, "write"),
-    _C("asset.delete-permanently", AssetDeletePermanentlyIn, DeleteOut, "write",
+    _C("asset.trash", AssetTrashIn, AssetBatchOut, "write", "step"),
+    _C("asset.restore", AssetRestoreIn, AssetBatchOut, "write", "step"),
+    _C("asset.delete-permanently", AssetDeletePermanentlyIn, DeleteOut, "write", "irreversible",
        frees_space=True),
     _C("trash.list", TrashListIn, AssetSearchOut, "read"),
-    _C("trash.empty", TrashEmptyIn, DeleteOut, "write", frees_space=True),
+    _C("trash.empty", TrashEmptyIn, DeleteOut, "write", "irreversible", frees_space=True),
     # folders
     _C("folder.list", FolderListIn, FolderListOut, "read"),
-    _C("folder.create", FolderCreateIn, Folder, "write"),
-    _C("folder.rename", FolderRenameIn, Folder, "write"),
-    _C("folder.move", FolderMoveIn, Folder, "write"),
-    _C("folder.delete-empty", FolderDeleteEmptyIn, FolderDeleteEmptyOut, "write"),
+    _C("folder.create", FolderCreateIn, Folder, "write", "step"),
+    _C("folder.rename", FolderRenameIn, Folder, "write", "step"),
+    _C("folder.move", FolderMoveIn, Folder, "write", "step"),
+    _C("folder.delete-empty", FolderDeleteEmptyIn, FolderDeleteEmptyOut, "write", "step"),
     # linked folders
     _C("linked-folder.list", Empty, LinkedFolderListOut, "read"),
-    _C("linked-folder.create", LinkedFolderCreateIn, LinkedFolder, "task"),
-    _C("linked-folder.reconnect", LinkedFolderReconnectIn, LinkedFolder, "task"),
-    _C("linked-folder.unlink", LinkedFolderUnlinkIn, LinkedFolder, "write"),
-    _C("linked-folder.update-rules", LinkedFolderUpdateRulesIn, LinkedFolder, "task"),
-    _C("linked-folder.refresh", LinkedFolderRefreshIn, LinkedFolderRefreshOut, "task"),
+    _C("linked-folder.create", LinkedFolderCreateIn, LinkedFolder, "task", "step"),
+    _C("linked-folder.reconnect", LinkedFolderReconnectIn, LinkedFolder, "task", "step"),
+    _C("linked-folder.unlink", LinkedFolderUnlinkIn, LinkedFolder, "write", "step"),
+    _C("linked-folder.update-rules", LinkedFolderUpdateRulesIn, LinkedFolder, "task", "step"),
+    _C("linked-folder.refresh", LinkedFolderRefreshIn, LinkedFolderRefreshOut, "task", "step"),
     # tags
     _C("tag.list", TagListIn, TagListOut, "read"),
-    _C("tag.rename", TagRenameIn, TagChangeOut, "write"),
-    _C("tag.delete", TagDeleteIn, TagChangeOut, "write"),
-    _C("tag.delete-batch", TagDeleteBatchIn, TagChangeOut, "write"),
-    _C("tag.merge", TagMergeIn, TagChangeOut, "write"),
+    _C("tag.rename", TagRenameIn, TagChangeOut, "write", "step"),
+    _C("tag.delete", TagDeleteIn, TagChangeOut, "write", "step"),
+    _C("tag.delete-batch", TagDeleteBatchIn, TagChangeOut, "write", "step"),
+    _C("tag.merge", TagMergeIn, TagChangeOut, "write", "step"),
     _C("tag.cooccurrence", TagCooccurrenceIn, TagCooccurrenceOut, "read"),
     # collections
     _C("collection.list", Empty, CollectionListOut, "read"),
-    _C("collection.create", CollectionCreateIn, Collection, "write"),
-    _C("collection.update", CollectionUpdateIn, Collection, "write"),
-    _C("collection.reorder", CollectionReorderIn, CollectionListOut, "write"),
-    _C("collection.delete", CollectionDeleteIn, CollectionDeleteOut, "write"),
-    _C("collection.members", CollectionMembersIn, Collection, "write"),
+    _C("collection.create", CollectionCreateIn, Collection, "write", "step"),
+    _C("collection.update", CollectionUpdateIn, Collection, "write", "step"),
+    _C("collection.reorder", CollectionReorderIn, CollectionListOut, "write", "step"),
+    _C("collection.delete", CollectionDeleteIn, CollectionDeleteOut, "write", "step"),
+    _C("collection.members", CollectionMembersIn, Collection, "write", "step"),
     _C("collection.run-rules", CollectionRunRulesIn, AssetSearchOut, "read"),
     # history
     _C("history.list", HistoryListIn, HistoryListOut, "read"),
-    _C("history.undo", Empty, HistoryStepOut, "write"),
-    _C("history.redo", Empty, HistoryStepOut, "write"),
+    _C("history.undo", HistoryStepIn, HistoryStepOut, "write", "history"),
+    _C("history.redo", HistoryStepIn, HistoryStepOut, "write", "history"),
     # analysis and background tasks
-    _C("analysis.run", AnalysisRunIn, AnalysisRunOut, "write"),
+    _C("analysis.run", AnalysisRunIn, AnalysisRunOut, "write", "none"),
     _C("task.list", TaskListIn, TaskListOut, "read"),
     _C("task.get", TaskGetIn, Task, "read"),
     _C("task.cancel", TaskCancelIn, Task, "read"),
     # plugin analysers (internal: the analysers feeder, for a plugin; never an MCP tool)
     _C("analyser.pending", AnalyserPendingIn, AnalyserPendingOut, "read"),
-    _C("analyser.record", AnalyserRecordIn, AnalyserRecordOut, "write"),
+    _C("analyser.record", AnalyserRecordIn, AnalyserRecordOut, "write", "none"),
 ])

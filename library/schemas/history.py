@@ -6,7 +6,7 @@ from pydantic import Field
 
 from library.schemas.common import Actor, Cursor, Limit, Model, Page
 
-__all__ = ["HistoryEntry", "HistoryListIn", "HistoryListOut", "HistoryStepOut"]
+__all__ = ["HistoryEntry", "HistoryListIn", "HistoryListOut", "HistoryStepIn", "HistoryStepOut"]
 
 
 class HistoryEntry(Model):
@@ -16,6 +16,8 @@ class HistoryEntry(Model):
     actor: Actor
     at: datetime
     undone: bool
+    undoable: bool = Field(True, description="False for a change that cannot be undone "
+                           "(a permanent delete): undo stops there (HISTORY_IRREVERSIBLE).")
     change_sequence: int
 
 
@@ -32,5 +34,16 @@ class HistoryListOut(Page):
     can_redo: bool
 
 
+class HistoryStepIn(Model):
+    """Which step the caller means to undo (or redo): an id from history.list. Given, the
+    call is refused with HISTORY_CONFLICT when another step is next, so a retried or late
+    undo never takes back someone else's change."""
+
+    history_id: int | None = Field(None, ge=1, description="The entry undo (redo) should "
+                                   "take; refused if another one is next.")
+
+
 class HistoryStepOut(Model):
+    """The step that was undone (redone), named."""
+
     entry: HistoryEntry

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from library.catalogue import HistoryRule
 from library.protocol import CallMeta, LibraryNews, TaskProgress
 from library.worker.store.layout import Layout
 
@@ -61,11 +62,22 @@ class ReadContext:
 
 @dataclass
 class TaskContext:
-    """A write command that commits in several transactions (imports) and reports progress."""
+    """A write command that commits in several transactions (imports) and reports progress.
+
+    `history`: the command's rule; every transaction of the call journals into one history
+    entry (`link`, a `transaction.StepLink`)."""
 
     services: Services
     scope: RequestScope
+    history: HistoryRule = "none"
+    link: Any = None
     _last_progress: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.link is None:
+            from library.worker.store.transaction import StepLink
+
+            self.link = StepLink()
 
     @property
     def layout(self) -> Layout:
@@ -91,9 +103,9 @@ class TaskContext:
             command=self.scope.command, done=done, total=total, message=message,
             task_id=task_id, ticket=self.scope.meta.ticket))
 
-    def transaction(self, *, history_entry: int | None = None, synced: bool = True) -> Any:
+    def transaction(self, *, synced: bool = True) -> Any:
         """One `WriteTx` of this task (`synced`: see `WriteTx`)."""
         from library.worker.store.transaction import WriteTx
 
         return WriteTx(self.services, self.scope.command, self.scope.meta,
-                       history_entry=history_entry, synced=synced)
+                       history=self.history, link=self.link, synced=synced)

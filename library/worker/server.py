@@ -226,14 +226,15 @@ class WorkerServer:
                 return stored
             if not handler.command.frees_space:  # deleting must work on a full disk
                 diskspace.ensure_room(self.library.layout.root)
+            rule = handler.command.history
             if handler.mode == "task":
-                result = _dump(handler.run(TaskContext(services, scope), args))
+                result = _dump(handler.run(TaskContext(services, scope, rule), args))
                 if request.meta.idempotency_key:
-                    with WriteTx(services, handler.name, request.meta, journal=False,
-                                 digest=digest) as tx:
+                    with WriteTx(services, handler.name, request.meta, digest=digest) as tx:
                         tx.result = result
                 return result
-            with WriteTx(services, handler.name, request.meta, digest=digest) as tx:
+            with WriteTx(services, handler.name, request.meta, history=rule,
+                         digest=digest) as tx:
                 result = _dump(handler.run(tx, args))
                 tx.result = result
             return result

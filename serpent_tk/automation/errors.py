@@ -89,7 +89,8 @@ def as_library_error(error: BaseException, context: str) -> LibraryError:
 # correct its call. Paths and anything internal stay in the worker's log.
 PUBLIC_DETAIL_KEYS = ("field", "incidentId", "missing", "ids", "command", "reason", "notFound",
                       "existing", "hint", "offenders", "assetId", "folderId", "collectionId",
-                      "freeBytes", "neededBytes")
+                      "freeBytes", "neededBytes", "historyId", "expectedHistoryId",
+                      "entityIds", "outcome")
 
 
 def public_details(error: LibraryError) -> dict[str, Any]:

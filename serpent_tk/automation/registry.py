@@ -255,18 +255,16 @@ def command(name: str, risk: Risk, summary: str, returns: str, example: dict[str
             title: str, essential: bool = False, internal: bool = False,
             words: Words = Words(), capabilities: Iterable[str] | None = None,
             idempotent: bool | None = None, destructive: bool | None = None,
-            lifecycle: str | None = None, imports: bool = False,
-            journaled: bool | None = None, recount: Recount = "",
+            lifecycle: str | None = None, imports: bool = False, recount: Recount = "",
             returns_image: bool = False, after: AfterStep | None = None,
             long_work: LongWork = "") -> CommandSpec:
     """Declare a command the library worker serves (library-level). Its input and output
-    models are the catalogue's (`library.catalogue`); capabilities and hints follow from the
-    risk by default; a normal or recoverable one is an undo step unless it says otherwise."""
+    models, and whether it is an undo step, are the catalogue's (`library.catalogue`);
+    capabilities and hints follow from the risk by default."""
     served = CATALOGUE.get(name)
     if served is None:
         raise ValueError(f"{name} is routed to the worker but not in library.catalogue")
-    if journaled is None:
-        journaled = risk in ("normal", "recoverable") and not name.startswith("history.")
+    journaled = served.history == "step"
     return _spec(name, served.input_model, served.output_model, risk, summary, returns,
                  example, title=title, essential=essential, internal=internal, words=words,
                  scope="library",

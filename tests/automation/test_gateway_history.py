@@ -81,11 +81,24 @@ def test_nothing_to_undo_and_a_conflict(gateway: Gateway, library: str,
     ok(gateway, "asset.delete-permanently", {"libraryId": library, "assetIds": assets[:1],
                                              "confirmChallenge": first["challenge"]["id"]})
     before = history(gateway, library)
+    barrier = before["items"][0]
+    assert barrier["command"] == "asset.delete-permanently" and not barrier["undoable"]
     answer = call(gateway, "history.undo", {"libraryId": library}, CLAUDE)
-    assert code(answer) == "HISTORY_CONFLICT"
-    assert set(answer["error"]) == {"code", "message", "libraryId"}
+    assert code(answer) == "HISTORY_IRREVERSIBLE"  # not the older tag of the other asset
+    assert answer["error"] == {"code": "HISTORY_IRREVERSIBLE", "historyId": barrier["id"],
+                               "libraryId": library, "message": answer["error"]["message"]}
+    assert "“Permanently deleted 1 asset”, cannot be undone" in answer["error"]["message"]
     assert history(gateway, library) == before
     assert tags_of(gateway, library, assets[1]) == ["sky"]
+    # an undo naming a step that is not the latest: refused, both named
+    ok(gateway, "asset.tag", {"libraryId": library, "assetIds": assets[1:], "tags": ["sea"]})
+    latest = history(gateway, library)["items"][0]
+    answer = call(gateway, "history.undo", {"libraryId": library,
+                                            "historyId": barrier["id"] - 1}, CLAUDE)
+    assert code(answer) == "HISTORY_CONFLICT"
+    assert answer["error"]["historyId"] == latest["id"]
+    assert answer["error"]["expectedHistoryId"] == barrier["id"] - 1
+    assert tags_of(gateway, library, assets[1]) == ["sea", "sky"]
 
 
 def names_of(gateway: Gateway, library: str, assets: list[str]) -> list[str]:

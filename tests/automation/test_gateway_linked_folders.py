@@ -7,7 +7,7 @@ from pathlib import Path
 
 from serpent_tk.automation.events import ChangeMade, LibraryChanged
 from serpent_tk.automation.gateway import Gateway
-from tests.automation.conftest import CLAUDE, READER, Recorder, call, code, ok
+from tests.automation.conftest import CLAUDE, READER, UI, Recorder, call, code, ok
 from tests.library.pictures import save_pictures
 
 
@@ -23,7 +23,7 @@ def test_linked_folder_commands_through_the_gateway(gateway: Gateway, library: s
     changed = recorder.wait_for(LibraryChanged, lambda e: e.command == "linked-folder.create"
                                 and "asset" in e.kinds)
     assert changed.actor_label == CLAUDE.label and "linked-folder" in changed.kinds
-    assert [e.undoable for e in recorder.of(ChangeMade)] == [False]  # not an undo step
+    assert [e.undoable for e in recorder.of(ChangeMade)] == [True]  # an undo step
     assert code(call(gateway, "linked-folder.create", args, CLAUDE)) == "ALREADY_EXISTS"
 
     save_pictures(folder, [3])
@@ -77,3 +77,63 @@ def test_linked_folder_list_gives_agents_the_ids(gateway: Gateway, library: str,
                                          "linkedFolderId": linked[0]["id"]}, CLAUDE)
     listed = ok(gateway, "linked-folder.list", {"libraryId": library}, READER)["items"]
     assert [item["id"] for item in listed] == [linked[1]["id"]]
+
+
+def linked_ids(gateway: Gateway, library: str) -> list[str]:
+    return [i["id"] for i in ok(gateway, "linked-folder.list", {"libraryId": library})["items"]]
+
+
+def undo(gateway: Gateway, library: str) -> str:
+    answer = ok(gateway, "history.undo", {"libraryId": library}, UI)
+    summary: str = answer["entry"]["summary"]
+    return summary
+
+
+def test_undo_after_a_linked_folder_command_takes_back_that_command(
+        gateway: Gateway, library: str, tmp_path: Path) -> None:
+    """Issue 25: tag, link a folder, undo answered "Tagged 1 asset" and left the link."""
+    first = tmp_path / "First"
+    save_pictures(first, [1])
+    other = ok(gateway, "linked-folder.create", {"libraryId": library, "path": str(first),
+                                                 "rules": {"autoImport": False}})
+    [asset] = [a["id"] for a in ok(gateway, "asset.search", {"libraryId": library})["items"]]
+    ok(gateway, "asset.tag", {"libraryId": library, "assetIds": [asset], "tags": ["before"]})
+    folder = tmp_path / "Concept Art"
+    save_pictures(folder, [2, 3])
+    linked = ok(gateway, "linked-folder.create", {"libraryId": library, "path": str(folder),
+                                                  "rules": {"autoImport": False}}, CLAUDE)
+    assert undo(gateway, library) == "Linked the folder Concept Art on disk"
+    assert linked_ids(gateway, library) == [other["id"]]
+    assert ok(gateway, "asset.search", {"libraryId": library})["total"] == 1  # its 2: trash
+    tags = ok(gateway, "asset.get", {"libraryId": library, "assetIds": [asset]})["items"]
+    assert tags[0]["tags"] == ["before"]  # the older change stays
+    ok(gateway, "history.redo", {"libraryId": library}, UI)
+    again = ok(gateway, "linked-folder.list", {"libraryId": library})["items"]
+    assert [i for i in again if i["id"] == linked["id"]] == [linked]
+
+    ok(gateway, "linked-folder.update-rules", {"libraryId": library,
+                                               "linkedFolderId": linked["id"],
+                                               "rules": {"exclude": ["pic-003.png"],
+                                                         "autoImport": False}})
+    assert undo(gateway, library) == "Changed the rules of the linked folder Concept Art"
+    back = [i for i in ok(gateway, "linked-folder.list", {"libraryId": library})["items"]
+            if i["id"] == linked["id"]][0]
+    assert back["rules"] == linked["rules"] and back["assetCount"] == 2
+
+    moved = folder.rename(tmp_path / "Moved Art")
+    ok(gateway, "linked-folder.reconnect", {"libraryId": library,
+                                            "linkedFolderId": linked["id"], "path": str(moved)})
+    assert undo(gateway, library) == "Reconnected a linked folder to Moved Art"
+    back = [i for i in ok(gateway, "linked-folder.list", {"libraryId": library})["items"]
+            if i["id"] == linked["id"]][0]
+    assert back["path"] == str(folder) and back["status"] == "missing"  # as it was: moved
+    ok(gateway, "history.redo", {"libraryId": library})
+
+    ok(gateway, "linked-folder.unlink", {"libraryId": library, "linkedFolderId": linked["id"],
+                                         "keepAssets": False})
+    assert ok(gateway, "asset.search", {"libraryId": library})["total"] == 1
+    assert undo(gateway, library).startswith("Unlinked a folder; 2 of its assets")
+    back = [i for i in ok(gateway, "linked-folder.list", {"libraryId": library})["items"]
+            if i["id"] == linked["id"]][0]
+    assert back["path"] == str(moved) and back["assetCount"] == 2
+    assert ok(gateway, "asset.search", {"libraryId": library})["total"] == 3

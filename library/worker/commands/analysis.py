@@ -178,8 +178,7 @@ def _queue_outdated(services: Services, stopping: threading.Event) -> None:
                               "'running')", (KIND,)).fetchone()
         if not outdated or queued:
             return
-        with WriteTx(services, "analysis.run", CallMeta(source="system", label="Serpent"),
-                     journal=False) as tx:
+        with WriteTx(services, "analysis.run", CallMeta(source="system", label="Serpent")) as tx:
             task_id = taskrows.create(tx.conn, KIND, params={"force": False, "all": True},
                                       total=outdated, actor_json=tx.actor_json, now=tx.now)
             tx.touch("task", [task_id])

@@ -171,7 +171,6 @@ class _ImportRun:
         self.in_run: dict[str, str] = {}  # sha256 -> new asset id (the same content twice)
         self.folders: dict[tuple[str, ...], str] = {}  # folder names -> library folder id
         self.folders_created = 0
-        self.history_entry: int | None = None
         self.syncer = ThreadPoolExecutor(1, thread_name_prefix="import-sync")
         self.syncing: tuple[list[Pending], Future[None]] | None = None
         self.key = ctx.scope.meta.idempotency_key
@@ -279,7 +278,7 @@ class _ImportRun:
         last, whose commit makes the earlier ones durable too)."""
         new = [p for p in batch if p.new]
         new_ids = {p.item.asset_id for p in new}
-        with self.ctx.transaction(history_entry=self.history_entry, synced=synced) as tx:
+        with self.ctx.transaction(synced=synced) as tx:
             known = [p.item.asset_id or "" for p in batch if not p.new]
             tx.track("asset", [i for i in dict.fromkeys(known) if i not in new_ids])
             assetrows.insert_assets(tx.conn, [assetrows.new_asset_row(
@@ -294,7 +293,6 @@ class _ImportRun:
             tx.created("asset", [p.item.asset_id or "" for p in new])
             imported = self._imported_before() + len(new)
             tx.summary = f"Imported {imported} file{'s' if imported != 1 else ''}"
-        self.history_entry = tx.history_entry
         self.items.extend(p.item for p in batch)
 
     def _imported_before(self) -> int:

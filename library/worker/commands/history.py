@@ -5,10 +5,13 @@ Runs in the worker process (list on a reader thread, undo/redo on the writer). T
 changed, with the entity's version before and after. Undo takes only the newest done step
 and requires each entity to still be at its after-version; redo takes only the oldest
 undone step and requires the before-version. Otherwise HISTORY_CONFLICT (something moved
-on, or the entity is gone); HISTORY_EMPTY when there is nothing to take. Applying a state
-gives the entity a new version, so that state's old version label is replaced by the new
-one in every journal item of that entity: older steps stay undoable after newer ones were
-undone.
+on, or the entity is gone); HISTORY_EMPTY when there is nothing to take. A caller that names
+the step it means (`historyId`, from history.list) gets HISTORY_CONFLICT when another one
+is next, so a late or retried undo never takes back someone else's change. An irreversible
+change (a permanent delete) is a barrier entry: undo refuses it with HISTORY_IRREVERSIBLE
+and never reaches past it. Applying a state gives the entity a new version, so that state's
+old version label is replaced by the new one in every journal item of that entity: older
+steps stay undoable after newer ones were undone.
 Undo and redo are writes themselves: they bump the change sequence and notify, but are not
 journaled as steps of their own. A new step clears the redo side.
 """
@@ -18,8 +21,20 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from library.errors import HISTORY_CONFLICT, HISTORY_EMPTY, INVALID_ARGUMENT, LibraryError
-from library.schemas import Empty, HistoryEntry, HistoryListIn, HistoryListOut, HistoryStepOut
+from library.errors import (
+    HISTORY_CONFLICT,
+    HISTORY_EMPTY,
+    HISTORY_IRREVERSIBLE,
+    INVALID_ARGUMENT,
+    LibraryError,
+)
+from library.schemas import (
+    HistoryEntry,
+    HistoryListIn,
+    HistoryListOut,
+    HistoryStepIn,
+    HistoryStepOut,
+)
 from library.worker.commands import handles
 from library.worker.context import ReadContext
 from library.worker.rows import assetrows, entitystate
@@ -30,7 +45,8 @@ from library.worker.store.transaction import WriteTx
 def _entry(row: sqlite3.Row) -> HistoryEntry:
     return HistoryEntry(id=row["id"], command=row["command"], summary=row["summary"],
                         actor=json.loads(row["actor"]), at=to_datetime(row["at"]),
-                        undone=row["state"] == "undone", change_sequence=row["change_sequence"])
+                        undone=row["state"] == "undone", undoable=bool(row["undoable"]),
+                        change_sequence=row["change_sequence"])
 
 
 @handles("history.list")
@@ -40,9 +56,9 @@ def list_history(ctx: ReadContext, args: HistoryListIn) -> HistoryListOut:
                             (before if before is not None else 2**62, args.limit + 1)).fetchall()
     more = len(rows) > args.limit
     rows = rows[:args.limit]
-    can_undo, can_redo = ctx.conn.execute(
-        "SELECT EXISTS (SELECT 1 FROM history WHERE state = 'done'), "
-        "EXISTS (SELECT 1 FROM history WHERE state = 'undone')").fetchone()
+    top = _next(ctx.conn, undoing=True)
+    can_undo = top is not None and bool(top["undoable"])
+    can_redo = _next(ctx.conn, undoing=False) is not None
     return HistoryListOut(items=[_entry(r) for r in rows], can_undo=bool(can_undo),
                           can_redo=bool(can_redo),
                           next_cursor=f"h{rows[-1]['id']}" if more else None)
@@ -56,21 +72,59 @@ def _read_cursor(cursor: str) -> int:
 
 
 @handles("history.undo")
-def undo(tx: WriteTx, args: Empty) -> HistoryStepOut:
-    row = tx.conn.execute("SELECT * FROM history WHERE state = 'done' ORDER BY id DESC "
-                          "LIMIT 1").fetchone()
-    if row is None:
-        raise LibraryError(HISTORY_EMPTY, "There is nothing to undo.")
-    return _step(tx, row, undoing=True)
+def undo(tx: WriteTx, args: HistoryStepIn) -> HistoryStepOut:
+    return _step(tx, _take(tx.conn, args.history_id, undoing=True), undoing=True)
 
 
 @handles("history.redo")
-def redo(tx: WriteTx, args: Empty) -> HistoryStepOut:
-    row = tx.conn.execute("SELECT * FROM history WHERE state = 'undone' ORDER BY id ASC "
-                          "LIMIT 1").fetchone()
+def redo(tx: WriteTx, args: HistoryStepIn) -> HistoryStepOut:
+    return _step(tx, _take(tx.conn, args.history_id, undoing=False), undoing=False)
+
+
+def _next(conn: sqlite3.Connection, *, undoing: bool) -> sqlite3.Row | None:
+    """The step undo (the newest done one) or redo (the oldest undone one) would take."""
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM history WHERE state = 'done' ORDER BY id DESC LIMIT 1" if undoing else
+        "SELECT * FROM history WHERE state = 'undone' ORDER BY id ASC LIMIT 1").fetchone()
+    return row
+
+
+def _take(conn: sqlite3.Connection, expected: int | None, *, undoing: bool) -> sqlite3.Row:
+    """The next step, if it is the one the caller means and it can be taken."""
+    row = _next(conn, undoing=undoing)
+    verb = "undo" if undoing else "redo"
+    if expected is not None and (row is None or row["id"] != expected):
+        raise LibraryError(HISTORY_CONFLICT, f"{_expected_now(conn, expected, undoing)} "
+                           f"{_next_said(row, verb)} Nothing was changed.",
+                           expectedHistoryId=expected,
+                           historyId=row["id"] if row is not None else None)
     if row is None:
-        raise LibraryError(HISTORY_EMPTY, "There is nothing to redo.")
-    return _step(tx, row, undoing=False)
+        raise LibraryError(HISTORY_EMPTY, f"There is nothing to {verb}.")
+    if not row["undoable"]:
+        raise LibraryError(HISTORY_IRREVERSIBLE, f"The latest change, “{row['summary']}”, "
+                           "cannot be undone, so undo stops there (the changes before it "
+                           "stay as they are). Nothing was changed.", historyId=row["id"])
+    return row
+
+
+def _expected_now(conn: sqlite3.Connection, expected: int, undoing: bool) -> str:
+    """What became of the step a caller meant to undo (redo)."""
+    row = conn.execute("SELECT summary, state FROM history WHERE id = ?",
+                       (expected,)).fetchone()
+    if row is None:
+        return f"The change {expected} is not in the history."
+    said = f"“{row['summary']}” (historyId {expected})"
+    if undoing and row["state"] == "undone":
+        return f"{said} was undone already."
+    if not undoing and row["state"] == "done":
+        return f"{said} is done already."
+    return f"{said} is not the next change to {'undo' if undoing else 'redo'}."
+
+
+def _next_said(row: sqlite3.Row | None, verb: str) -> str:
+    if row is None:
+        return f"There is nothing to {verb} now."
+    return f"Next to {verb} is “{row['summary']}” (historyId {row['id']})."
 
 
 def _relabel(conn: sqlite3.Connection, entry_id: int, kind: str, item: sqlite3.Row,
@@ -90,7 +144,6 @@ def _relabel(conn: sqlite3.Connection, entry_id: int, kind: str, item: sqlite3.R
 
 
 def _step(tx: WriteTx, entry: sqlite3.Row, *, undoing: bool) -> HistoryStepOut:
-    tx.journal = False
     conn = tx.conn
     items = conn.execute("SELECT kind, entity_id, before_state, after_state, before_version, "
                          "after_version FROM history_items WHERE entry_id = ?",
@@ -139,25 +192,19 @@ def _states(item: sqlite3.Row, *, undoing: bool) -> tuple[dict | None, dict | No
 
 def _in_order(by_kind: dict[str, list[sqlite3.Row]], *, undoing: bool
               ) -> list[tuple[str, list[sqlite3.Row]]]:
-    """Which items to apply first. Folders that come back go before the assets that are put
-    in them, parents before children; folders that go away (an undone import's folder tree)
-    go after the assets leave them, children first. Undo takes the other kinds in reverse
-    order, redo in order."""
+    """Which items to apply first. Folders that come back go first, parents before
+    children (assets and linked folders are put in them); folders that go away (an undone
+    import's folder tree) go last, once the assets left them, children first. Undo takes the
+    other kinds in reverse order, redo in order."""
     order = sorted(by_kind, key=lambda k: list(entitystate.KINDS).index(k), reverse=not undoing)
-    steps: list[tuple[str, list[sqlite3.Row]]] = []
     folders = by_kind.get("folder", [])
     staying = [i for i in folders if _states(i, undoing=undoing)[0] is not None]
     going = [i for i in folders if _states(i, undoing=undoing)[0] is None]
     depth = _depths(folders, undoing=undoing)
-    for kind in order:
-        if kind == "folder":
-            continue
-        if kind == "asset" and staying:
-            steps.append(("folder", sorted(staying, key=lambda i: depth[i["entity_id"]])))
-            staying = []
-        steps.append((kind, by_kind[kind]))
+    steps: list[tuple[str, list[sqlite3.Row]]] = []
     if staying:
         steps.append(("folder", sorted(staying, key=lambda i: depth[i["entity_id"]])))
+    steps += [(kind, by_kind[kind]) for kind in order if kind != "folder"]
     if going:
         steps.append(("folder", sorted(going, key=lambda i: -depth[i["entity_id"]])))
     return steps

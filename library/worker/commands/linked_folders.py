@@ -8,9 +8,11 @@ kept in step: the watcher (`linkwatch`) queues a sync when files appear or chang
 answers PATH_NOT_FOUND with the linked folder's id, and the folder shows as `missing`).
 Disk subfolders are mirrored as library folders under the linked folder's, renamed and moved
 along with the disk (`linkmirror`, `linkwatch`). `list` runs on a reader thread; the
-commands that sync run on the writer thread as `task`s (cancellable, with progress); none
-of them is an undo step (the assets they import are ordinary assets: trash them to undo).
-Files on disk are never changed or deleted by Serpent.
+commands that sync run on the writer thread as `task`s (cancellable, with progress). Each
+command is one undo step with the sync it ran (`linkedstate`): undoing a link removes the
+linked folder and its library folders and trashes what it imported; undoing an unlink,
+reconnect or rules change puts the linked folder back as it was. The watcher's own syncs
+are not steps. Files on disk are never changed or deleted by Serpent.
 """
 
 from __future__ import annotations
@@ -95,8 +97,8 @@ def create(ctx: TaskContext, args: LinkedFolderCreateIn) -> LinkedFolder:
     if args.parent_id and not conn.execute("SELECT 1 FROM folders WHERE id = ?",
                                            (args.parent_id,)).fetchone():
         raise LibraryError(NOT_FOUND, "That parent folder does not exist.", field="parentId")
+    ctx.link.summary = f"Linked the folder {path.name or path} on disk"
     with ctx.transaction() as tx:
-        tx.journal = False
         folder_id = new_id("fld")
         name = _free_folder_name(tx.conn, args.parent_id, path.name or str(path))
         tx.conn.execute("INSERT INTO folders (id, name, parent_id, created_at) "
@@ -105,9 +107,8 @@ def create(ctx: TaskContext, args: LinkedFolderCreateIn) -> LinkedFolder:
         tx.conn.execute("INSERT INTO linked_folders (id, path, folder_id, rules, status, "
                         "created_at) VALUES (?, ?, ?, ?, 'connected', ?)",
                         (linked_id, str(path), folder_id, rules_json(args.rules), tx.now))
-        tx.touch("folder", [folder_id])
-        tx.touch("linked-folder", [linked_id])
-        tx.summary = f"Linked the folder {path.name} on disk"
+        tx.created("folder", [folder_id])
+        tx.created("linked-folder", [linked_id])
     _sync(ctx, linked_id)
     return linked_folder(conn, linked_id)
 
@@ -115,6 +116,7 @@ def create(ctx: TaskContext, args: LinkedFolderCreateIn) -> LinkedFolder:
 @handles("linked-folder.refresh")
 def refresh(ctx: TaskContext, args: LinkedFolderRefreshIn) -> LinkedFolderRefreshOut:
     row = _row(ctx.conn, args.linked_folder_id)
+    ctx.link.summary = f"Synced the linked folder {Path(row['path']).name}"
     result = _sync(ctx, args.linked_folder_id)
     if not result.connected:  # marked missing by the sync; its assets stay
         raise LibraryError(PATH_NOT_FOUND, "The linked folder's disk folder is not there "
@@ -133,12 +135,11 @@ def reconnect(ctx: TaskContext, args: LinkedFolderReconnectIn) -> LinkedFolder:
     row = _row(ctx.conn, args.linked_folder_id)
     path = _disk_folder(args.path)
     _not_linked_yet(ctx.conn, path, besides=row["id"])
+    ctx.link.summary = f"Reconnected a linked folder to {path.name or path}"
     with ctx.transaction() as tx:
-        tx.journal = False
+        tx.track("linked-folder", [row["id"]])
         tx.conn.execute("UPDATE linked_folders SET path = ?, status = 'connected', "
                         "version = version + 1 WHERE id = ?", (str(path), row["id"]))
-        tx.touch("linked-folder", [row["id"]])
-        tx.summary = f"Reconnected a linked folder to {path.name}"
     _sync(ctx, row["id"])
     return linked_folder(ctx.conn, row["id"])
 
@@ -149,8 +150,9 @@ def update_rules(ctx: TaskContext, args: LinkedFolderUpdateRulesIn) -> LinkedFol
     if args.expected_version is not None and args.expected_version != row["version"]:
         raise LibraryError(VERSION_CONFLICT, "The linked folder changed since you read it.",
                            currentVersion=row["version"], field="expectedVersion")
+    ctx.link.summary = f"Changed the rules of the linked folder {Path(row['path']).name}"
     with ctx.transaction() as tx:
-        tx.journal = False
+        tx.track("linked-folder", [row["id"]])
         tx.conn.execute("UPDATE linked_folders SET rules = ?, version = version + 1 "
                         "WHERE id = ?", (rules_json(args.rules), row["id"]))
         dropped = [r[0] for r in tx.conn.execute(
@@ -160,8 +162,6 @@ def update_rules(ctx: TaskContext, args: LinkedFolderUpdateRulesIn) -> LinkedFol
             tx.conn.execute(f"DELETE FROM linked_files WHERE linked_folder_id = ? AND "
                             f"relative_path IN ({assetrows.marks(len(part))})",
                             (row["id"], *part))
-        tx.touch("linked-folder", [row["id"]])
-        tx.summary = "Changed the rules of a linked folder"
     _sync(ctx, row["id"])
     return linked_folder(ctx.conn, row["id"])
 
@@ -169,7 +169,7 @@ def update_rules(ctx: TaskContext, args: LinkedFolderUpdateRulesIn) -> LinkedFol
 @handles("linked-folder.unlink")
 def unlink(tx: WriteTx, args: LinkedFolderUnlinkIn) -> LinkedFolder:
     before = linked_folder(tx.conn, args.linked_folder_id)
-    tx.journal = False
+    tx.track("linked-folder", [args.linked_folder_id])
     trashed: list[str] = []
     if not args.keep_assets:
         trashed = [r[0] for r in tx.conn.execute(
@@ -177,6 +177,7 @@ def unlink(tx: WriteTx, args: LinkedFolderUnlinkIn) -> LinkedFolder:
             "lf.asset_id AND a.trashed = 0 WHERE lf.linked_folder_id = ? AND NOT EXISTS "
             "(SELECT 1 FROM linked_files other WHERE other.asset_id = lf.asset_id AND "
             "other.linked_folder_id != lf.linked_folder_id)", (args.linked_folder_id,))]
+        tx.track("asset", trashed)
         for part in assetrows.chunks(trashed):
             tx.conn.execute(f"UPDATE assets SET trashed = 1, trashed_at = ? WHERE id IN "
                             f"({assetrows.marks(len(part))})", (tx.now, *part))
@@ -186,7 +187,6 @@ def unlink(tx: WriteTx, args: LinkedFolderUnlinkIn) -> LinkedFolder:
             tx.touch("trash")
             tx.touch("tag")
     tx.conn.execute("DELETE FROM linked_folders WHERE id = ?", (args.linked_folder_id,))
-    tx.touch("linked-folder", [args.linked_folder_id])
     tx.summary = (f"Unlinked a folder; {len(trashed)} of its assets moved to the trash"
                   if trashed else "Unlinked a folder; its assets stay")
     tx.after_commit(lambda: _rewatch(tx.layout.root))
@@ -217,7 +217,7 @@ def _job_progress(ctx: JobContext):  # type: ignore[no-untyped-def]
 def _sync(ctx: TaskContext, linked_id: str) -> SyncResult:
     try:
         result = Syncer(ctx.services, ctx.scope.command, ctx.scope.meta, lock=held,
-                        cancelled=ctx.cancelled,
+                        history=ctx.history, link=ctx.link, cancelled=ctx.cancelled,
                         progress=lambda done, total, message: ctx.progress(done, total,
                                                                            message)
                         ).run(linked_id)
@@ -225,9 +225,7 @@ def _sync(ctx: TaskContext, linked_id: str) -> SyncResult:
         _rewatch(ctx.layout.root)
     if result.new_asset_ids:  # analysed in the background, like any import
         with ctx.transaction() as tx:
-            tx.journal = False
             queue_analysis(tx, result.new_asset_ids)
-            tx.summary = "Queued analysis of a linked folder's new files"
     return result
 
 

@@ -102,7 +102,6 @@ def _check_files(ctx: TaskContext, task: Tracked, rows: list[sqlite3.Row],
         out.orphans_folder = folder.relative_to(layout.root).as_posix()
     if missing or back:
         with ctx.transaction() as tx:
-            tx.journal = False  # it states what is on disk: nothing to undo
             for ids, flag in ((missing, 1), (back, 0)):
                 for part in chunks(ids):
                     tx.conn.execute(f"UPDATE assets SET missing = ?, version = version + 1 "

@@ -6,8 +6,9 @@ versions and sizes and a `stateToken` over all of them; execution recomputes it 
 transaction and refuses with STALE_PLAN if anything moved on. Permanent deletes remove the
 rows in the transaction and the files and thumbnails after the commit (a crash in between
 leaves only orphan files, which recovery moves to `.orphans/`, and stale thumbnails, which
-`library.refresh` removes). They are not undoable and leave the history journal alone
-(steps about the deleted assets then refuse with HISTORY_CONFLICT).
+`library.refresh` removes). They cannot be undone: one that deleted something leaves a
+barrier in the history (`catalogue.HistoryRule` "irreversible"), which undo refuses with
+HISTORY_IRREVERSIBLE instead of taking back an older change.
 """
 
 from __future__ import annotations
@@ -136,7 +137,6 @@ def _check_token(report: RiskReport, token: str | None) -> None:
 
 
 def _delete(tx: WriteTx, rows: list[sqlite3.Row]) -> DeleteOut:
-    tx.journal = False  # not undoable, and it must not clear what the journal can still undo
     conn = tx.conn
     ids = [r["id"] for r in rows]
     for part in chunks(ids):
@@ -145,7 +145,7 @@ def _delete(tx: WriteTx, rows: list[sqlite3.Row]) -> DeleteOut:
     tx.touch("asset", ids)
     tx.touch("trash")
     tx.touch("tag")
-    tx.summary = f"Permanently deleted {len(ids)} assets"
+    tx.summary = f"Permanently deleted {len(ids)} asset{'s' if len(ids) != 1 else ''}"
     store = FileStore(tx.layout)
     files = [(r["sha256"], r["ext"]) for r in rows]
 

@@ -9,7 +9,9 @@ disk: a renamed or moved subfolder renames or moves its library folder (its asse
 it), a moved file keeps its asset (renamed along when the asset still has the file's old
 name). `reconcile` then puts every linked file's asset in the folder of the subfolder the
 file is in (and out of the other mirrored folders), mirrors empty subfolders too, and
-removes mirrored folders whose disk subfolder is gone once they hold nothing.
+removes mirrored folders whose disk subfolder is gone once they hold nothing. Every folder
+and asset is declared to the transaction before it changes (`track`/`created`: undo and the
+live counts rely on it).
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ class Mirror:
         parent = self.folder_for(dir_of(relative_dir))
         name = folderrows.disk_name(posixpath.basename(relative_dir))
         folder_id, made = folderrows.child(self.conn, parent, name, self.tx.now)
+        if made:
+            self.tx.created("folder", [folder_id])
         self.conn.execute("INSERT OR REPLACE INTO linked_dirs (linked_folder_id, relative_dir, "
                           "folder_id) VALUES (?, ?, ?)", (self.linked_id, relative_dir, folder_id))
         self.folders[relative_dir] = folder_id
@@ -104,6 +108,7 @@ class Mirror:
         parent = self.folder_for(dir_of(target))
         name = _free_name(conn, parent, folderrows.disk_name(posixpath.basename(target)),
                           folder_id)
+        self.tx.track("folder", [folder_id])
         conn.execute("UPDATE folders SET name = ?, parent_id = ?, version = version + 1 "
                      "WHERE id = ?", (name, parent, folder_id))
         self.touched.add(folder_id)
@@ -121,6 +126,9 @@ class Mirror:
                      (self.linked_id, newer))
         if kept is None or kept == newer:
             return
+        self.tx.track("asset", [r[0] for r in conn.execute(
+            "SELECT asset_id FROM asset_folders WHERE folder_id = ?", (newer,))])
+        self.tx.track("folder", [newer])
         conn.execute("INSERT OR IGNORE INTO asset_folders (asset_id, folder_id) SELECT "
                      "asset_id, ? FROM asset_folders WHERE folder_id = ?", (kept, newer))
         conn.execute("DELETE FROM asset_folders WHERE folder_id = ?", (newer,))
@@ -137,6 +145,7 @@ class Mirror:
         asset_id = row[0]
         if asset_id is None or _stem(source) == _stem(target):
             return []
+        self.tx.track("asset", [asset_id])
         renamed = self.conn.execute("UPDATE assets SET name = ? WHERE id = ? AND name = ?",
                                     (folderrows.disk_name(_stem(target)), asset_id,
                                      _stem(source))).rowcount
@@ -175,6 +184,7 @@ class Mirror:
                 f"({marks(len(part))})", part))
         adding = expected - current
         dropping = {(a, f) for a, f in current - expected if a in linked}
+        self.tx.track("asset", sorted({a for a, _f in adding | dropping}))
         conn.executemany("INSERT OR IGNORE INTO asset_folders (asset_id, folder_id) VALUES "
                          "(?, ?)", sorted(adding))
         conn.executemany("DELETE FROM asset_folders WHERE asset_id = ? AND folder_id = ?",
@@ -224,6 +234,7 @@ class Mirror:
                                 "parent_id = ?)", (folder_id, folder_id)).fetchone()[0]
             if busy:
                 continue
+            self.tx.track("folder", [folder_id])
             conn.execute("DELETE FROM folders WHERE id = ?", (folder_id,))
             del self.folders[relative_dir]
             self.touched.add(folder_id)

@@ -11,7 +11,10 @@ store is content-addressed); its tags, folders, rating and notes carry over and 
 asset goes to the trash (restorable). Files no longer on disk, or no longer matching the
 rules, keep their assets. A folder that cannot be listed is marked `missing`. Disk
 subfolders are mirrored as library folders, renames and moves the watcher saw are followed,
-and every linked file's asset sits in its subfolder's library folder (`linkmirror`).
+and every linked file's asset sits in its subfolder's library folder (`linkmirror`). Every
+asset, folder and the linked folder itself is declared (`track`/`created`) before it
+changes, so a sync a linked-folder command ran is part of that command's undo step
+(`history`, `link`); the watcher's syncs record no step.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from library.catalogue import HistoryRule
 from library.protocol import CallMeta
 from library.schemas import LinkedFolderRules
 from library.worker.context import Services
@@ -41,7 +45,7 @@ from library.worker.store.filestore import (
     SourceUnreadable,
 )
 from library.worker.store.identity import new_id
-from library.worker.store.transaction import WriteTx
+from library.worker.store.transaction import StepLink, WriteTx
 
 BATCH = 32
 
@@ -72,6 +76,8 @@ class Syncer:
     command: str
     meta: CallMeta
     lock: Callable[[], AbstractContextManager[object]]
+    history: HistoryRule = "none"
+    link: StepLink | None = None
     cancelled: Callable[[], bool] = lambda: False
     progress: Callable[[int, int, str], None] = lambda done, total, message: None
     quiet: bool = False  # a watcher's sync: record nothing when nothing changed
@@ -133,6 +139,9 @@ class Syncer:
             return
         self.store.make_durable()
         with self._transaction() as tx:
+            tx.track("asset", [c.asset_id for c in copied if not c.new]
+                     + [c.previous for c in copied if c.previous not in (None, c.asset_id)])
+            tx.created("asset", [c.asset_id for c in copied if c.new])
             assetrows.insert_assets(tx.conn, [  # search text: refreshed below
                 (*c.insert, tx.now, tx.now, tx.actor_json, tx.actor_json, None, "")
                 for c in copied if c.insert is not None])
@@ -225,6 +234,7 @@ class Syncer:
         result.missing = len(gone)
         try:
             with self.lock(), self._transaction() as tx:
+                tx.track("linked-folder", [row["id"]])
                 for part in chunks(gone):
                     tx.conn.execute(f"DELETE FROM linked_files WHERE linked_folder_id = ? AND "
                                     f"relative_path IN ({marks(len(part))})", (row["id"], *part))
@@ -246,7 +256,8 @@ class Syncer:
             pass
 
     def _transaction(self) -> WriteTx:
-        return WriteTx(self.services, self.command, self.meta, journal=False)
+        return WriteTx(self.services, self.command, self.meta, history=self.history,
+                       link=self.link)
 
 
 def _asset_with(conn: sqlite3.Connection, sha256: str) -> str | None:

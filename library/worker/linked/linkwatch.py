@@ -241,7 +241,7 @@ def queue_sync(services: Services, linked_id: str) -> str | None:
         if not conn.execute("SELECT 1 FROM linked_folders WHERE id = ?",
                             (linked_id,)).fetchone():
             return None  # unlinked meanwhile
-        with WriteTx(services, "linked-folder.refresh", WATCHER_META, journal=False) as tx:
+        with WriteTx(services, "linked-folder.refresh", WATCHER_META) as tx:
             task_id = taskrows.create(tx.conn, SYNC_KIND, params={"linkedFolderId": linked_id},
                                       total=None, actor_json=tx.actor_json, now=tx.now)
             tx.touch("task", [task_id])
@@ -252,8 +252,7 @@ def queue_sync(services: Services, linked_id: str) -> str | None:
 
 def mark_missing(services: Services, linked_id: str) -> None:
     """The linked folder's disk folder is gone: say so now (it can be reconnected)."""
-    with services.write_lock, WriteTx(services, "linked-folder.refresh", WATCHER_META,
-                                      journal=False) as tx:
+    with services.write_lock, WriteTx(services, "linked-folder.refresh", WATCHER_META) as tx:
         if tx.conn.execute("UPDATE linked_folders SET status = 'missing', version = version + 1 "
                            "WHERE id = ? AND status = 'connected'", (linked_id,)).rowcount:
             tx.touch("linked-folder", [linked_id])
@@ -267,7 +266,7 @@ def follow_moves(services: Services, linked_id: str, moves: list[Move]) -> None:
                                       (linked_id,)).fetchone()
         if row is None or row["status"] != "connected":
             return
-        with WriteTx(services, "linked-folder.refresh", WATCHER_META, journal=False) as tx:
+        with WriteTx(services, "linked-folder.refresh", WATCHER_META) as tx:
             mirror = Mirror.of(tx, row)
             renamed = mirror.apply_moves(moves)
             assetrows.mark_modified(tx.conn, renamed, tx.now, tx.actor_json)

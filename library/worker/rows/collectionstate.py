@@ -53,7 +53,8 @@ def apply(tx: WriteTx, collection_id: str, target: State | None, other: State | 
     if target is None:
         conn.execute("DELETE FROM collections WHERE id = ?", (collection_id,))
         return
-    rules_json = json.dumps(target["rules"]) if target["rules"] is not None else None
+    rules_json = (json.dumps(target["rules"], separators=(",", ":"))  # as collections writes
+                  if target["rules"] is not None else None)
     updated = conn.execute("UPDATE collections SET name = ?, smart = ?, rules = ?, position = ?,"
                            " version = version + 1 WHERE id = ?",
                            (target["name"], int(target["smart"]), rules_json,

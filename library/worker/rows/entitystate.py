@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from library.errors import HISTORY_CONFLICT, LibraryError
-from library.worker.rows import assetrows, collectionstate, tagstate
+from library.worker.rows import assetrows, collectionstate, linkedstate, tagstate
 from library.worker.rows.assetrows import chunks, marks
 
 if TYPE_CHECKING:
@@ -138,6 +138,7 @@ KINDS: dict[str, Kind] = {
     "tag": Kind(tagstate.snapshot, tagstate.versions, tagstate.apply),
     "collection": Kind(collectionstate.snapshot, collectionstate.versions,
                        collectionstate.apply),
+    "linked-folder": Kind(linkedstate.snapshot, linkedstate.versions, linkedstate.apply),
 }
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from library.errors import UNSUPPORTED_FORMAT, LibraryError
 from library.worker.rows import tagfold, textindex
+from library.worker.store import schema_history
 from library.worker.store.identity import new_id, utc_now
 
 SCHEMA_MAJOR = 1
@@ -393,6 +394,7 @@ MIGRATIONS: list[Migration] = [
               _FACTS_COLOURS_FOLDING, run=lambda conn: _after_facts(conn)),
     Migration(8, 1, "video, sound, font and document facts; vector kind; found text",
               _MEDIA_AND_FOUND_TEXT, run=lambda conn: _after_media(conn)),
+    Migration(9, 1, "history barriers", schema_history.HISTORY_BARRIERS),
 ]
 LATEST = MIGRATIONS[-1].number
 

@@ -1,11 +1,14 @@
 """The one write-transaction helper: every write to a library goes through `WriteTx`.
 
 Runs in the worker process, on the writer thread only. A `WriteTx` is one
-`BEGIN IMMEDIATE ... COMMIT`. At commit it (1) journals what undo needs (before/after
-snapshots of every entity the command declared with `track`/`created`), (2) bumps the
-library's change sequence, (3) appends a `change_log` row, (4) stores the result under the
-caller's idempotency key, all in the same transaction; then it runs the after-commit steps
-(file removals) and emits `library.changed`.
+`BEGIN IMMEDIATE ... COMMIT`. At commit it (1) records the history its command's rule asks
+for (`catalogue.HistoryRule`): a `step` journals what undo needs (before/after snapshots of
+every entity the command declared with `track`/`created`), an `irreversible` change leaves a
+barrier entry, (2) bumps the library's change sequence, (3) appends a `change_log` row,
+(4) stores the result under the caller's idempotency key, all in the same transaction; then
+it runs the after-commit steps (file removals) and emits `library.changed`. The several
+transactions of one task (an import's batches) join one history entry (`StepLink`): an
+entity they change twice keeps its first before-state and its last after-state.
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ import contextlib
 import json
 import sqlite3
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
+from library.catalogue import HistoryRule
 from library.idempotency import key_reused, scope_of
 from library.protocol import CallMeta, LibraryChanged
 from library.schemas.common import Actor
@@ -58,6 +63,15 @@ def stored_result(conn: sqlite3.Connection, command: str, meta: CallMeta,
     return stored
 
 
+@dataclass
+class StepLink:
+    """The history entry a call's transactions join (None until the first one journals)
+    and, when the call names it, what the entry says (else each transaction's summary)."""
+
+    entry: int | None = None
+    summary: str | None = None
+
+
 class WriteTx:
     """Use as `with WriteTx(...) as tx:`; the block's normal exit commits, an error rolls back.
 
@@ -65,10 +79,13 @@ class WriteTx:
     commit does not wait for the disk (WAL with `synchronous=NORMAL`: it survives the
     worker being killed, and a power cut takes it only together with what followed), and
     the task's last transaction, synced, makes it durable with its own (the WAL is synced up
-    to its end)."""
+    to its end).
+
+    `history`: the command's rule (`catalogue.HistoryRule`; "none" for the work a worker
+    does by itself); `link`: the entry of the call this transaction is part of."""
 
     def __init__(self, services: Services, command: str, meta: CallMeta, *,
-                 history_entry: int | None = None, journal: bool = True,
+                 history: HistoryRule = "none", link: StepLink | None = None,
                  digest: str | None = None, synced: bool = True) -> None:
         self.synced = synced
         self.services = services
@@ -82,8 +99,8 @@ class WriteTx:
         self.now = utc_now()
         self.summary = command
         self.result: dict[str, Any] | None = None
-        self.journal = journal
-        self.history_entry = history_entry
+        self.history = history
+        self.link = link if link is not None else StepLink()
         self.change_sequence: int | None = None
         self._kinds: set[str] = set()
         self._entity_ids: list[str] = []
@@ -185,8 +202,10 @@ class WriteTx:
         seq = conn.execute("UPDATE library_state SET change_sequence = change_sequence + 1 "
                            "RETURNING change_sequence").fetchone()[0]
         self.change_sequence = seq
-        if self.journal and self._before:
+        if self.history == "step" and self._before:
             self._journal(seq)
+        elif self.history == "irreversible" and self._changed_content():
+            self._barrier(seq)
         conn.execute("INSERT INTO change_log (seq, at, command, source, credential, label, "
                      "kinds, entity_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                      (seq, self.now, self.command, self.meta.source, self.meta.credential,
@@ -207,7 +226,7 @@ class WriteTx:
 
     def _journal(self, seq: int) -> None:
         conn = self.conn
-        rows = []
+        rows, unchanged = [], []
         by_kind: dict[str, list[str]] = {}
         for kind, entity_id in self._before:
             by_kind.setdefault(kind, []).append(entity_id)
@@ -216,29 +235,59 @@ class WriteTx:
             versions = entitystate.versions(conn, kind, ids)
             for entity_id in ids:
                 before = self._before[(kind, entity_id)]
-                if before == after.get(entity_id):
-                    continue  # unchanged: nothing to put back
+                after_json = json.dumps(after.get(entity_id))
+                if before == after.get(entity_id):  # nothing to put back, but an earlier
+                    unchanged.append((after_json, versions.get(entity_id), kind, entity_id))
+                    continue  # transaction of the step may hold an older after-state
                 rows.append((kind, entity_id, None if before is None else json.dumps(before),
-                             json.dumps(after.get(entity_id)),
-                             self._before_versions.get((kind, entity_id)),
+                             after_json, self._before_versions.get((kind, entity_id)),
                              versions.get(entity_id)))
+        if self.link.entry is not None and unchanged:
+            conn.executemany("UPDATE history_items SET after_state = ?, after_version = ? "
+                             "WHERE entry_id = ? AND kind = ? AND entity_id = ?",
+                             [(a, v, self.link.entry, k, i) for a, v, k, i in unchanged])
         if not rows:
             return
-        if self.history_entry is None:
-            conn.execute("DELETE FROM history WHERE state = 'undone'")  # a new step: no redo
-            self.history_entry = conn.execute(
-                "INSERT INTO history (command, summary, actor, at, state, change_sequence) "
-                "VALUES (?, ?, ?, ?, 'done', ?) RETURNING id",
-                (self.command, self.summary, self.actor_json, self.now, seq)).fetchone()[0]
-            conn.execute("DELETE FROM history WHERE id <= ?",
-                         (self.history_entry - HISTORY_KEEP,))
+        if self.link.entry is None:
+            self.link.entry = self._new_entry(seq, undoable=True)
         else:
             conn.execute("UPDATE history SET summary = ?, change_sequence = ? WHERE id = ?",
-                         (self.summary, seq, self.history_entry))
+                         (self._step_summary(), seq, self.link.entry))
+        # an entity an earlier transaction of the same step changed keeps that first
+        # before-state: the step's undo puts back what was there before the whole call
         conn.executemany(
-            "INSERT OR REPLACE INTO history_items (entry_id, kind, entity_id, before_state, "
-            "after_state, before_version, after_version) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(self.history_entry, *row) for row in rows])
+            "INSERT INTO history_items (entry_id, kind, entity_id, before_state, after_state, "
+            "before_version, after_version) VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (entry_id, kind, entity_id) DO UPDATE SET "
+            "after_state = excluded.after_state, after_version = excluded.after_version",
+            [(self.link.entry, *row) for row in rows])
+
+    def _new_entry(self, seq: int, *, undoable: bool) -> int:
+        """A new history entry on top (a new step: what was undone can no longer be redone)."""
+        conn = self.conn
+        conn.execute("DELETE FROM history WHERE state = 'undone'")
+        entry: int = conn.execute(
+            "INSERT INTO history (command, summary, actor, at, state, change_sequence, "
+            "undoable) VALUES (?, ?, ?, ?, 'done', ?, ?) RETURNING id",
+            (self.command, self._step_summary(), self.actor_json, self.now, seq,
+             int(undoable))).fetchone()[0]
+        conn.execute("DELETE FROM history WHERE id <= ?", (entry - HISTORY_KEEP,))
+        return entry
+
+    def _step_summary(self) -> str:
+        return self.link.summary or self.summary
+
+    def _changed_content(self) -> bool:
+        """Did this transaction change something a person made (not only tasks' rows)?"""
+        return bool(self._entity_ids) and bool(self._kinds & set(entitystate.KINDS))
+
+    def _barrier(self, seq: int) -> None:
+        """An irreversible change: undo stops at it (HISTORY_IRREVERSIBLE)."""
+        if self.link.entry is None:
+            self.link.entry = self._new_entry(seq, undoable=False)
+        else:
+            self.conn.execute("UPDATE history SET summary = ?, change_sequence = ? WHERE "
+                              "id = ?", (self._step_summary(), seq, self.link.entry))
 
     def _notify(self) -> None:
         assert self.change_sequence is not None

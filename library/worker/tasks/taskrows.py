@@ -44,7 +44,8 @@ def update(conn: sqlite3.Connection, task_id: str, **fields: Any) -> None:
 
 
 def load(conn: sqlite3.Connection, task_id: str) -> sqlite3.Row:
-    row = conn.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone()
+    row: sqlite3.Row | None = conn.execute("SELECT * FROM tasks WHERE id = ?",
+                                           (task_id,)).fetchone()
     if row is None:
         raise LibraryError(NOT_FOUND, "There is no task with this id.", field="taskId",
                            taskId=task_id)

@@ -92,8 +92,7 @@ class JobContext:
                           "continues when the library is opened again.")
         elif outcome is not None:
             fields.update(status=outcome, finished_at=utc_now())
-        with self.services.write_lock, WriteTx(self.services, self.command, self.meta,
-                                               journal=False) as tx:
+        with self.services.write_lock, WriteTx(self.services, self.command, self.meta) as tx:
             write(tx)
             taskrows.update(tx.conn, self.task_id, **fields)
             tx.touch("task", [self.task_id])
@@ -142,8 +141,7 @@ def recover_interrupted(services: Services) -> None:
         return
     now = utc_now()
     with services.write_lock, WriteTx(services, "task.recover",
-                                      CallMeta(source="system", label="Serpent"),
-                                      journal=False) as tx:
+                                      CallMeta(source="system", label="Serpent")) as tx:
         for row in rows:
             if row["kind"] in JOBS:
                 taskrows.update(tx.conn, row["id"], status="queued",
@@ -221,7 +219,7 @@ def _settle_cancelled(services: Services, conn: sqlite3.Connection, board: TaskB
             board.forget_cancel(task_id)
         elif row["status"] == "queued":
             with services.write_lock, WriteTx(services, "task.cancel", CallMeta(
-                    source="system", label="Serpent"), journal=False) as tx:
+                    source="system", label="Serpent")) as tx:
                 taskrows.update(tx.conn, task_id, status="cancelled", finished_at=tx.now,
                                 message="Cancelled before it started.")
                 tx.touch("task", [task_id])
@@ -234,7 +232,7 @@ def _run_one(services: Services, conn: sqlite3.Connection, board: TaskBoard,
     task_id = row["id"]
     meta = taskrows.meta_of(row)
     if row["kind"] not in JOBS:
-        with services.write_lock, WriteTx(services, "task.run", meta, journal=False) as tx:
+        with services.write_lock, WriteTx(services, "task.run", meta) as tx:
             taskrows.update(tx.conn, task_id, status="failed", finished_at=tx.now,
                             error_code=INTERNAL, message="This Serpent cannot run tasks of "
                             f"kind {row['kind']!r}.")
@@ -244,7 +242,7 @@ def _run_one(services: Services, conn: sqlite3.Connection, board: TaskBoard,
     context = JobContext(services, conn, board, stopping, task_id, command, meta,
                          json.loads(row["params"] or "{}"), row["checkpoint"], row["done"],
                          row["total"], json.loads(row["result"] or "{}"))
-    with services.write_lock, WriteTx(services, command, meta, journal=False) as tx:
+    with services.write_lock, WriteTx(services, command, meta) as tx:
         taskrows.update(tx.conn, task_id, status="running",
                         started_at=row["started_at"] or tx.now)
         tx.touch("task", [task_id])
@@ -259,7 +257,7 @@ def _run_one(services: Services, conn: sqlite3.Connection, board: TaskBoard,
         message = known.message if known is not None else \
             "The task stopped because of an internal error; see the log."
         with contextlib.suppress(Exception), services.write_lock, WriteTx(
-                services, command, meta, journal=False) as tx:
+                services, command, meta) as tx:
             taskrows.update(tx.conn, task_id, status="failed", finished_at=tx.now,
                             error_code=code, message=message, done=context.done)
             tx.touch("task", [task_id])
@@ -302,7 +300,6 @@ def tracked(ctx: TaskContext, kind: str, total: int | None = None,
     with ctx.transaction() as tx:
         task_id = taskrows.create(tx.conn, kind, params=params or {}, total=total,
                                   actor_json=tx.actor_json, now=tx.now, status="running")
-        tx.journal = False
         tx.touch("task", [task_id])
     handle = Tracked(ctx, task_id, total)
     handle.board.started(task_id, 0, total)
@@ -314,7 +311,6 @@ def tracked(ctx: TaskContext, kind: str, total: int | None = None,
         code = error.code if isinstance(error, LibraryError) else INTERNAL
         status = "cancelled" if code == "CANCELLED" else "failed"
         with contextlib.suppress(Exception), ctx.transaction() as tx:
-            tx.journal = False
             taskrows.update(tx.conn, task_id, status=status, finished_at=tx.now,
                             error_code=None if status == "cancelled" else code,
                             done=handle.done, total=handle.total,
@@ -324,7 +320,6 @@ def tracked(ctx: TaskContext, kind: str, total: int | None = None,
     else:
         status = "cancelled" if handle.cancelled() else "done"
         with ctx.transaction() as tx:
-            tx.journal = False
             taskrows.update(tx.conn, task_id, status=status, finished_at=tx.now,
                             done=handle.done, total=handle.total, result=handle.result,
                             message=handle.message or status)

@@ -23,6 +23,6 @@ COMMANDS: list[CommandSpec] = [
         "recorded, changed.",
         {"libraryId": LIB, "analyser": "ocr-text/read-text", "version": 1,
          "found": {A1: "夏日音乐节 Summer Music Festival"}},
-        title="Record analyser findings", internal=True, journaled=False,
+        title="Record analyser findings", internal=True,
         words=Words("recorded the text found in {assets}", "recorded text found in assets")),
 ]

@@ -19,13 +19,15 @@ COMMANDS: list[CommandSpec] = [
         {"libraryId": LIB, "limit": 20}, title="Change history"),
     command(
         "history.undo", "normal",
-        "Undo the library's most recent change, whoever made it (as Edit > Undo).",
+        "Undo the library's most recent change, whoever made it (as Edit > Undo); with "
+        "historyId (from history.list) only if that is still the latest, else "
+        "HISTORY_CONFLICT. Permanent deletes cannot be undone (HISTORY_IRREVERSIBLE).",
         "",
         {"libraryId": LIB}, title="Undo", essential=True, capabilities=HISTORY,
         words=Words("undid “{entry[summary]}”", "undid a change"), recount="everywhere"),
     command(
         "history.redo", "normal",
-        "Redo the most recently undone change.",
+        "Redo the most recently undone change (with historyId: only that one).",
         "",
         {"libraryId": LIB}, title="Redo", essential=True, capabilities=HISTORY,
         words=Words("redid “{entry[summary]}”", "redid a change"), recount="everywhere"),
@@ -34,7 +36,7 @@ COMMANDS: list[CommandSpec] = [
         "Analyse assets in the background (palette for colour search, similarity, size as "
         "displayed, date taken, camera, lens, preview); imports are analysed by themselves.",
         "task: follow it with task.get.",
-        {"libraryId": LIB, "assetIds": [A1]}, title="Analyse assets", journaled=False,
+        {"libraryId": LIB, "assetIds": [A1]}, title="Analyse assets",
         words=Words("queued analysis of {assets}", "queued analysis", doing="Analysing"),
         long_work="queued"),
     command(
@@ -52,5 +54,5 @@ COMMANDS: list[CommandSpec] = [
         "Cancel a background task; what it finished stays.",
         "",
         {"libraryId": LIB, "taskId": T1}, title="Cancel task", idempotent=True,
-        journaled=False, words=Words("cancelled a background task")),
+        words=Words("cancelled a background task")),
 ]

@@ -275,7 +275,7 @@ COMMANDS: list[CommandSpec] = [
         "Write the whole library into a new .zip at targetPath, e.g. for another computer.",
         "",
         {"libraryId": LIB, "targetPath": f"{HOME}/Downloads/Moodboards.zip"},
-        title="Export library", capabilities=MANAGE, journaled=False,
+        title="Export library", capabilities=MANAGE,
         words=Words("exported “{library}”", "exported the library", doing="Exporting"),
         long_work="call"),
     command(
@@ -283,7 +283,7 @@ COMMANDS: list[CommandSpec] = [
         "Re-check the library's files on disk and rebuild previews, when files seem missing "
         "or previews broken (nothing is dropped).",
         "",
-        {"libraryId": LIB}, title="Check library files", idempotent=True, journaled=False,
+        {"libraryId": LIB}, title="Check library files", idempotent=True,
         words=Words("refreshed “{library}”", "refreshed the library", doing="Refreshing"),
         recount="everywhere"),
     command(

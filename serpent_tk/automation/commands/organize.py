@@ -62,27 +62,27 @@ LINKED_FOLDERS: list[CommandSpec] = [
         "",
         {"libraryId": LIB, "path": f"{HOME}/Projects/game/art",
          "rules": {"include": ["*.png", "*.psd"]}},
-        title="Link a disk folder", journaled=False,
+        title="Link a disk folder",
         words=Words("linked a folder on disk", doing="Syncing"), recount="everywhere"),
     command(
         "linked-folder.reconnect", "normal",
         "Point a linked folder whose disk folder moved (status missing) at its new place.",
         "",
         {"libraryId": LIB, "linkedFolderId": L1, "path": f"{HOME}/Art/game"},
-        title="Reconnect linked folder", idempotent=True, journaled=False,
+        title="Reconnect linked folder", idempotent=True,
         words=Words("reconnected a linked folder")),
     command(
         "linked-folder.unlink", "recoverable",
         "Stop syncing a linked folder; its assets stay (keepAssets) or go to the trash.",
         "",
         {"libraryId": LIB, "linkedFolderId": L1, "keepAssets": True},
-        title="Unlink folder", journaled=False, words=Words("unlinked a folder")),
+        title="Unlink folder", words=Words("unlinked a folder")),
     command(
         "linked-folder.update-rules", "normal",
         "Change which files of a linked folder become assets, then re-sync.",
         "",
         {"libraryId": LIB, "linkedFolderId": L1, "rules": {"exclude": ["*/old/*"]}},
-        title="Linked folder rules", idempotent=True, journaled=False,
+        title="Linked folder rules", idempotent=True,
         words=Words("changed which files a linked folder takes")),
     command(
         "linked-folder.refresh", "normal",
@@ -90,7 +90,7 @@ LINKED_FOLDERS: list[CommandSpec] = [
         "over), gone ones let go.",
         "added, updated, missing, failed.",
         {"libraryId": LIB, "linkedFolderId": L1},
-        title="Sync linked folder", idempotent=True, journaled=False,
+        title="Sync linked folder", idempotent=True,
         words=Words("synced a linked folder", doing="Syncing"), recount="everywhere"),
 ]
 

@@ -309,8 +309,8 @@ class AssetActions:
 
     def undo_change(self, change_sequence: int | None) -> None:
         """A toast's Undo: undo the change that made `change_sequence`, but only while it is
-        still the library's latest (history.undo always takes the latest: if someone
-        changed something since, that would be undone instead)."""
+        still the library's latest (the undo names that step: if someone changes something
+        meanwhile, the worker refuses instead of undoing their change)."""
         library_id = self._library_id()
         if library_id is None:
             return
@@ -319,17 +319,20 @@ class AssetActions:
             items = reply.result.get("items", []) if reply.ok else []
             latest = items[0] if items else {}
             if latest.get("changeSequence") == change_sequence and not latest.get("undone"):
-                self.undo()
+                self._history("history.undo", True, latest.get("id"))
             elif reply.ok:
-                self.toast(_("That change is not the latest any more (something changed "
-                             "since), so Undo here would undo something else. Edit → Undo "
-                             "steps back one change at a time."), "warning", key="history")
+                self._not_latest()
             else:
                 self.toast(describe_error(reply, _("undo")), "error")
 
         self.commands.call("history.list", {"libraryId": library_id, "limit": 1}, listed)
 
-    def _history(self, name: str, undoing: bool) -> None:
+    def _not_latest(self) -> None:
+        self.toast(_("That change is not the latest any more (something changed since), so "
+                     "Undo here would undo something else. Edit → Undo steps back one change "
+                     "at a time."), "warning", key="history")
+
+    def _history(self, name: str, undoing: bool, history_id: int | None = None) -> None:
         library_id = self._library_id()
         if library_id is None:
             return
@@ -350,11 +353,16 @@ class AssetActions:
             elif reply.code == "HISTORY_EMPTY":
                 self.toast(_("Nothing to undo.") if undoing else _("Nothing to redo."), "info",
                            key="history")
+            elif reply.code == "HISTORY_CONFLICT" and history_id is not None:
+                self._not_latest()
             else:
                 self.toast(describe_error(reply, _("undo") if undoing else _("redo")),
                            "error")
 
-        self.commands.call(name, {"libraryId": library_id}, answered)
+        args: dict[str, Any] = {"libraryId": library_id}
+        if history_id is not None:
+            args["historyId"] = history_id
+        self.commands.call(name, args, answered)
 
     # opening -----------------------------------------------------------------------------
     def open_assets(self, asset_ids: list[str]) -> None:

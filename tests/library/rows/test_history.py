@@ -108,19 +108,69 @@ def test_older_steps_stay_undoable_after_newer_ones_were_undone_and_redone(host,
         (4, ["later"])
 
 
-def test_history_conflict_after_a_permanent_delete_and_history_survives_it(host, library_id,
-                                                                         assets):
+def test_a_permanent_delete_is_a_barrier_undo_never_reaches_past(host, library_id, assets):
+    """Issue 25: undo after an irreversible change must not take back an older, unrelated
+    one (the tag of `a`): it refuses, naming the change that cannot be undone."""
     a, b, c = assets
     call(host, library_id, "asset.tag", {"assetIds": [a], "tags": ["keep"]})
     call(host, library_id, "asset.tag", {"assetIds": [b], "tags": ["doomed"]})
     plan = call(host, library_id, "asset.delete-permanently", {"assetIds": [b]}, plan=True)
     call(host, library_id, "asset.delete-permanently",
          {"assetIds": [b], "stateToken": plan["stateToken"]})
-    history = call(host, library_id, "history.list")["items"]
-    assert [e["command"] for e in history] == ["asset.tag", "asset.tag", "file.import"]
-    error = call_error(host, library_id, "history.undo")
-    assert error.code == "HISTORY_CONFLICT" and error.details["entityIds"] == [b]
-    assert call(host, library_id, "history.list")["items"][0]["undone"] is False
+    listed = call(host, library_id, "history.list")
+    history = listed["items"]
+    assert [e["command"] for e in history] == ["asset.delete-permanently", "asset.tag",
+                                               "asset.tag", "file.import"]
+    assert [e["undoable"] for e in history] == [False, True, True, True]
+    assert history[0]["summary"] == "Permanently deleted 1 asset"
+    assert listed["canUndo"] is False
+    sequence = call(host, library_id, "library.change-sequence")
+    for _ in range(2):
+        error = call_error(host, library_id, "history.undo")
+        assert error.code == "HISTORY_IRREVERSIBLE"
+        assert error.details["historyId"] == history[0]["id"]
+        assert "Permanently deleted 1 asset" in error.message
+    assert get(host, library_id, a)["tags"] == ["keep"]
+    assert call(host, library_id, "library.change-sequence") == sequence
+    # later changes are undone back to the barrier, and no further
+    call(host, library_id, "asset.update", {"assetId": c, "rating": 3})
+    assert call(host, library_id, "history.undo")["entry"]["command"] == "asset.update"
+    assert call_error(host, library_id, "history.undo").code == "HISTORY_IRREVERSIBLE"
+    assert get(host, library_id, c)["rating"] == 0
+
+
+def test_deleting_nothing_leaves_no_barrier(host, library_id, assets):
+    call(host, library_id, "asset.tag", {"assetIds": assets[:1], "tags": ["keep"]})
+    plan = call(host, library_id, "trash.empty", {}, plan=True)
+    assert plan["count"] == 0
+    assert call(host, library_id, "trash.empty", {"stateToken": plan["stateToken"]}) == \
+        {"deleted": 0, "freedBytes": 0}
+    assert call(host, library_id, "history.undo")["entry"]["command"] == "asset.tag"
+
+
+def test_undo_names_the_step_it_means_and_refuses_another(host, library_id, assets):
+    a = assets[0]
+    call(host, library_id, "asset.tag", {"assetIds": [a], "tags": ["mine"]})
+    mine = call(host, library_id, "history.list")["items"][0]
+    call(host, library_id, "asset.update", {"assetId": a, "rating": 5})  # someone else's
+    theirs = call(host, library_id, "history.list")["items"][0]
+    error = call_error(host, library_id, "history.undo", {"historyId": mine["id"]})
+    assert error.code == "HISTORY_CONFLICT"
+    assert error.details == {"expectedHistoryId": mine["id"], "historyId": theirs["id"]}
+    assert "is not the next change to undo" in error.message
+    assert "Changed the rating" in error.message
+    assert get(host, library_id, a)["rating"] == 5 and get(host, library_id, a)["tags"] == \
+        ["mine"]
+    undone = call(host, library_id, "history.undo", {"historyId": theirs["id"]})
+    assert undone["entry"]["id"] == theirs["id"] and undone["entry"]["undone"] is True
+    # the same undo sent again (a retry) does not take back the next change
+    again = call_error(host, library_id, "history.undo", {"historyId": theirs["id"]})
+    assert again.code == "HISTORY_CONFLICT" and "was undone already" in again.message
+    assert get(host, library_id, a)["tags"] == ["mine"]
+    redone = call(host, library_id, "history.redo", {"historyId": theirs["id"]})
+    assert redone["entry"]["id"] == theirs["id"] and get(host, library_id, a)["rating"] == 5
+    assert call_error(host, library_id, "history.redo",
+                      {"historyId": theirs["id"]}).code == "HISTORY_CONFLICT"
 
 
 def test_a_stale_step_is_refused_and_leaves_everything_as_is(host, library_id, assets):
