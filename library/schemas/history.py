@@ -16,8 +16,7 @@ class HistoryEntry(Model):
     actor: Actor
     at: datetime
     undone: bool
-    undoable: bool = Field(True, description="False for a change that cannot be undone "
-                           "(a permanent delete): undo stops there (HISTORY_IRREVERSIBLE).")
+    undoable: bool = True  # False: a permanent delete, where undo stops
     change_sequence: int
 
 
@@ -34,13 +33,11 @@ class HistoryListOut(Page):
     can_redo: bool
 
 
+# Which step the caller means to undo (or redo): an id from history.list. Given, the call
+# is refused with HISTORY_CONFLICT when another step is next, so a retried or late undo never
+# takes back someone else's change.
 class HistoryStepIn(Model):
-    """Which step the caller means to undo (or redo): an id from history.list. Given, the
-    call is refused with HISTORY_CONFLICT when another step is next, so a retried or late
-    undo never takes back someone else's change."""
-
-    history_id: int | None = Field(None, ge=1, description="The entry undo (redo) should "
-                                   "take; refused if another one is next.")
+    history_id: int | None = Field(None, ge=1, description="Only this one.")
 
 
 class HistoryStepOut(Model):

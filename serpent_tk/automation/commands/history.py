@@ -19,15 +19,13 @@ COMMANDS: list[CommandSpec] = [
         {"libraryId": LIB, "limit": 20}, title="Change history"),
     command(
         "history.undo", "normal",
-        "Undo the library's most recent change, whoever made it (as Edit > Undo); with "
-        "historyId (from history.list) only if that is still the latest, else "
-        "HISTORY_CONFLICT. Permanent deletes cannot be undone (HISTORY_IRREVERSIBLE).",
+        "Undo the latest change, anyone's.",
         "",
         {"libraryId": LIB}, title="Undo", essential=True, capabilities=HISTORY,
         words=Words("undid “{entry[summary]}”", "undid a change"), recount="everywhere"),
     command(
         "history.redo", "normal",
-        "Redo the most recently undone change (with historyId: only that one).",
+        "Redo the most recently undone change.",
         "",
         {"libraryId": LIB}, title="Redo", essential=True, capabilities=HISTORY,
         words=Words("redid “{entry[summary]}”", "redid a change"), recount="everywhere"),

@@ -353,6 +353,17 @@ def test_every_write_command_has_a_scenario() -> None:
     assert sorted(SCENARIOS) == WRITES, "each write command needs a scenario here"
 
 
+def test_the_docs_name_every_command_undo_does_not_take_back() -> None:
+    page = Path(__file__).resolve().parents[3] / "docs" / "mcp.md"
+    kinds = page.read_text(encoding="utf-8").split("<!-- history-kinds:start -->")[1]
+    irreversible, untouched = kinds.split("<!-- history-kinds:end -->")[0].split(
+        "**Not a change to undo**")
+    for name in WRITES:
+        rule = CATALOGUE[name].history
+        if rule in ("irreversible", "none"):
+            assert f"`{name}`" in (irreversible if rule == "irreversible" else untouched), name
+
+
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     tmp = tmp_path_factory.mktemp("every-command")
