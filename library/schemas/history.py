@@ -37,7 +37,7 @@ class HistoryListOut(Page):
 # is refused with HISTORY_CONFLICT when another step is next, so a retried or late undo never
 # takes back someone else's change.
 class HistoryStepIn(Model):
-    history_id: int | None = Field(None, ge=1, description="Only this one.")
+    history_id: int | None = Field(None, ge=1, description="Only this.")
 
 
 class HistoryStepOut(Model):

@@ -19,13 +19,13 @@ COMMANDS: list[CommandSpec] = [
         {"libraryId": LIB, "limit": 20}, title="Change history"),
     command(
         "history.undo", "normal",
-        "Undo the latest change, anyone's.",
+        "Undo the last change, anyone's.",
         "",
         {"libraryId": LIB}, title="Undo", essential=True, capabilities=HISTORY,
         words=Words("undid “{entry[summary]}”", "undid a change"), recount="everywhere"),
     command(
         "history.redo", "normal",
-        "Redo the most recently undone change.",
+        "Redo the change undo took back.",
         "",
         {"libraryId": LIB}, title="Redo", essential=True, capabilities=HISTORY,
         words=Words("redid “{entry[summary]}”", "redid a change"), recount="everywhere"),
