@@ -67,7 +67,7 @@ class _Copied:
     asset_id: str
     new: bool  # a new asset (else: content the library already had)
     previous: str | None  # the asset the file had before it changed
-    insert: tuple | None = None  # type: ignore[type-arg]
+    insert: tuple | None = None  # type: ignore[type-arg]  # new_asset_row's name...facts
 
 
 @dataclass
@@ -143,7 +143,7 @@ class Syncer:
                      + [c.previous for c in copied if c.previous not in (None, c.asset_id)])
             tx.created("asset", [c.asset_id for c in copied if c.new])
             assetrows.insert_assets(tx.conn, [  # search text: refreshed below
-                (*c.insert, tx.now, tx.now, tx.actor_json, tx.actor_json, None, "")
+                assetrows.new_asset_row(c.asset_id, *c.insert, tx.now, tx.actor_json)
                 for c in copied if c.insert is not None])
             mirror = Mirror.of(tx, row)
             tx.conn.executemany(
@@ -196,10 +196,8 @@ class Syncer:
         asset_id = new_id("ast")
         in_batch[staged.sha256] = asset_id
         name = _clean(disk_file.path.stem if disk_file.path.suffix else disk_file.path.name)
-        insert = (asset_id, name[:255] or "file", _clean(disk_file.path.name)[:255] or "file",
-                  ext, media.kind_of(ext), media.mime_of(ext), facts.format, staged.size,
-                  facts.width, facts.height, staged.sha256, facts.taken_at, facts.camera,
-                  facts.lens, facts.problem)
+        insert = (name[:255] or "file", _clean(disk_file.path.name)[:255] or "file", ext,
+                  staged.size, staged.sha256, facts)
         return _Copied(disk_file, asset_id, new=True, previous=None, insert=insert)
 
     def _carry_over(self, tx: WriteTx, replaced: list[tuple[str, str, bool]]) -> None:
