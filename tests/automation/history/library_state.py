@@ -75,6 +75,11 @@ def without_assets(state: State, asset_ids: set[str]) -> State:
     return kept
 
 
+def without_search_text(state: State) -> State:
+    """`state` without what search matches (derived: found text, analysis, names and tags)."""
+    return {**state, "assets": frozenset(row[:-1] for row in state["assets"])}
+
+
 def trashed_extra(now: State, before: State) -> set[str]:
     """Assets in the trash now that did not exist before (an undone import's)."""
     known = {row[0] for row in before["assets"]}
