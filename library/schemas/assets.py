@@ -256,7 +256,7 @@ class AssetUpdateIn(Model):
             unknown = sorted(set(self.expected_versions or {}) - set(self.asset_ids))
             if unknown:
                 raise ValueError(f"expectedVersions: names assets not in assetIds: "
-                                 f"{', '.join(unknown[:5])}")
+                                 f"{', '.join(key[:40] for key in unknown[:5])}")
         elif self.expected_versions is not None:
             raise ValueError("expectedVersions: with assetId, give expectedVersion")
         if all(v is None for v in (self.name, self.notes, self.rating, self.source_url)):

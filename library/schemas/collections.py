@@ -115,12 +115,13 @@ class RuleSet(RuleGroup):
 # each of them (about 6 KB per tool), while a model reads the fields and operators once, in
 # the description (RuleSet's docstring says the same at length). Validation still uses
 # RuleSet (unknown fields and ops are refused there, naming the rule), and this schema
-# accepts everything it does.
+# accepts everything it does (no field takes a null value). Every property says what it is
+# (a type, an enum, "not null"), so clients that lint schemas find nothing left open.
 _MATCH = {"enum": ["all", "any"], "default": "all", "description": "all rules, or any."}
 _RULE_OR_GROUP = {
     "type": "object",
     "properties": {
-        "field": {"description":
+        "field": {"type": "string", "description":
                   "With its ops: tag, name, notes, source-url, camera, lens, found-text: is, "
                   "is-not, contains, not-contains; ext, kind, orientation (portrait, landscape, "
                   "square, panoramic): is, is-not (or a list); rating, width, height, size, "
@@ -128,9 +129,9 @@ _RULE_OR_GROUP = {
                   "before, after (ISO date), in-last-days; folder: is, is-not, within; "
                   "untagged: is, is-not (true/false); color: is, is-not (\"#rrggbb\" or "
                   "{color, tolerance, minRatio})."},
-        "op": {"description": "See field."},
-        "value": {"description": "See field."},
-        "match": {"description": "A group's: all or any."},
+        "op": {"type": "string", "description": "See field."},
+        "value": {"not": {"type": "null"}, "description": "See field."},
+        "match": {"enum": ["all", "any"], "description": "A group's."},
         "rules": {"type": "array", "description": "A group's rules."}},
 }
 RULES_SCHEMA: dict[str, Any] = {

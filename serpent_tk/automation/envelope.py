@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from library.errors import LibraryError
-from serpent_tk.automation.errors import public_details
+from serpent_tk.automation.errors import excerpt, public_details
 
 Envelope = dict[str, Any]
 Status = Literal["ok", "error", "confirmation_required"]
@@ -28,14 +28,31 @@ def ok(result: dict[str, Any], library_id: str | None = None,
     return envelope
 
 
+MAX_MESSAGE = 1000  # characters; a message for people is never longer
+MAX_DETAIL = 200  # characters of any string among an error's details
+
+
 def error(failure: LibraryError, library_id: str | None = None) -> Envelope:
-    body: dict[str, Any] = {"code": failure.code, "message": failure.message}
+    """An error answer. Its strings are cut (`MAX_MESSAGE`, `MAX_DETAIL`): whatever a caller
+    sent, an error never repeats more than a short excerpt of it."""
+    body: dict[str, Any] = {"code": failure.code, "message": excerpt(failure.message,
+                                                                     MAX_MESSAGE)}
     if failure.retryable:
         body["retryable"] = True
-    body.update(public_details(failure))
+    body.update({key: _cut(value) for key, value in public_details(failure).items()})
     if library_id is not None:
         body["libraryId"] = library_id
     return {"status": "error", "error": body}
+
+
+def _cut(value: Any) -> Any:
+    if isinstance(value, str):
+        return excerpt(value, MAX_DETAIL)
+    if isinstance(value, list):
+        return [_cut(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _cut(item) for key, item in value.items()}
+    return value
 
 
 def confirmation_required(challenge_id: str, expires_at: str, command: str,

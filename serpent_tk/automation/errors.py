@@ -26,10 +26,18 @@ from library.errors import (
 log = logging.getLogger("serpent.automation")
 
 
+EXCERPT = 40  # characters of a caller's value an error may repeat (names, keys, ids)
+
+
+def excerpt(text: str, limit: int = EXCERPT) -> str:
+    """`text` cut to `limit` characters ("…" when cut): how an error names what a caller sent,
+    so no answer echoes a huge argument."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 def unknown_command(name: str) -> LibraryError:
     """The one answer for an unknown tool, an unavailable command and a hidden plugin tool."""
-    shown = name if len(name) <= 100 else name[:100] + "…"
-    return LibraryError(NOT_FOUND, f"Unknown tool: {shown}", field="name")
+    return LibraryError(NOT_FOUND, f"Unknown tool: {excerpt(name, 100)}", field="name")
 
 
 def invalid_argument(field: str, message: str) -> LibraryError:
@@ -44,10 +52,11 @@ FIELD_FIRST = re.compile(r"^([a-z][A-Za-z0-9]*): ")
 
 
 def from_validation(error: ValidationError, prefix: tuple[str | int, ...] = ()) -> LibraryError:
-    """Name the first offending field (camelCase, dotted: `assetIds.2`), then say what is wrong."""
+    """Name the first offending field (camelCase, dotted: `assetIds.2`), then say what is wrong.
+    A part of the path the caller chose (an unknown argument's name, a key) is cut short."""
     first = error.errors(include_url=False, include_input=False)[0]
     location = [*prefix, *first.get("loc", ())]
-    field = ".".join(str(part) for part in location)
+    field = ".".join(excerpt(str(part)) for part in location)
     message = first.get("msg", "invalid value").removeprefix("Value error, ")
     named = FIELD_FIRST.match(message) if not first.get("loc") else None
     if named:  # a check of several arguments together names the one to fix first

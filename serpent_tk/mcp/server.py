@@ -29,6 +29,7 @@ from serpent_tk import __version__
 from serpent_tk.credentials import Credential, CredentialStore
 from serpent_tk.mcp.apps import search_app
 from serpent_tk.mcp.endpoint import IDENTIFY_PATH
+from serpent_tk.mcp.http.events import RETRY_MS
 from serpent_tk.mcp.http.guard import RequestGuard, allowed_hosts
 from serpent_tk.mcp.http.identify import IdentifyEndpoint
 from serpent_tk.mcp.http.sessions import (
@@ -185,7 +186,7 @@ def build_app(*, gateway: GatewayLike, credentials: CredentialStore, catalogue: 
     tasks.install(server)  # long work as MCP tasks (`mcp.tasks`)
     manager = CountedSessionManager(
         server, security_settings=security_settings(port),
-        max_request_body_size=MAX_REQUEST_BODY_BYTES,
+        max_request_body_size=MAX_REQUEST_BODY_BYTES, retry_interval=RETRY_MS,
         session_idle_timeout=SESSION_IDLE_TIMEOUT_S, max_sessions=MAX_SESSIONS)
     room = ClientRoom(manager, lambda: {c.id for c in credentials.list()})
 
@@ -208,7 +209,8 @@ def build_app(*, gateway: GatewayLike, credentials: CredentialStore, catalogue: 
                 await notifier.detach()
 
     guard = RequestGuard(manager.handle_request, port=port, credentials=credentials,
-                         room=room, on_request=on_request)
+                         room=room, max_body_bytes=MAX_REQUEST_BODY_BYTES,
+                         on_request=on_request)
     identify = IdentifyEndpoint(secret, port)
     return Starlette(routes=[Route("/mcp", guard), Route(IDENTIFY_PATH, identify,
                                                          methods=["POST"])],

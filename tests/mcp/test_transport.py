@@ -204,3 +204,88 @@ def test_status_reports_connected_clients(server: Server, mode: str) -> None:
     assert status.running and "Cursor" in status.clients
     assert status.last_request_at is not None
     assert server.credentials.get("Cursor").last_used_at is not None  # type: ignore[union-attr]
+
+
+def sse_events(text: str) -> list[dict[str, str]]:
+    """The events of an SSE body: each a dict of its fields (id, retry, data, event)."""
+    events = []
+    for block in text.replace("\r\n", "\n").split("\n\n"):
+        fields: dict[str, str] = {}
+        for line in block.splitlines():
+            name, _, value = line.partition(":")
+            fields[name] = value.removeprefix(" ")
+        if fields:
+            events.append(fields)
+    return events
+
+
+def test_a_post_stream_opens_with_a_priming_event_and_a_retry(server: Server) -> None:
+    """2025-11-25 transport: every POST SSE stream starts with an event that has an id and
+    empty data, and says how long to wait before reconnecting (`retry`)."""
+    opened = post(server, token=server.token())
+    events = sse_events(opened.text)
+    assert events[0]["data"] == "" and events[0]["id"] and events[0]["retry"] == "1000"
+    assert json.loads(events[-1]["data"])["result"]["serverInfo"]["name"] == "serpent"
+    assert events[-1]["id"] and events[-1]["id"] != events[0]["id"]
+
+
+def test_a_client_that_lost_its_stream_gets_the_answer_again(server: Server) -> None:
+    """A POST stream cut after its priming event: a GET with `Last-Event-ID` brings the
+    answer of that very request (and nothing of another session)."""
+    token = server.token()
+    session = post(server, token=token).headers["mcp-session-id"]
+    headers = {"mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
+    post(server, token=token, headers=headers, body=json.dumps(
+        {"jsonrpc": "2.0", "method": "notifications/initialized"}).encode())
+    call = {"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+            "params": {"name": "serpent_library_list_open", "arguments": {}}}
+    sent = {"content-type": "application/json", "accept": ACCEPT,
+            "authorization": f"Bearer {token}", **headers}
+    with httpx2.Client(timeout=10) as http:
+        with http.stream("POST", server.url, headers=sent, content=json.dumps(call)) as stream:
+            first = next(stream.iter_lines())  # the priming event's first line, then hang up
+        assert first.startswith("id: ")
+        primed = first.removeprefix("id: ")
+        other = post(server, token=token).headers["mcp-session-id"]
+        stranger = http.get(server.url, headers={
+            **sent, "mcp-session-id": other, "accept": "text/event-stream",
+            "last-event-id": primed}, timeout=3)
+        with http.stream("GET", server.url, headers={
+                **sent, "accept": "text/event-stream", "last-event-id": primed}) as resumed:
+            for line in resumed.iter_lines():
+                if line.startswith("data: ") and line != "data: ":
+                    answer = json.loads(line.removeprefix("data: "))
+                    break
+    assert answer["id"] == 9 and answer["result"]["structuredContent"]["status"] == "ok"
+    assert '"id":9' not in stranger.text
+
+
+def test_a_sessions_event_store_is_bounded_and_replays_one_stream() -> None:
+    from mcp.server.streamable_http import EventMessage
+    from mcp_types import JSONRPCNotification
+
+    from serpent_tk.mcp.http.events import MAX_EVENTS, RecentEvents
+
+    def note(text: str) -> Any:
+        return JSONRPCNotification(jsonrpc="2.0", method="notifications/message",
+                                   params={"data": text})
+
+    async def scenario() -> tuple[list[str], int, list[str]]:
+        store = RecentEvents(max_bytes=64 * 1024)
+        first = await store.store_event("7", None)  # a priming event
+        ids = [await store.store_event("7" if n % 2 else "8", note(f"n{n}")) for n in range(6)]
+        replayed: list[str] = []
+
+        async def collect(event: EventMessage) -> None:
+            replayed.append(event.message.params["data"])  # type: ignore[union-attr]
+
+        assert await store.replay_events_after(first, collect) == "7"
+        huge = await store.store_event("7", note("x" * 70_000))  # larger than the store
+        for n in range(2 * MAX_EVENTS):
+            await store.store_event("9", note(str(n)))
+        gone = await store.replay_events_after(ids[0], collect)
+        return replayed, store.kept, [huge, str(gone)]
+
+    replayed, kept, (huge, gone) = run(scenario())
+    assert replayed == ["n1", "n3", "n5"]  # its own stream only, in order
+    assert kept == MAX_EVENTS and gone == "None" and huge.isdigit()

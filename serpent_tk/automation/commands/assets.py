@@ -54,8 +54,8 @@ COMMANDS: list[CommandSpec] = [
         words=Words("renamed {assets}", "renamed assets")),
     command(
         "asset.tag", "normal",
-        "Add tags to assets: the same to all (assetIds, tags), or per asset (tagsByAsset, "
-        "e.g. after looking at a contact sheet). One undo step.",
+        "Add tags to assets: the same to all (assetIds, tags), or per asset (tagsByAsset). "
+        "One undo step.",
         "",
         {"libraryId": LIB, "tagsByAsset": {A1: ["sky", "sunset"], A2: ["forest"]}},
         title="Tag assets", essential=True, idempotent=True,

@@ -10,7 +10,8 @@ which, so one client never fills the room of the others. The token is
 verified on every request, so a mode change made anywhere applies to the very next request;
 a revoke ends the credential's sessions and open streams within a second (`ClientRoom`). The
 credential reaches the tool handlers through `current_credential()`; the SDK binds each
-session to the credential id.
+session to the credential id. A POST body nested too deep for the SDK's JSON parser is
+flattened first (`nesting.py`), so its tool answers with the nesting limit.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from serpent_tk.credentials import Credential, CredentialStore
 from serpent_tk.mcp.http.connections import mark_useful
+from serpent_tk.mcp.http.nesting import flattening
 from serpent_tk.mcp.http.sessions import REQUESTS_PER_CREDENTIAL, ClientRoom
 
 log = logging.getLogger(__name__)
@@ -107,12 +109,13 @@ class RequestGuard:
     """ASGI middleware for the `/mcp` route."""
 
     def __init__(self, app: ASGIApp, *, port: int, credentials: CredentialStore,
-                 room: ClientRoom,
+                 room: ClientRoom, max_body_bytes: int,
                  on_request: Callable[[Credential], None] | None = None) -> None:
         self.app = app
         self.port = port
         self.credentials = credentials
         self.room = room
+        self.max_body_bytes = max_body_bytes
         self.on_request = on_request
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -161,6 +164,8 @@ class RequestGuard:
             started = started or message["type"] == "http.response.start"
             await send(message)
 
+        if scope.get("method") == "POST":  # arguments nested too deep for the SDK's parser
+            receive = flattening(receive, self.max_body_bytes)
         reset = _credential.set(credential)
         try:
             with self.room.flight(credential.id) as flight:

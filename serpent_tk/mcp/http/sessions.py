@@ -16,7 +16,7 @@ credential could fill it and lock every other client out. Here:
   request gets 404, which the protocol says means exactly that). Sessions without an open
   stream go first, then those with one, each least recently used first.
   An idle session (no request in flight and no open GET stream) also ends by itself after
-  `SESSION_IDLE_TIMEOUT_S`.
+  `SESSION_IDLE_TIMEOUT_S`. Each session gets an event store of its own (`events.py`).
 - `ClientRoom` counts each credential's requests in flight (open streams included: at most
   `REQUESTS_PER_CREDENTIAL`) and, every `REVOKE_POLL_S`, compares the live credentials with
   those holding sessions or requests: a revoked one has its sessions ended and its requests
@@ -38,6 +38,8 @@ from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.types import Receive, Scope, Send
+
+from serpent_tk.mcp.http.events import RecentEvents
 
 log = logging.getLogger(__name__)
 
@@ -143,6 +145,7 @@ class CountedSessionManager(StreamableHTTPSessionManager):
                 return None  # every one of them is busy
         if self.max_sessions is not None and len(self._server_instances) >= self.max_sessions:
             self._reclaim(self._biggest_holders())
+        self.event_store = RecentEvents()  # each session its own: ids and streams never mix
         transport = super()._admit_session(requestor)
         if transport is not None and transport.mcp_session_id:
             use = SessionUse(owner)

@@ -24,7 +24,7 @@ from library.errors import INVALID_ARGUMENT
 KIB = 1024
 FRAMING_BYTES = 2 * KIB  # JSON-RPC frame, content wrappers, SSE framing, headroom
 CURSOR_ALLOWANCE = 600  # room kept for a `nextCursor` the re-asked page may carry
-LONGEST_CURSOR = 40  # room kept for a continuation cursor (`cut:<id>:<offset>`)
+LONGEST_CURSOR = 56  # room kept for a continuation cursor (`cut:<id>:<offset>~<tag>`)
 
 
 def encoded_size(value: Any) -> int:

@@ -35,6 +35,7 @@ from serpent_tk.credentials import Credential
 from serpent_tk.mcp.http.guard import current_credential
 from serpent_tk.mcp.notifier import LEVELS, Notifier, change_notification, level_allows
 from serpent_tk.mcp.tasks.tickets import current_ticket
+from serpent_tk.mcp.tools import arguments
 from serpent_tk.mcp.tools.budget import (
     FRAMING_BYTES,
     Budget,
@@ -70,6 +71,16 @@ def call_result(envelope: dict[str, Any],
         is_error=envelope.get("status") == "error",
         structured_content=envelope,
         content=[*(extra or []), types.TextContent(type="text", text=dumps(envelope))])
+
+
+def bound(envelope: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+    """`envelope` with its `nextCursor` tagged with the call's arguments (arguments.py)."""
+    result = envelope.get("result")
+    if envelope.get("status") != "ok" or not isinstance(result, dict) \
+            or not isinstance(result.get("nextCursor"), str):
+        return envelope
+    return {**envelope, "result": {**result,
+                                   "nextCursor": arguments.bind(result["nextCursor"], args)}}
 
 
 def unknown_tool(name: str) -> MCPError:
@@ -132,13 +143,21 @@ class Handlers:
         if credential is None or spec is None:
             raise unknown_tool(params.name)
         args = dict(params.arguments or {})
-        library_id = args.get("libraryId") if isinstance(args.get("libraryId"), str) else None
-        owner = Owner(credential.name, spec.tool_name, library_id)
+        library_id = arguments.library_named(args)
+        deep = arguments.nested_too_deep(args)
+        if deep is not None:
+            return call_result(arguments.too_deep(deep, library_id))
         given = args.get("cursor")
+        if isinstance(given, str):
+            given = arguments.unbind(given, args)
+            if given is None:
+                return call_result(arguments.other_arguments(library_id))
+            args["cursor"] = given
+        owner = Owner(credential.name, spec.tool_name, library_id)
         if is_continuation(given) or (given is not None and continued_here(spec)):
             # the rest of a cut answer: served from what was kept, nothing runs again
-            return call_result(self.continuations.next_page(given, owner, self.budget())
-                               if isinstance(given, str) else expired(owner))
+            return call_result(bound(self.continuations.next_page(given, owner, self.budget())
+                                     if isinstance(given, str) else expired(owner), args))
         caller = mcp_caller(credential)
         watch = self.notifier.watch() if logs_opted_in(ctx) else None
         forwarder = asyncio.ensure_future(self._forward(ctx, watch)) if watch else None
@@ -147,7 +166,7 @@ class Handlers:
             if spec.returns_image and envelope.get("status") == "ok":
                 return await self._thumbnail(envelope)
             envelope = await self._fit(spec, args, caller, envelope, owner)
-            return call_result(envelope)
+            return call_result(bound(envelope, args))
         except Exception as error:  # a bug of ours: the caller gets INTERNAL + incident id
             failure = errors.internal(error, f"MCP call of {spec.tool_name}")
             return call_result(envelopes.error(failure, library_id))

@@ -7,7 +7,8 @@ Runs on the listener loop. Every read goes through the gateway as the reading cr
 read them) and stays within the output budget. A URI naming no such library, asset or
 preview is the protocol's "Resource not found" error: -32602 with the uri in `data`, as the
 2026-07-28 specification asks for every revision (SEP-2164; the SDK's own servers do the same,
-and clients still accept the retired -32002).
+and clients still accept the retired -32002); its message says plainly "no such asset" (or
+library), whatever was wrong with the id, and repeats at most 200 characters of the URI.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
+from serpent_tk.automation.errors import excerpt
 from serpent_tk.mcp.apps import search_app
 from serpent_tk.mcp.notifier import Notifier, change_resource_uri
 from serpent_tk.mcp.tools.budget import FRAMING_BYTES, Budget, dumps, encoded_size
@@ -55,14 +57,28 @@ TEMPLATES = [
 ]
 
 
+NO_ASSET = "no such asset"
+NO_LIBRARY = "no such library open"
+URI_EXCERPT = 200  # characters of a URI an answer repeats
+
+
 def not_found(uri: str, why: str = "") -> MCPError:
-    return MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {uri[:200]}"
-                    + (f" ({why})" if why else ""), {"uri": uri[:2000]})
+    shown = excerpt(uri, URI_EXCERPT)
+    return MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {shown}"
+                    + (f" ({why})" if why else ""), {"uri": shown})
 
 
 def _failure(uri: str, envelope: dict[str, Any]) -> MCPError:
+    """A failed read in plain words: a malformed or unknown id is simply not there (no
+    field path or pattern of the command behind it)."""
     error = envelope.get("error") or {}
-    return not_found(uri, f"{error.get('code', 'ERROR')}: {error.get('message', '')}")
+    code, field = error.get("code"), str(error.get("field") or "")
+    if code in ("LIBRARY_NOT_FOUND", "LIBRARY_NOT_OPEN", "LIBRARY_REQUIRED") or (
+            code == "INVALID_ARGUMENT" and field.startswith("libraryId")):
+        return not_found(uri, NO_LIBRARY)
+    if code in ("NOT_FOUND", "INVALID_ARGUMENT"):
+        return not_found(uri, NO_ASSET)
+    return not_found(uri, excerpt(str(error.get("message", "")), URI_EXCERPT))
 
 
 def app_resource() -> types.Resource:
@@ -141,7 +157,7 @@ class Resources:
             raise _failure(uri, answer)
         items = answer["result"].get("items", [])
         if not items:
-            raise not_found(uri, "no asset with this id")
+            raise not_found(uri, NO_ASSET)
         text = dumps(items[0])
         if not self.budget().fits({"text": text}):
             raise not_found(uri, "too large for the output budget")

@@ -24,6 +24,7 @@ DROPPED = frozenset({"title", "examples", "minLength", "maxLength", "pattern", "
 TRIVIAL_DEFAULTS: tuple[Any, ...] = (None, False, [], {})
 LITERAL_KEYS = frozenset({"enum", "const", "default", "required"})
 NULL = {"type": "null"}
+ANNOTATING = ("description", "default", "title", "examples")  # said of a value, not checked
 
 
 def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
@@ -59,8 +60,9 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
 
 def _property(schema: dict[str, Any], required: bool) -> dict[str, Any]:
     """One property: an optional `X | None` (null only means "not given") becomes `X`; a
-    null that means something (folderId null: in no folder) stays, as `type: [T, "null"]`.
-    Alternatives of one type (an http(s) URL or "") become that type."""
+    null that means something (folderId null: in no folder) stays, as `anyOf` a single type
+    and null (never `type: [T, "null"]`, which clients mapping schemas onto one `type` per
+    value reject). Alternatives of one type (an http(s) URL or "") become that type."""
     branches = schema.get("anyOf")
     if not isinstance(branches, list):
         return schema
@@ -77,7 +79,8 @@ def _property(schema: dict[str, Any], required: bool) -> dict[str, Any]:
     if nullable:
         if not isinstance(merged.get("type"), str):
             return schema
-        merged["type"] = [merged["type"], "null"]
+        said = {k: merged.pop(k) for k in ANNOTATING if k in merged}
+        return {"anyOf": [merged, NULL], **said}
     return merged
 
 

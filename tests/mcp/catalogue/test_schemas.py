@@ -1,11 +1,13 @@
 """Lean tool definitions: what the model reads stays under its limits (tokens per toolset), the
 whole tools/list answer under 65 KiB, every argument is described, the lean schemas take every
-example, and every envelope a tool answers with is valid against its output schema."""
+example, every envelope a tool answers with is valid against its output schema, and MCP
+Inspector's `--strict` lint (its rules here, and the real CLI) finds nothing."""
 
 from __future__ import annotations
 
 import json
 import re
+import subprocess
 from typing import Any
 
 import httpx2
@@ -18,6 +20,7 @@ from serpent_tk.mcp.apps.search_app import tool_meta
 from serpent_tk.mcp.tools import schemas, sizes
 from serpent_tk.mcp.tools.catalogue import Catalogue
 from tests.mcp.conftest import Server
+from tests.nodejs import node_executable, node_project
 
 REGISTRY = build_registry()
 SPECS = sorted((s for s in REGISTRY.commands.values() if not s.internal),
@@ -131,3 +134,80 @@ def test_every_envelope_is_valid_against_the_output_schema(spec: CommandSpec) ->
     assert not validator.is_valid({"status": "ok"})
     assert not validator.is_valid({"status": "failed", "error": ERROR_ENVELOPES[0]["error"]})
     assert not validator.is_valid({"result": {}})
+
+
+# MCP Inspector's `--strict` lint (clients/cli, 2.12): what makes a tool schema less portable
+CONSTRAINING = frozenset({
+    "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
+    "exclusiveMinimum", "maxLength", "minLength", "pattern", "format", "contentMediaType",
+    "contentEncoding", "contentSchema", "maxItems", "minItems", "uniqueItems", "maxContains",
+    "minContains", "maxProperties", "minProperties", "required", "dependentRequired", "allOf",
+    "anyOf", "oneOf", "not", "items", "prefixItems", "contains", "additionalItems",
+    "unevaluatedItems", "properties", "patternProperties", "additionalProperties",
+    "unevaluatedProperties", "propertyNames", "dependentSchemas", "dependencies", "$ref",
+    "$dynamicRef", "$recursiveRef"})
+SUBSCHEMA = ("items", "contains", "not", "propertyNames", "if", "then", "else",
+             "additionalProperties", "unevaluatedProperties", "additionalItems",
+             "unevaluatedItems", "contentSchema")
+SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+SUBSCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs",
+                  "definitions")
+BOOLEAN_ALLOWED = frozenset({"additionalProperties", "unevaluatedProperties", "items",
+                             "additionalItems", "unevaluatedItems"})
+
+
+def strict_findings(node: Any, path: str, keyword: str | None = None) -> list[str]:
+    """What `inspector --cli --strict` reports of one schema (empty: nothing)."""
+    if isinstance(node, bool):
+        return [] if keyword in BOOLEAN_ALLOWED else [f"{path}: a bare {node}"]
+    if not isinstance(node, dict):
+        return []
+    found = []
+    if isinstance(node.get("type"), list):
+        found.append(f"{path}: type {node['type']} (use anyOf, one type each)")
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref and not ref.startswith("#"):
+        found.append(f"{path}: a remote $ref")
+    constrains = bool(CONSTRAINING & set(node)) or ("if" in node and (
+        "then" in node or "else" in node))
+    if not constrains and keyword != "not":
+        found.append(f"{path}: no validation keyword (accepts anything)")
+    for key in SUBSCHEMA_MAPS:
+        for name, sub in (node.get(key) or {}).items() if isinstance(node.get(key), dict) \
+                else ():
+            found += strict_findings(sub, f"{path}.{key}.{name}", key)
+    for key in SUBSCHEMA_LISTS:
+        for index, sub in enumerate(node.get(key) or []):
+            found += strict_findings(sub, f"{path}.{key}[{index}]", key)
+    for key in SUBSCHEMA:
+        if key in node:
+            found += strict_findings(node[key], f"{path}.{key}", key)
+    return found
+
+
+def test_every_schema_passes_mcp_inspectors_strict_lint() -> None:
+    """No `type: [T, "null"]` (Gemini's function declarations take one type), every property
+    says what it is, no bare booleans, no remote refs: in the input and output schemas of
+    every tool."""
+    found = [finding for tool in CATALOGUE.tools("full-access", "everything")
+             for kind in ("input_schema", "output_schema")
+             for finding in strict_findings(getattr(tool, kind), f"{tool.name}.{kind}")]
+    assert not found, "\n".join(found)
+
+
+def test_mcp_inspector_strict_finds_nothing(server: Server) -> None:
+    """The real MCP Inspector CLI (tests/node/inspector) lists the tools with --strict."""
+    project = node_project("inspector")
+    token = server.token("Inspector", "full-access")
+    launcher = project / "node_modules" / "@modelcontextprotocol" / "inspector" / "clients" / \
+        "launcher" / "build" / "index.js"
+    for toolset in ("everything", "essentials"):
+        server.credentials.set_toolset("Inspector", toolset)
+        done = subprocess.run(
+            [str(node_executable()), str(launcher), "--cli", server.url, "--header",
+             f"Authorization: Bearer {token}", "--method", "tools/list", "--strict"],
+            cwd=project, capture_output=True, text=True, timeout=180)
+        assert done.returncode == 0, done.stderr[-3000:]
+        listed = json.loads(done.stdout)["tools"]
+        assert len(listed) == len(CATALOGUE.tools("full-access", toolset))
+        assert "Warning" not in done.stderr and "Error" not in done.stderr, done.stderr[-3000:]
