@@ -116,7 +116,7 @@ class FindDuplicatesOut(Page):
     total: int = Field(default=0, description="Groups found in all.")
     analysed: int = Field(default=0, description="Images compared (analysed, not trashed).")
     not_analysed: int = Field(default=0, description="Assets not analysed yet: they cannot be "
-                              "compared until analysis.run has looked at them.")
+                              "compared until Serpent has analysed them.")
     note: str | None = None
 
 

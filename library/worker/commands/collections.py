@@ -163,8 +163,8 @@ def members(tx: WriteTx, args: CollectionMembersIn) -> Collection:
     conn = tx.conn
     row = _get(conn, args.collection_id)
     if row["smart"]:
-        raise LibraryError(INVALID_ARGUMENT, "A smart collection's rules pick its assets; "
-                           "change the rules with collection.update instead.",
+        raise LibraryError(INVALID_ARGUMENT, "A smart collection's rules pick its assets: "
+                           "none can be added or removed by hand; change its rules instead.",
                            field="collectionId", reason="smart")
     if not args.add and not args.remove:
         raise LibraryError(INVALID_ARGUMENT, "Give assets to add or to remove.", field="add")

@@ -62,8 +62,8 @@ def find_duplicates(ctx: ReadContext, args: FindDuplicatesIn) -> FindDuplicatesO
     note = None
     if not_analysed:
         note = (f"{not_analysed} asset{'s are' if not_analysed != 1 else ' is'} not analysed "
-                "yet and could not be compared; run analysis.run (without assetIds) and ask "
-                "again when its task is done.")
+                "yet and could not be compared. Serpent analyses every import by itself: ask "
+                "again when that is done.")
     return FindDuplicatesOut(
         items=page, total=len(groups), analysed=len(rows), not_analysed=not_analysed,
         note=note, next_cursor=f"g{offset + args.limit}" if more else None)
@@ -81,7 +81,8 @@ def find_similar(ctx: ReadContext, args: FindSimilarIn) -> FindSimilarOut:
     if index is None:
         note = ("It is not an image, so it cannot be compared." if asset["kind"] != "image"
                 else "It is not analysed yet (or in the trash, or its picture cannot be "
-                "decoded); run analysis.run with its id and ask again when the task is done.")
+                "decoded). Serpent analyses every import by itself: ask again when that is "
+                "done.")
         return FindSimilarOut(asset_id=args.asset_id, items=[], total=0, note=note)
     sigs = similarity.Signatures([_signature(r) for r in rows])
     found = similarity.nearest(sigs, index, args.max_distance)

@@ -66,7 +66,7 @@ def list_history(ctx: ReadContext, args: HistoryListIn) -> HistoryListOut:
 
 def _read_cursor(cursor: str) -> int:
     if not (cursor.startswith("h") and cursor[1:].isdigit()):
-        raise LibraryError(INVALID_ARGUMENT, "cursor: not a cursor from history.list",
+        raise LibraryError(INVALID_ARGUMENT, "cursor: not a cursor of the history list",
                            field="cursor")
     return int(cursor[1:])
 

@@ -35,7 +35,7 @@ from serpent_tk.credentials import Credential
 from serpent_tk.mcp.http.guard import current_credential
 from serpent_tk.mcp.notifier import LEVELS, Notifier, change_notification, level_allows
 from serpent_tk.mcp.tasks.tickets import current_ticket
-from serpent_tk.mcp.tools import arguments
+from serpent_tk.mcp.tools import analysis_wait, arguments
 from serpent_tk.mcp.tools.budget import (
     FRAMING_BYTES,
     Budget,
@@ -163,6 +163,8 @@ class Handlers:
         forwarder = asyncio.ensure_future(self._forward(ctx, watch)) if watch else None
         try:
             envelope = await self._submit(spec.name, args, caller)
+            envelope = await analysis_wait.settled(
+                spec, args, envelope, lambda name, a: self._submit(name, a, caller))
             if spec.returns_image and envelope.get("status") == "ok":
                 return await self._thumbnail(envelope)
             envelope = await self._fit(spec, args, caller, envelope, owner)

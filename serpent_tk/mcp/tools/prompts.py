@@ -36,11 +36,13 @@ class Argument:
 
 @dataclass(frozen=True)
 class Job:
-    """What a prompt's text is made from: the library it works on and its other arguments."""
+    """What a prompt's text is made from: the library it works on, its other arguments, and
+    the duplicates tool's distance scale (`distance_scale`)."""
 
     library_id: str
     library_name: str
     arguments: dict[str, str]
+    scale: tuple[int, int, str] = (0, 0, "")  # (default, largest, meaning); see Prompts.get
 
     def arg(self, name: str, default: str = "") -> str:
         return (self.arguments.get(name) or default).strip()
@@ -102,14 +104,30 @@ no folder, {window}. Page on with nextCursor if the import is larger.
 and say in one line what went where. history.undo takes back any step."""
 
 
+DUPLICATES = "asset.find-duplicates"
+NO_SCALE = (0, 0, "")
+
+
+def distance_scale(registry: Registry) -> tuple[int, int, str]:
+    """asset.find-duplicates' own maxDistance: its default, its largest value and what its
+    numbers mean (the prompt says exactly what the tool says)."""
+    spec = registry.get(DUPLICATES)
+    assert spec is not None, "the review-duplicates prompt needs asset.find-duplicates"
+    info = spec.input_model.model_fields["max_distance"]
+    most = next(m.le for m in info.metadata if getattr(m, "le", None) is not None)
+    return int(info.default), int(most), str(info.description)
+
+
 def review_duplicates(job: Job) -> str:
-    distance = job.arg("maxDistance", "4")
+    default, most, _scale = job.scale
+    given = job.arg("maxDistance")
+    distance = min(int(given), most) if given.isdigit() else default
     return f"""Review the duplicate pictures of the Serpent library “{job.library_name}” and \
 move the weaker copies to the trash. Pass "libraryId": "{job.library_id}" explicitly in every \
 call.
 
-1. {job.call("asset.find-duplicates", maxDistance=int(distance) if distance.isdigit() else 4)} \
-lists groups of near-identical pictures (assetIds oldest first). If notAnalysed is more than \
+1. {job.call(DUPLICATES, maxDistance=distance)} lists groups of near-identical pictures \
+(assetIds oldest first; keep is the one that looks best to keep). If notAnalysed is more than \
 0, say so: those assets are not compared yet. Page on with nextCursor.
 2. For each group: {job.call("asset.get", assetIds=["<the group's ids>"])} (size, width, \
 height, rating, tags, notes, folders) and \
@@ -167,8 +185,8 @@ PROMPTS: tuple[PromptSpec, ...] = (
                file_import),
     PromptSpec("review-duplicates", "Review duplicates",
                "Compare near-identical pictures and move the weaker copies to the trash.",
-               (LIBRARY, Argument("maxDistance", "How alike: 0 same picture, 4 small edits "
-                                                 "(default), 8 loosely similar.")),
+               (LIBRARY, Argument("maxDistance", "How alike, as the duplicates tool counts: "
+                                                 "{scale} Default {default}.")),
                review_duplicates),
     PromptSpec("curate-collection", "Curate a collection",
                "Pick, order and annotate assets on a theme in a hand-picked collection.",
@@ -202,14 +220,20 @@ class Prompts:
         return [p for p in PROMPTS
                 if all(tool_name_for(name) in listed for name in self.needs(p))]
 
-    @staticmethod
-    def as_mcp(prompt: PromptSpec) -> types.Prompt:
+    def as_mcp(self, prompt: PromptSpec) -> types.Prompt:
         return types.Prompt(name=prompt.name, title=prompt.title,
                             description=prompt.description,
                             arguments=[types.PromptArgument(name=a.name,
-                                                            description=a.description,
+                                                            description=self.described(a),
                                                             required=a.required or None)
                                        for a in prompt.arguments])
+
+    def described(self, argument: Argument) -> str:
+        """An argument's description, with the duplicates tool's own scale where it says so."""
+        if "{scale}" not in argument.description:
+            return argument.description
+        default, _most, scale = distance_scale(self.registry)
+        return argument.description.format(scale=scale, default=default)
 
     def find(self, name: str, listed: Collection[str]) -> PromptSpec:
         for prompt in self.offered(listed):
@@ -224,7 +248,8 @@ class Prompts:
                 raise MCPError(types.INVALID_PARAMS,
                                f"The prompt {prompt.name} needs the argument {argument.name}.")
         library_id, name = await resolve_library(arguments.get("library", ""), submit)
-        job = Job(library_id, name, arguments)
+        scale = distance_scale(self.registry) if self.registry.get(DUPLICATES) else NO_SCALE
+        job = Job(library_id, name, arguments, scale)
         text = agent_text(prompt.text(job), self.registry.commands)
         return types.GetPromptResult(description=prompt.description, messages=[
             types.PromptMessage(role="user", content=types.TextContent(type="text",

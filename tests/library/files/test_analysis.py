@@ -54,7 +54,7 @@ def test_analysis_finds_resized_copies_and_says_what_is_not_analysed(host, libra
 
     before = call(host, library_id, "asset.find-duplicates")
     assert before["items"] == [] and before["notAnalysed"] == 5 and before["analysed"] == 0
-    assert "analysis.run" in before["note"]
+    assert "5 assets are not analysed yet" in before["note"]  # naming no tool
 
     queued = call(host, library_id, "analysis.run")["task"]
     assert queued["kind"] == "analysis" and queued["status"] == "queued"

@@ -88,7 +88,7 @@ def test_colour_swapped_copies_are_not_duplicates_and_trashing_is_one_step(host,
                                                    "keepFolderTree": False})
     ids = {Path(i["sourcePath"]).stem: i["assetId"] for i in result["items"]}
     not_yet = call(host, library_id, "asset.find-similar", {"assetId": ids["warm"]})
-    assert not_yet["items"] == [] and "analysis.run" in not_yet["note"]
+    assert not_yet["items"] == [] and "not analysed yet" in not_yet["note"]
     analysed(host, library_id)
 
     [group] = every_group(host, library_id)
