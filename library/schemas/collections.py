@@ -122,9 +122,9 @@ _RULE_OR_GROUP = {
     "type": "object",
     "properties": {
         "field": {"type": "string", "description":
-                  "With its ops: tag, name, notes, source-url, camera, lens, found-text: is, "
-                  "is-not, contains, not-contains; ext, kind, orientation (portrait, landscape, "
-                  "square, panoramic): is, is-not (or a list); rating, width, height, size, "
+                  "tag, name, notes, source-url, camera, lens, found-text: is, is-not, "
+                  "contains, not-contains; ext, kind, orientation: is, is-not (or a list); "
+                  "rating, width, height, size, "
                   "aspect-ratio, pages, duration (s): is, is-not, gte, lte; added-at, taken-at: "
                   "before, after (ISO date), in-last-days; folder: is, is-not, within; "
                   "untagged: is, is-not (true/false); color: is, is-not (\"#rrggbb\" or "
