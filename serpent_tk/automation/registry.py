@@ -331,9 +331,10 @@ class Registry:
         return self.commands.get(name) or self._by_tool.get(name)
 
     def tools(self, mode: str) -> list[CommandSpec]:
-        """What a caller in `mode` may see and call, in name order."""
+        """What a caller in `mode` may see and call as tools, in name order (Serpent's
+        internal commands, for plugins only, are never tools)."""
         return [spec for name, spec in sorted(self.commands.items())
-                if policy.mode_allows(mode, spec.min_mode)]
+                if not spec.internal and policy.mode_allows(mode, spec.min_mode)]
 
     def on_change(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Hear when plugin commands come or go. Returns the unsubscribe function."""
