@@ -194,10 +194,10 @@ class AssetSearchIn(Model):
                                            "square ±5 %, panoramic ≥ 2:1.")
     color: HexColor | None = Field(default=None, description="#rrggbb in the palette "
                                    "(colorTolerance, colorMinRatio).")
-    color_tolerance: float = Field(default=20, ge=1, le=100, description="ΔE (CIELAB): 2 barely "
-                                   "visible, 30+ other.")
-    color_min_ratio: float = Field(default=0.05, ge=0, le=1, description="Share of the "
-                                   "picture.")
+    color_tolerance: float = Field(default=44, ge=1, le=100, description="How far a colour "
+                                   "may be (hue counts most): 44 the same hue.")
+    color_min_ratio: float = Field(default=0.3, ge=0, le=1, description="Share its close "
+                                   "colours cover.")
     rules: RulesLikeCreate = Field(default=None, description="Also match these smart-"
                                   "collection rules.")
     trashed: bool = Field(default=False, description="Search the trash instead.")

@@ -8,6 +8,7 @@ stamps `modified_at`/`modified_by` and refreshes the text the search matches.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -256,3 +257,7 @@ def drop_unused_tags(conn: sqlite3.Connection) -> None:
 
 def register_functions(conn: sqlite3.Connection) -> None:
     conn.create_function("fold", 1, lambda text: (text or "").casefold(), deterministic=True)
+    try:                              # colour search's distance (SQLite's math functions)
+        conn.execute("SELECT sqrt(4.0)").fetchone()
+    except sqlite3.OperationalError:  # an SQLite built without them: Python's, a little slower
+        conn.create_function("sqrt", 1, math.sqrt, deterministic=True)

@@ -18,7 +18,7 @@ from typing import Any, get_args
 from library.schemas import Orientation, Rule
 from library.schemas.common import AssetKind
 from library.worker.files import colours
-from library.worker.rows import tagfold
+from library.worker.rows import colourmatch, tagfold
 from library.worker.store.identity import from_datetime
 
 TEXT_OPS = ("is", "is-not", "contains", "not-contains")
@@ -59,9 +59,6 @@ SHAPES: dict[str, str] = {  # width and height as displayed
     "portrait": "a.height * 100 > a.width * 105 AND a.height < 2 * a.width",
 }
 _RATIO = "(CAST(a.width AS REAL) / a.height)"
-_COLOURED = ("a.id IN (SELECT c.asset_id FROM asset_colors c WHERE c.ratio >= ? "
-             "AND c.l BETWEEN ? AND ? AND c.a BETWEEN ? AND ? AND c.b BETWEEN ? AND ? "
-             "AND (c.l - ?) * (c.l - ?) + (c.a - ?) * (c.a - ?) + (c.b - ?) * (c.b - ?) <= ?)")
 _EXT = re.compile(r"^[a-z0-9]{1,16}$")
 _FOLDER_ID = re.compile(r"^fld_[0-9a-z]{8,40}$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -77,8 +74,8 @@ FIELD_WORDS = {"ext": "extension", "source-url": "source URL", "added-at": "date
                "found-text": "text in the picture", "duration": "duration (seconds)"}
 OP_WORDS = {"is-not": "is not", "not-contains": "does not contain", "gte": "at least",
             "lte": "at most", "in-last-days": "in the last … days"}
-DEFAULT_TOLERANCE = 20.0
-DEFAULT_MIN_RATIO = 0.05
+DEFAULT_TOLERANCE = colourmatch.DEFAULT_TOLERANCE
+DEFAULT_MIN_RATIO = colourmatch.DEFAULT_MIN_RATIO
 RATIO_SLACK = 0.01  # aspect-ratio "is": within 1 %
 
 
@@ -216,7 +213,7 @@ def _colour(value: Any) -> dict[str, Any]:
     given = {"color": value} if isinstance(value, str) else value
     if not isinstance(given, dict) or not set(given) <= {"color", "tolerance", "minRatio"}:
         raise BadValue("value", 'a colour "#rrggbb" or {"color": "#rrggbb", "tolerance": '
-                       '20, "minRatio": 0.05}')
+                       '44, "minRatio": 0.3}')
     try:
         hex_value = colours.normal_hex(str(given.get("color", "")))
     except ValueError as problem:
@@ -314,9 +311,5 @@ def _date_sql(field: str, op: str, value: Any, now: datetime) -> tuple[str, list
 
 
 def colour_sql(value: dict[str, Any]) -> tuple[str, list[Any]]:
-    """Assets with some palette colour covering minRatio within tolerance of the colour."""
-    lightness, a, b = colours.lab_of_hex(value["color"])
-    tolerance = float(value["tolerance"])
-    return _COLOURED, [value["minRatio"], lightness - tolerance, lightness + tolerance,
-                       a - tolerance, a + tolerance, b - tolerance, b + tolerance,
-                       lightness, lightness, a, a, b, b, tolerance * tolerance]
+    """Assets whose palette colours within tolerance of the colour cover minRatio."""
+    return colourmatch.having_sql(value)

@@ -14,19 +14,16 @@ from typing import Any
 
 from library.errors import INVALID_ARGUMENT, NOT_FOUND, LibraryError
 from library.schemas import AssetSearchIn, Rule, RuleGroup, RuleSet
-from library.worker.files import colours
-from library.worker.rows import filters, rulefields, tagfold
+from library.worker.rows import colourmatch, filters, rulefields, tagfold
 
 _UNFILED = "NOT EXISTS (SELECT 1 FROM asset_folders af WHERE af.asset_id = a.id)"
 _MEMBERS = "a.id IN (SELECT asset_id FROM collection_assets WHERE collection_id = ?)"
-_DISTANCE = ("(c.l - ?) * (c.l - ?) + (c.a - ?) * (c.a - ?) + (c.b - ?) * (c.b - ?)")
 SORTS: dict[str, tuple[str, str]] = {  # sort -> (SQL expression, direction)
     "taken-desc": ("coalesce(a.taken_at, '')", "DESC"),  # no date: last
     "taken-asc": ("coalesce(a.taken_at, '~')", "ASC"),
     "hue": ("coalesce((SELECT c.hue FROM asset_colors c WHERE c.asset_id = a.id AND "
             "c.position = 0), 1000.0)", "ASC"),
-    "color-similarity": (f"coalesce((SELECT min({_DISTANCE}) FROM asset_colors c WHERE "
-                         f"c.asset_id = a.id AND c.ratio >= ?), 1e9)", "ASC"),
+    "color-similarity": ("", "ASC"),            # colourmatch.closeness_sql(color)
 }
 
 
@@ -101,5 +98,5 @@ def sort(args: AssetSearchIn) -> tuple[str, str, list[Any]]:
     if args.color is None:
         raise LibraryError(INVALID_ARGUMENT, "sort: color-similarity needs a color to compare "
                            "with.", field="sort")
-    lightness, a, b = colours.lab_of_hex(args.color)
-    return expression, direction, [lightness, lightness, a, a, b, b, args.color_min_ratio]
+    expression, params = colourmatch.closeness_sql(args.color)
+    return expression, direction, params

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from serpent_tk.ui.browser.asset_pages import AssetPages
+from serpent_tk.ui.browser.color_filter import DEFAULT_SHARE, DEFAULT_TOLERANCE
 from serpent_tk.ui.browser.grid import VirtualGrid
 from serpent_tk.ui.browser.similar import similar_scope
 from serpent_tk.ui.browser.thumbnails import Thumbnails, problem_words
@@ -46,7 +47,8 @@ class Browser:
         self.text = ""
         self.sort = "added-desc"
         self.color: str | None = None            # the search bar's colour filter (#rrggbb)
-        self.color_tolerance = 20.0              # CIELAB delta E
+        self.color_tolerance = DEFAULT_TOLERANCE   # the library's colour distance
+        self.color_share = DEFAULT_SHARE           # of the picture the colour covers
         self.include_subfolders = True           # a folder shows its subfolders' assets
         self._sort_before_color = self.sort
         self._before_similar: Scope = ALL        # where "Back" goes from "Similar to …"
@@ -137,12 +139,15 @@ class Browser:
         if self.scope.kind == "similar":           # the row is gone: the whole library
             self.set_scope(ALL)
 
-    def set_color(self, color: str | None, tolerance: float | None = None) -> None:
-        """The colour filter (None: off). Choosing a colour sorts closest first; clearing it
-        goes back to the sort used before."""
+    def set_color(self, color: str | None, tolerance: float | None = None,
+                  share: float | None = None) -> None:
+        """The colour filter (None: off), how close and how much of the picture. Choosing a
+        colour sorts closest first; clearing it goes back to the sort used before."""
         if tolerance is not None:
             self.color_tolerance = tolerance
-        if color == self.color and tolerance is None:
+        if share is not None:
+            self.color_share = share
+        if color == self.color and tolerance is None and share is None:
             return
         if self.scope.kind == "similar":
             self.leave_similar()
@@ -181,6 +186,7 @@ class Browser:
         if self.color:
             query["color"] = self.color
             query["colorTolerance"] = self.color_tolerance
+            query["colorMinRatio"] = self.color_share
         return query
 
     @property

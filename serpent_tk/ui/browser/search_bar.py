@@ -17,7 +17,8 @@ PLACEHOLDER = N_("Search names, tags, notes…")
 
 class SearchBar(ttk.Frame):
     def __init__(self, master: tk.Misc, theme: Theme, on_search: Callable[[str], None],
-                 on_color: Callable[[str | None, float], None] = lambda c, t: None) -> None:
+                 on_color: Callable[[str | None, float, float], None] = lambda c, t, s: None
+                 ) -> None:
         super().__init__(master)
         self.theme = theme
         self.on_search = on_search

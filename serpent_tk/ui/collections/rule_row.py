@@ -15,6 +15,7 @@ from tkinter import ttk
 from typing import Any, get_args
 
 from library.schemas.collections import RuleField, RuleOp
+from serpent_tk.ui.browser.color_filter import DEFAULT_SHARE, DEFAULT_TOLERANCE, tolerance_name
 from serpent_tk.ui.collections.rule_values import (
     ColourValue,
     DateValue,
@@ -229,13 +230,15 @@ class RuleRow(ttk.Frame):
 
 
 def colour_words(value: dict[str, Any]) -> str:
-    """A colour rule's value: "#1e88e5 (covering at least 30 %)"."""
+    """A colour rule's value: "#1e88e5 (similar, covering at least 30 %)"."""
     colour = str(value.get("color", ""))
     share = value.get("minRatio")
-    if isinstance(share, int | float) and share > 0:
-        return _("{color} (covering at least {percent} %)").format(
-            color=colour, percent=round(share * 100))
-    return colour
+    share = share if isinstance(share, int | float) else DEFAULT_SHARE
+    tolerance = value.get("tolerance")
+    tolerance = tolerance if isinstance(tolerance, int | float) else DEFAULT_TOLERANCE
+    return _("{color} ({closeness}, covering at least {percent} %)").format(
+        color=colour, closeness=_(tolerance_name(tolerance)).lower(),
+        percent=round(share * 100))
 
 
 def describe_value(field: str, op: str, value: Any) -> str:

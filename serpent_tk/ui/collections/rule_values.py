@@ -18,6 +18,14 @@ from typing import Any, get_args
 
 from library.schemas.assets import Orientation
 from library.schemas.common import AssetKind
+from serpent_tk.ui.browser.color_filter import (
+    DEFAULT_SHARE,
+    DEFAULT_TOLERANCE,
+    SHARES,
+    TOLERANCES,
+    share_words,
+    tolerance_name,
+)
 from serpent_tk.ui.inspector.rating import RatingStars
 from serpent_tk.ui.language.asset_words import kind_word, shape_word
 from serpent_tk.ui.language.gateway_words import listed
@@ -336,23 +344,41 @@ class RatioValue(ValueField):
 
 
 class ColourValue(ValueField):
-    """A colour as #rrggbb (the library's default tolerance and share apply)."""
+    """A colour as #rrggbb, how close and how much of the picture it covers (the search
+    bar's choices: `browser.color_filter`)."""
 
     def __init__(self, master: tk.Misc, theme: Theme) -> None:
         super().__init__(master, theme)
-        self.entry, self.var = self._entry(9, "#ff8800")
+        self.entry, self.var = self._entry(9, "#1e88e5")
         self.entry.pack(side="left")
-        self._unit("#rrggbb")
+        px = theme.px
+        self.closeness = ttk.Combobox(self, state="readonly", width=10,
+                                      values=[_(name) for name, _value in TOLERANCES])
+        self.closeness.set(_(tolerance_name(DEFAULT_TOLERANCE)))
+        self.closeness.pack(side="left", padx=(px(6), 0))
+        self.covers = ttk.Combobox(self, state="readonly", width=7,
+                                   values=[share_words(s) for s in SHARES])
+        self.covers.set(share_words(DEFAULT_SHARE))
+        self.covers.pack(side="left", padx=(px(6), 0))
+        for box in (self.closeness, self.covers):
+            box.bind("<<ComboboxSelected>>", lambda e: self.on_change())
 
     def get(self) -> Any:
-        return self.var.get().strip()
+        tolerance = TOLERANCES[max(0, self.closeness.current())][1]
+        share = SHARES[max(0, self.covers.current())]
+        return {"color": self.var.get().strip(), "tolerance": tolerance, "minRatio": share}
 
     def set(self, value: Any) -> None:
-        self.var.set(str(value.get("color", "")) if isinstance(value, dict)
-                     else "" if value is None else str(value))
+        given = value if isinstance(value, dict) else {"color": value}
+        self.var.set("" if given.get("color") is None else str(given["color"]))
+        tolerance = float(given.get("tolerance") or DEFAULT_TOLERANCE)
+        self.closeness.set(_(tolerance_name(tolerance)))
+        share = float(given.get("minRatio") if given.get("minRatio") is not None
+                      else DEFAULT_SHARE)
+        self.covers.set(share_words(min(SHARES, key=lambda s: abs(s - share))))
 
     def problem(self) -> str | None:
-        return None if self.get() else _("Type a colour like #ff8800.")
+        return None if self.var.get().strip() else _("Type a colour like #ff8800.")
 
 
 class FolderValue(ValueField):

@@ -34,7 +34,8 @@ class ToolbarActions:
     toggle_sidebar: Callable[[], None]
     toggle_inspector: Callable[[], None]
     search: Callable[[str], None]
-    color: Callable[[str | None, float], None]     # the colour filter (None: off), delta E
+    # the colour filter (None: off), how close, how much of the picture
+    color: Callable[[str | None, float, float], None]
     sort: Callable[[str], None]
     import_files: Callable[[], None]
     import_folder: Callable[[], None]

@@ -34,6 +34,7 @@ class WindowState:
     text: str
     color: str | None
     tolerance: float
+    share: float
     sort: str
     selection: list[str]
     focus: str | None
@@ -51,7 +52,7 @@ def capture(window: MainWindow) -> WindowState:
     return WindowState(
         library=dict(window.session.current) if window.session.current else None,
         scope=browser.scope, text=browser.text, color=browser.color,
-        tolerance=browser.color_tolerance, sort=browser.sort,
+        tolerance=browser.color_tolerance, share=browser.color_share, sort=browser.sort,
         selection=window.grid.selected_keys(), focus=window.grid.selection.focus_key,
         viewer=window.viewer.key if window.viewer.is_open else None,
         shown={name: panes.shown(name) for name in ("sidebar", "inspector")},
@@ -77,8 +78,8 @@ def restore(window: MainWindow, state: WindowState) -> None:
         window.sidebar.select_when_shown(state.scope.iid)
     browser.set_scope(state.scope)
     if state.color:
-        window.search.color.set(state.color, state.tolerance, notify=False)
-        browser.set_color(state.color, state.tolerance)
+        window.search.color.set(state.color, state.tolerance, state.share, notify=False)
+        browser.set_color(state.color, state.tolerance, state.share)
     if state.text:
         window.search.set(state.text)
 

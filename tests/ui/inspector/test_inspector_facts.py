@@ -93,7 +93,7 @@ def test_facts_swatches_and_colour_search(app: App, tmp_path: Path,
     inspector.swatches.pick(red)                     # a click on the red swatch
     search = window.search
     assert search.color.color == palette[red]["color"]
-    assert search.color.tolerance_box.winfo_manager() and search.color.clear_button.winfo_manager()
+    assert search.color.closeness.winfo_manager() and search.color.clear_button.winfo_manager()
     app.pump(lambda: window.pages.known and names_in_grid(app) == {"red and green",
                                                                   "red and blue"},
              "the red pictures only")
@@ -110,8 +110,8 @@ def test_facts_swatches_and_colour_search(app: App, tmp_path: Path,
     app.pump(lambda: window.pages.known and len(names_in_grid(app)) == 2, "red again")
 
     # a stricter tolerance still finds them; the clear button brings everything back
-    search.color.set_tolerance("Close")
-    assert window.browser.color_tolerance == 10.0
+    search.color.set_tolerance("Near")
+    assert window.browser.color_tolerance == 32.0
     app.pump(lambda: window.pages.known and len(names_in_grid(app)) == 2, "close reds")
     search.color.clear_button.invoke()
     app.pump(lambda: window.pages.known and len(names_in_grid(app)) == 4, "every asset")
