@@ -5,10 +5,10 @@ is long."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
-
-import pytest
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 MCP_STACK = {"mcp", "mcp_types", "starlette", "uvicorn", "sse_starlette", "httpx2"}
@@ -56,9 +56,10 @@ def names_in(source: str, module: str, is_package: bool = False) -> set[str]:
     return names
 
 
-def imported_names(path: Path) -> set[str]:
-    return names_in(path.read_text(encoding="utf-8"), module_name(path),
-                    path.name == "__init__.py")
+@functools.cache
+def imported_names(path: Path) -> frozenset[str]:
+    return frozenset(names_in(path.read_text(encoding="utf-8"), module_name(path),
+                              path.name == "__init__.py"))
 
 
 def top(name: str) -> str:
@@ -77,43 +78,57 @@ def test_there_is_something_to_check() -> None:
     assert len(all_sources()) > 5
 
 
-@pytest.mark.parametrize("path", modules("library"), ids=lambda p: str(p.relative_to(ROOT)))
-def test_library_never_imports_the_app_tk_or_mcp(path: Path) -> None:
-    bad = {n for n in imported_names(path)
-           if top(n) in {"serpent_tk", "tkinter", "_tkinter", *MCP_STACK}}
-    assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+def report(offenders: list[str], rule: str) -> str:
+    """Every module breaking `rule`, one per line (the whole list, not the first)."""
+    return f"{len(offenders)} module(s) break the rule: {rule}\n  " + "\n  ".join(offenders)
 
 
-@pytest.mark.parametrize("path", all_sources(), ids=lambda p: str(p.relative_to(ROOT)))
-def test_only_ui_imports_tkinter(path: Path) -> None:
-    if under(path, "serpent_tk/ui"):
-        return
-    bad = {n for n in imported_names(path) if top(n) in {"tkinter", "_tkinter", "tkinterdnd2",
-                                                          "sv_ttk"}}
-    assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+def import_offenders(paths: list[Path], bad: Any) -> list[str]:
+    """`path imports [...]` for each of `paths` whose imports `bad(path, name)` flags."""
+    offenders = []
+    for path in paths:
+        names = sorted(n for n in imported_names(path) if bad(path, n))
+        if names:
+            offenders.append(f"{path.relative_to(ROOT)} imports {names}")
+    return offenders
 
 
-@pytest.mark.parametrize("path", all_sources(), ids=lambda p: str(p.relative_to(ROOT)))
-def test_only_mcp_imports_the_mcp_stack(path: Path) -> None:
-    if under(path, "serpent_tk/mcp"):
-        return
-    bad = {n for n in imported_names(path) if top(n) in MCP_STACK}
-    assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+def test_library_never_imports_the_app_tk_or_mcp() -> None:
+    offenders = import_offenders(modules("library"), lambda _p, n: top(n) in {
+        "serpent_tk", "tkinter", "_tkinter", *MCP_STACK})
+    assert not offenders, report(offenders, "library never imports serpent_tk, tkinter or "
+                                 "the MCP stack")
 
 
-@pytest.mark.parametrize("path", modules("serpent_tk/ui") + modules("serpent_tk/mcp"),
-                         ids=lambda p: str(p.relative_to(ROOT)))
-def test_ui_and_mcp_never_import_each_other(path: Path) -> None:
-    other = "serpent_tk.mcp" if under(path, "serpent_tk/ui") else "serpent_tk.ui"
-    bad = {n for n in imported_names(path) if n == other or n.startswith(other + ".")}
-    assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+def test_only_ui_imports_tkinter() -> None:
+    offenders = import_offenders(
+        [p for p in all_sources() if not under(p, "serpent_tk/ui")],
+        lambda _p, n: top(n) in {"tkinter", "_tkinter", "tkinterdnd2", "sv_ttk"})
+    assert not offenders, report(offenders, "only serpent_tk/ui imports tkinter")
 
 
-@pytest.mark.parametrize("path", modules("serpent_tk/ui"), ids=lambda p: str(p.relative_to(ROOT)))
-def test_ui_never_opens_sqlite_or_the_worker(path: Path) -> None:
-    bad = {n for n in imported_names(path)
-           if top(n) == "sqlite3" or n.startswith("library.worker")}
-    assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+def test_only_mcp_imports_the_mcp_stack() -> None:
+    offenders = import_offenders(
+        [p for p in all_sources() if not under(p, "serpent_tk/mcp")],
+        lambda _p, n: top(n) in MCP_STACK)
+    assert not offenders, report(offenders, "only serpent_tk/mcp imports the MCP stack")
+
+
+def test_ui_and_mcp_never_import_each_other() -> None:
+    def other(path: Path) -> str:
+        return "serpent_tk.mcp" if under(path, "serpent_tk/ui") else "serpent_tk.ui"
+
+    offenders = import_offenders(
+        modules("serpent_tk/ui") + modules("serpent_tk/mcp"),
+        lambda p, n: n == other(p) or n.startswith(other(p) + "."))
+    assert not offenders, report(offenders, "ui and mcp never import each other")
+
+
+def test_ui_never_opens_sqlite_or_the_worker() -> None:
+    offenders = import_offenders(
+        modules("serpent_tk/ui"),
+        lambda _p, n: top(n) == "sqlite3" or n.startswith("library.worker"))
+    assert not offenders, report(offenders, "ui never imports sqlite3 or library.worker")
 
 
 def test_nothing_imports_the_composition_root() -> None:
@@ -146,22 +161,24 @@ def test_relative_imports_are_resolved_before_the_rules_apply() -> None:
     assert "serpent_tk.mcp" in names_in("from ... import mcp", "serpent_tk.ui.shell.bus")
 
 
-@pytest.mark.parametrize("path", modules("serpent_tk/automation"),
-                         ids=lambda p: str(p.relative_to(ROOT)))
-def test_automation_never_imports_the_window_or_the_mcp_server(path: Path) -> None:
-    bad = {n for n in imported_names(path)
-           if any(n == p or n.startswith(p + ".") for p in ("serpent_tk.ui", "serpent_tk.mcp"))}
-    assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+def test_automation_never_imports_the_window_or_the_mcp_server() -> None:
+    offenders = import_offenders(
+        modules("serpent_tk/automation"),
+        lambda _p, n: any(n == p or n.startswith(p + ".")
+                          for p in ("serpent_tk.ui", "serpent_tk.mcp")))
+    assert not offenders, report(offenders, "automation never imports serpent_tk.ui or "
+                                 "serpent_tk.mcp")
 
 
-@pytest.mark.parametrize("path", modules("serpent_tk/mcp"), ids=lambda p: str(p.relative_to(ROOT)))
-def test_mcp_reaches_libraries_only_through_the_gateway(path: Path) -> None:
+def test_mcp_reaches_libraries_only_through_the_gateway() -> None:
     """The MCP layer never holds the library client or worker code: every call goes through
     `automation` (which owns the `LibraryHost`)."""
     forbidden = ("library.client", "library.worker_handle", "library.worker")
-    bad = {n for n in imported_names(path)
-           if any(n == f or n.startswith(f + ".") for f in forbidden)}
-    assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+    offenders = import_offenders(
+        modules("serpent_tk/mcp"),
+        lambda _p, n: any(n == f or n.startswith(f + ".") for f in forbidden))
+    assert not offenders, report(offenders, "mcp never imports library.client, "
+                                 "library.worker_handle or library.worker")
 
 
 def main_process_modules() -> list[Path]:
@@ -171,53 +188,75 @@ def main_process_modules() -> list[Path]:
                                     if not under(p, "library/worker")]
 
 
-@pytest.mark.parametrize("path", main_process_modules(), ids=lambda p: str(p.relative_to(ROOT)))
-def test_the_main_process_never_imports_sqlite3(path: Path) -> None:
+def test_the_main_process_never_imports_sqlite3() -> None:
     """One writer: only the worker opens a library's SQLite file (docs/architecture.md)."""
-    bad = {n for n in imported_names(path) if top(n) == "sqlite3"}
-    assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+    offenders = import_offenders(main_process_modules(), lambda _p, n: top(n) == "sqlite3")
+    assert not offenders, report(offenders, "no main-process module imports sqlite3")
 
 
 def packages() -> list[Path]:
     return [p for p in all_sources() if p.name == "__init__.py"]
 
 
-@pytest.mark.parametrize("path", packages(), ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_package_says_what_lives_there_and_where_it_runs(path: Path) -> None:
+def package_docstring_problem(path: Path) -> str | None:
     doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
-    assert doc, f"{path.relative_to(ROOT)} has no docstring"
+    if not doc:
+        return f"{path.relative_to(ROOT)} has no docstring"
     first, _, rest = doc.partition("\n")
-    assert first.endswith(".") and (not rest or rest.startswith("\n")), (
-        f"{path.relative_to(ROOT)}: the docstring's first line should say, on its own, what "
-        f"lives in the package: {first!r}")
-    assert WHERE_IT_RUNS.search(doc), (
-        f"{path.relative_to(ROOT)}: the docstring should say where the code runs (Tk thread, "
-        f"worker process, main process, thread-safe...)")
+    if not (first.endswith(".") and (not rest or rest.startswith("\n"))):
+        return (f"{path.relative_to(ROOT)}: the docstring's first line should say, on its "
+                f"own, what lives in the package: {first!r}")
+    if not WHERE_IT_RUNS.search(doc):
+        return (f"{path.relative_to(ROOT)}: the docstring should say where the code runs (Tk "
+                f"thread, worker process, main process, thread-safe...)")
+    return None
+
+
+def test_every_package_says_what_lives_there_and_where_it_runs() -> None:
+    offenders = [problem for problem in map(package_docstring_problem, packages()) if problem]
+    assert not offenders, report(offenders, "every package's docstring says what lives "
+                                 "there and where it runs")
 
 
 def folders() -> list[Path]:
     return sorted({p.parent for tree in TREES for p in modules(tree)})
 
 
-@pytest.mark.parametrize("folder", folders(), ids=lambda p: str(p.relative_to(ROOT)))
-def test_no_folder_is_crowded(folder: Path) -> None:
+def test_no_folder_is_crowded() -> None:
     """Rooms, not a hall: past ~15 modules side by side a folder is split into packages
     (fixtures, `__init__` and `conftest` do not count; a `commands/` folder of one module
     per command domain is excepted)."""
-    if folder.name in CROWD_EXCEPTIONS:
-        return
-    count = [p.name for p in folder.glob("*.py") if p.name not in ("__init__.py", "conftest.py")]
-    assert len(count) <= MAX_MODULES_PER_FOLDER, (
-        f"{folder.relative_to(ROOT)} holds {len(count)} modules side by side")
+    offenders = []
+    for folder in folders():
+        if folder.name in CROWD_EXCEPTIONS:
+            continue
+        count = [p.name for p in folder.glob("*.py")
+                 if p.name not in ("__init__.py", "conftest.py")]
+        if len(count) > MAX_MODULES_PER_FOLDER:
+            offenders.append(f"{folder.relative_to(ROOT)} holds {len(count)} modules side by "
+                             f"side")
+    assert not offenders, report(offenders, f"at most {MAX_MODULES_PER_FOLDER} modules "
+                                 f"side by side")
 
 
-@pytest.mark.parametrize("path", [p for tree in TREES for p in modules(tree)],
-                         ids=lambda p: str(p.relative_to(ROOT)))
-def test_no_module_is_longer_than_500_lines(path: Path) -> None:
+def test_no_module_is_longer_than_500_lines() -> None:
     """docs/style.md: a module past ~500 lines is split by responsibility. Tests too: none needs
     an exception today."""
-    lines = len(path.read_text(encoding="utf-8").splitlines())
-    assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines"
+    offenders = []
+    for path in [p for tree in TREES for p in modules(tree)]:
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > MAX_LINES:
+            offenders.append(f"{path.relative_to(ROOT)} has {lines} lines")
+    assert not offenders, report(offenders, f"no module past {MAX_LINES} lines")
+
+
+def test_the_rules_report_every_offender() -> None:
+    """Each rule above lists all the modules that break it, not only the first one."""
+    paths = [ROOT / "library" / "errors.py", ROOT / "library" / "events.py"]
+    assert import_offenders(paths, lambda _p, n: n == "__future__") == [
+        "library/errors.py imports ['__future__']", "library/events.py imports ['__future__']"]
+    message = report(["a.py has 501 lines", "b.py has 502 lines"], "short")
+    assert "a.py has 501 lines" in message and "b.py has 502 lines" in message
 
 
 def test_every_room_is_in_the_architecture_layout() -> None:
