@@ -7,10 +7,12 @@ itself is built from the window's action table (`ui/menus`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from serpent_tk.ui.actions.asset_actions import AssetActions
-from serpent_tk.ui.language.translate import _
+from serpent_tk.ui.language.translate import _, ngettext
 from serpent_tk.ui.shell.commands import Commands
+from serpent_tk.ui.shell.dialogs import AskTextDialog
 from serpent_tk.ui.sidebar.sidebar import UNFILED, Scope, Sidebar
 
 DROP_KINDS = ("folder", "unfiled", "trash", "collection", "smart")
@@ -24,6 +26,45 @@ class AssetMenu:
         self.sidebar = sidebar
         self.scope = scope
         self.toast = toast
+        self.dialog: AskTextDialog | None = None
+
+    def ratings(self, keys: list[str]) -> list[tuple[str, Callable[[], None]]]:
+        """"Rating" entries: no stars, then one to five."""
+        return [(_("No rating") if stars == 0 else "★" * stars,
+                 lambda n=stars: self.actions.set_rating(keys, n)) for stars in range(6)]
+
+    def folders_to_move_to(self, keys: list[str]) -> list[tuple[str, Callable[[], None]]]:
+        """"Move to folder" entries: no folder (Unfiled), then every folder by its path
+        ("Trips / Alps"), except the one shown."""
+        shown = self.scope().target if self.scope().kind == "folder" else None
+        folders = self.sidebar.folders
+
+        def path(folder: dict[str, Any]) -> str:
+            names: list[str] = []
+            current: dict[str, Any] | None = folder
+            while current is not None and len(names) < 32:
+                names.append(str(current["name"]))
+                current = folders.get(str(current.get("parentId") or ""))
+            return " / ".join(reversed(names))
+
+        entries = [(UNFILED.name, lambda: self.actions.move_to_folder(keys, None,
+                                                                      UNFILED.name))]
+        for label, folder_id in sorted((path(f), f["id"]) for f in folders.values()
+                                       if f["id"] != shown):
+            quoted = _("“{name}”").format(name=label)
+            entries.append((label, lambda f=folder_id, q=quoted:
+                            self.actions.move_to_folder(keys, f, q)))
+        return entries
+
+    def ask_tag(self, keys: list[str]) -> None:
+        """"Tag…": a tag for the assets (the inspector's field does it for what it shows)."""
+        if not keys:
+            return
+        self.dialog = AskTextDialog(
+            self.actions.parent, self.actions.theme, title=_("Tag"),
+            prompt=ngettext("A tag for {n} asset:", "A tag for {n} assets:", len(keys)).format(
+                n=len(keys)), confirm_label=_("Tag"),
+            on_confirm=lambda tag: self.actions.add_tag(keys, tag))
 
     def collections_to_add_to(self, keys: list[str]) -> list[tuple[str, Callable[[], None]]]:
         """"Add to collection" entries: every hand-picked collection but the one shown."""

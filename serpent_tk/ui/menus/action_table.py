@@ -71,6 +71,9 @@ class Action:
     checked: Callable[[], bool] | None = None  # a check item ("Sidebar")
     cascade: Callable[[Target], list[CascadeEntry]] | None = None
     in_menu_bar: bool = True
+    # in the menu bar too, only where it applies (a tag's rename in a tag's view), instead of
+    # greyed out with words that make no sense elsewhere ("Rename tag “All assets”…")
+    only_where_it_applies: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     def text(self, target: Target) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tkinter as tk
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.menus.action_table import MENUS, Action, CascadeEntry, Target
@@ -29,7 +30,7 @@ def fill(menu: tk.Menu, theme: Theme, actions: Sequence[Action], target: Target,
     added, group = 0, None
     for action in actions:
         available = action.when(target)
-        if only_available and not available:
+        if not available and (only_available or action.only_where_it_applies):
             continue
         entries = action.cascade(target) if action.cascade is not None and available else []
         if only_available:                       # a context menu lists what it can run
@@ -124,10 +125,18 @@ class ContextMenu:
     """A right-click menu of the actions offered at `place` ("asset" or "sidebar")."""
 
     def __init__(self, root: tk.Misc, theme: Theme, actions: Sequence[Action],
-                 place: str) -> None:
+                 place: str, order: Sequence[Sequence[str]] = ()) -> None:
+        """`order`: groups of action names, the menu's own order and separators (the
+        table's order and groups otherwise); actions it does not name come last."""
         self.root = root
         self.theme = theme
         self.actions = [a for a in actions if place in a.places]
+        if order:
+            rank = {name: (g, i) for g, names in enumerate(order)
+                    for i, name in enumerate(names)}
+            last = (len(order), 0)
+            self.actions = [replace(a, group=rank.get(a.name, last)[0]) for a in
+                            sorted(self.actions, key=lambda a: rank.get(a.name, last))]
         self.menu: tk.Menu | None = None
 
     def entries(self, target: Target) -> list[str]:

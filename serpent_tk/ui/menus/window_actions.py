@@ -14,6 +14,13 @@ from serpent_tk.ui.menus.action_table import MOD, MOD_NAME, Action, Target
 FOLDERS = ("section:folders", "folder")
 COLLECTIONS = ("section:collections", "collection")
 SMART = ("section:smart", "smart")
+# the asset's right-click menu: look, then describe and file, then plug-ins, then away
+ASSET_MENU = (("view.open", "file.open-outside", "file.show-in-folder"),
+              ("edit.tag-assets", "edit.rating", "edit.rename", "library.move-to-folder",
+               "library.add-to-collection", "library.remove-from-collection",
+               "library.find-similar"),
+              ("library.plugins",),
+              ("edit.trash", "edit.restore", "edit.delete-permanently"))
 
 
 def _quoted(target: Target) -> str:
@@ -49,6 +56,11 @@ def window_actions(w: Any) -> list[Action]:
 
     def new_folder_label(target: Target) -> str:
         return _("New folder inside…") if target.kind == "folder" else _("New folder…")
+
+    def rename() -> None:
+        """F2: type a new name in the inspector (shown first if it was folded away)."""
+        w.panes.show("inspector", True)
+        w.root.after_idle(w.inspector.focus_name)
 
     def in_collection(target: Target) -> bool:
         return bool(target.keys) and target.kind == "collection" and \
@@ -91,21 +103,24 @@ def window_actions(w: Any) -> list[Action]:
                when=lambda t: grid_shown(t) and bool(t.keys), group=1),
         Action("edit.find", N_("Find…"), "Edit", lambda t: w.search.focus(),
                keys=(f"<{MOD}-f>",), accelerator=f"{MOD_NAME}+F", typing=True, group=1),
-        Action("edit.rename", N_("Rename…"), "Edit", lambda t: w.inspector.focus_name(),
-               keys=("<F2>",), accelerator="F2", group=2,
+        Action("edit.rename", N_("Rename…"), "Edit", lambda t: rename(),
+               keys=("<F2>",), accelerator="F2", group=2, places=("asset",),
                when=lambda t: len(t.keys) == 1 and not t.in_trash),
         Action("edit.add-tag", N_("Add a tag…"), "Edit", lambda t: w.inspector.focus_tags(),
                keys=(f"<{MOD}-t>",), accelerator=f"{MOD_NAME}+T", group=2, when=assets),
         Action("edit.trash", N_("Move to Trash"), "Edit", lambda t: w.trash(one(t)),
                keys=("<Delete>", "<BackSpace>"), accelerator="Delete", group=3,
-               when=lambda t: assets(t) and has("asset.trash"), places=("asset",)),
+               when=lambda t: assets(t) and has("asset.trash"), places=("asset",),
+               only_where_it_applies=True),
         Action("edit.restore", N_("Restore"), "Edit", lambda t: actions.restore(one(t)),
                group=3, when=lambda t: trashed(t) and has("asset.restore"),
-               places=("asset",)),
+               places=("asset",),
+               only_where_it_applies=True),
         Action("edit.delete-permanently", N_("Delete permanently…"), "Edit",
                lambda t: actions.delete_permanently(one(t)), keys=("<Delete>", "<BackSpace>"),
                accelerator=_("Delete (in the Trash)"), group=3, places=("asset",),
-               when=lambda t: trashed(t) and has("asset.delete-permanently")),
+               when=lambda t: trashed(t) and has("asset.delete-permanently"),
+               only_where_it_applies=True),
         # View ----------------------------------------------------------------------------
         Action("view.sidebar", N_("Show sidebar"), "View", lambda t: w.panes.toggle("sidebar"),
                keys=(f"<{MOD}-b>",), accelerator=f"{MOD_NAME}+B", typing=True,
@@ -162,42 +177,59 @@ def window_actions(w: Any) -> list[Action]:
         Action("library.new-smart", N_("New smart collection…"), "Library",
                lambda t: sidebar.smart_collection(None), places=("sidebar",),
                when=lambda t: has("collection.create") and on_rows(t, SMART)),
-        Action("library.add-to-collection", N_("Add to collection"), "Library",
+        Action("edit.tag-assets", N_("Tag…"), "Edit", lambda t: w.asset_menu.ask_tag(one(t)),
+               when=lambda t: assets(t) and has("asset.tag"), places=("asset",), group=2,
+               in_menu_bar=False),
+        Action("edit.rating", N_("Rating"), "Edit", lambda t: None, group=2, places=("asset",),
+               when=lambda t: assets(t) and has("asset.update"),
+               cascade=lambda t: w.asset_menu.ratings(one(t))),
+        Action("library.move-to-folder", N_("Move to folder"), "Library", lambda t: None,
+               when=lambda t: assets(t) and has("asset.move"), places=("asset",), group=1,
+               cascade=lambda t: w.asset_menu.folders_to_move_to(one(t))),
+        Action("library.add-to-collection", N_("Copy to collection"), "Library",
                lambda t: None, when=assets, places=("asset",), group=1,
                cascade=lambda t: w.asset_menu.collections_to_add_to(one(t))),
         Action("library.remove-from-collection",
                lambda t: _("Remove from {name}").format(name=_quoted(t))
                if t.scope is not None else _("Remove from this collection"), "Library",
                lambda t: actions.remove_from_collection(one(t), t.scope.target, _quoted(t)),
-               when=in_collection, places=("asset",), group=1),
+               when=in_collection, places=("asset",), group=1,
+               only_where_it_applies=True),
         Action("library.rename-folder", lambda t: _("Rename {name}…").format(name=_quoted(t))
                if t.scope is not None else _("Rename folder…"),
                "Library", lambda t: sidebar.rename_folder(t.scope), group=2,
                when=lambda t: t.kind == "folder" and has("folder.rename"),
-               places=("sidebar",)),
+               places=("sidebar",),
+               only_where_it_applies=True),
         Action("library.delete-folder", N_("Delete folder (when empty)"), "Library",
                lambda t: sidebar.delete_folder(t.scope), group=2,
                when=lambda t: t.kind == "folder" and has("folder.delete-empty"),
-               places=("sidebar",)),
+               places=("sidebar",),
+               only_where_it_applies=True),
         Action("library.rename-tag", lambda t: _("Rename tag {name}…").format(name=_quoted(t))
                if t.scope is not None else _("Rename tag…"),
                "Library", lambda t: sidebar.rename_tag(t.scope), group=2,
-               when=lambda t: t.kind == "tag" and has("tag.rename"), places=("sidebar",)),
+               when=lambda t: t.kind == "tag" and has("tag.rename"), places=("sidebar",),
+               only_where_it_applies=True),
         Action("library.delete-tag", N_("Delete tag…"), "Library",
                lambda t: sidebar.delete_tag(t.scope), group=2,
-               when=lambda t: t.kind == "tag" and has("tag.delete"), places=("sidebar",)),
+               when=lambda t: t.kind == "tag" and has("tag.delete"), places=("sidebar",),
+               only_where_it_applies=True),
         Action("library.edit-rules", N_("Edit rules…"), "Library",
                lambda t: sidebar.smart_collection(t.scope), group=2,
                when=lambda t: t.kind == "smart" and has("collection.update"),
-               places=("sidebar",)),
+               places=("sidebar",),
+               only_where_it_applies=True),
         Action("library.rename-collection", N_("Rename collection…"), "Library",
                lambda t: sidebar.rename_collection(t.scope), group=2,
                when=row_is("collection", "smart") if has("collection.update") else
-               (lambda t: False), places=("sidebar",)),
+               (lambda t: False), places=("sidebar",),
+               only_where_it_applies=True),
         Action("library.delete-collection", N_("Delete collection…"), "Library",
                lambda t: sidebar.delete_collection(t.scope), group=2,
                when=row_is("collection", "smart") if has("collection.delete") else
-               (lambda t: False), places=("sidebar",)),
+               (lambda t: False), places=("sidebar",),
+               only_where_it_applies=True),
         Action("library.find-similar", N_("Find similar images"), "Library",
                lambda t: w.finding.similar(one(t)), places=("asset",), group=1,
                when=lambda t: len(t.keys) == 1 and not t.in_trash and

@@ -53,7 +53,7 @@ from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.menus import menu_style, text_keys
 from serpent_tk.ui.menus.action_table import Target, bind_keys
 from serpent_tk.ui.menus.menubar import ContextMenu, MenuBar
-from serpent_tk.ui.menus.window_actions import window_actions
+from serpent_tk.ui.menus.window_actions import ASSET_MENU, window_actions
 from serpent_tk.ui.settings.mcp_controls import McpControls
 from serpent_tk.ui.shell import window_state
 from serpent_tk.ui.shell.bus import UiBus
@@ -270,7 +270,8 @@ class MainWindow:
         self.action_table = window_actions(self)
         self.menubar = MenuBar(root, self.theme, self.action_table, self.current_target)
         self.keys = bind_keys(root, self.action_table, self.current_target)
-        self.asset_context = ContextMenu(root, self.theme, self.action_table, "asset")
+        self.asset_context = ContextMenu(root, self.theme, self.action_table, "asset",
+                                         ASSET_MENU)
         self.sidebar_context = ContextMenu(root, self.theme, self.action_table, "sidebar")
         self.grid.on_context_menu = lambda keys, x, y: self.asset_context.popup(
             self.current_target(tuple(keys)), x, y)

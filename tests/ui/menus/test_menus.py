@@ -29,6 +29,9 @@ def test_every_action_is_in_its_menu_with_its_shortcut_and_its_keys_are_bound(
         shown = {label: (keys, state) for label, keys, state in window.menubar.labels(menu)}
         for action in (a for a in table if a.menu == menu and a.in_menu_bar):
             label = action.text(window.current_target())
+            if action.only_where_it_applies and not action.when(window.current_target()):
+                assert label not in shown, (menu, label)   # only where it applies
+                continue
             assert label in shown, (menu, label)
             assert shown[label][0] == action.accelerator, (menu, label)
     names = [a.name for a in table]
@@ -38,7 +41,7 @@ def test_every_action_is_in_its_menu_with_its_shortcut_and_its_keys_are_bound(
             assert app.root.bind(sequence), f"{action.name}: {sequence} is not bound"
     # what a selection allows is enabled; the viewer's keys wait for the viewer
     edit = {label: state for label, _, state in window.menubar.labels("Edit")}
-    assert edit["Move to Trash"] == "normal" and edit["Restore"] == "disabled"
+    assert edit["Move to Trash"] == "normal" and "Restore" not in edit
     view = {label: state for label, _, state in window.menubar.labels("View")}
     assert view["Open in viewer"] == "normal" and view["Zoom in"] == "disabled"
 
@@ -49,8 +52,9 @@ def test_right_click_menus_offer_what_applies_there(app: App, tmp_path: Path) ->
     window = app.window
     key = window.pages.cell(0).key  # type: ignore[union-attr]
     assets = window.asset_context.entries(window.current_target((key,)))
-    assert assets == ["Open with system app", "Show in folder", "Move to Trash",
-                      "Open in viewer", "Find similar images"]
+    assert assets == ["Open in viewer", "Open with system app", "Show in folder", "Tag…",
+                      "Rating", "Rename…", "Move to folder", "Find similar images",
+                      "Move to Trash"]
     both = tuple(window.pages.cell(i).key for i in range(2))  # type: ignore[union-attr]
     assert "Find similar images" not in window.asset_context.entries(
         window.current_target(both))                        # one image at a time
@@ -158,3 +162,53 @@ def test_the_docs_key_table_lists_every_shortcut() -> None:
     for accelerator in accelerators:
         shown = accelerator.replace("{MOD_NAME}", "Ctrl")
         assert shown in table, f"docs/window.md's key table does not mention {shown}"
+
+
+def test_menus_offer_what_applies_and_the_asset_menu_tags_rates_and_files(
+        app: App, tmp_path: Path) -> None:
+    """Menu items that do not apply to the view are left out, not greyed with odd words
+    (issue 27: "Remove from 'All assets'", "Rename tag 'All assets'…"); the asset's
+    right-click menu tags, rates, renames, moves to a folder and copies to a collection."""
+    library_id = app.open_default()
+    app.import_images(make_images(tmp_path / "refs", 3))
+    window = app.window
+    keys = [window.pages.cell(i).key for i in range(3)]  # type: ignore[union-attr]
+    window.grid.select_keys(keys[:1])
+    library = [label for label, _, _ in window.menubar.labels("Library")]
+    assert not any(label.startswith(("Remove from", "Rename tag", "Rename “", "Delete tag",
+                                     "Edit rules", "Delete folder")) for label in library)
+    assert "All assets" not in " ".join(library)
+    folder = app.gateway_call("folder.create", {"libraryId": library_id, "name": "Skies"})
+    app.gateway_call("collection.create", {"libraryId": library_id, "name": "Picks"})
+    app.pump(lambda: window.sidebar.tree.exists(f"folder:{folder['id']}") and
+             window.sidebar.collections, "the folder and the collection")
+    target = window.current_target(tuple(keys[:2]))
+    menu = window.asset_context
+    assert [label for label, *_ in menu.cascade(target, "Rating")] == [
+        "No rating", "★", "★★", "★★★", "★★★★", "★★★★★"]
+    dict((label, run) for label, run, *_ in menu.cascade(target, "Rating"))["★★★★"]()
+    moves = {label: run for label, run, *_ in menu.cascade(target, "Move to folder")}
+    assert list(moves) == ["Unfiled", "Skies"]
+    moves["Skies"]()
+    copies = {label: run for label, run, *_ in menu.cascade(target, "Copy to collection")}
+    copies["Picks"]()
+    menu.choose(target, "Tag…")
+    dialog = window.asset_menu.dialog
+    assert dialog is not None
+    dialog.value.set("storm")
+    dialog.confirm()
+
+    def done() -> bool:
+        items = app.gateway_call("asset.get", {"libraryId": library_id,
+                                               "assetIds": keys[:2]})["items"]
+        return all(i["rating"] == 4 and i["tags"] == ["storm"] and
+                   folder["id"] in i.get("folderIds", [folder["id"]]) for i in items)
+
+    app.pump(done, "rated, tagged and filed")
+    picks = app.gateway_call("collection.list", {"libraryId": library_id})["items"]
+    assert next(c for c in picks if c["name"] == "Picks")["assetCount"] == 2
+    app.pump(lambda: window.sidebar.tree.exists("tag:storm"), "the tag in the sidebar")
+    window.sidebar.select("tag:storm")
+    app.pump(lambda: window.browser.scope.kind == "tag", "the tag's view")
+    library = [label for label, _, _ in window.menubar.labels("Library")]
+    assert "Rename tag “storm”…" in library and "Delete tag…" in library
