@@ -10,11 +10,11 @@ import queue
 import signal
 import subprocess
 import threading
-import time
 from pathlib import Path
 
 from serpent_tk.paths import app_dirs
 from tests.conftest import serpent_command
+from tests.waiting import Deadline
 
 DEADLINE_S = 90.0
 DEEP = "[" * 200_000 + "]" * 200_000
@@ -45,10 +45,10 @@ def serve_until_listening() -> tuple[int, str]:
         for reader in readers:
             reader.start()
         try:
-            deadline = time.monotonic() + DEADLINE_S
+            deadline = Deadline(DEADLINE_S)
             listening = ""
             while "MCP server listening on" not in listening:
-                remaining = deadline - time.monotonic()
+                remaining = deadline.remaining()
                 assert remaining > 0 and process.poll() is None, "".join(errors)
                 try:
                     listening = lines.get(timeout=min(remaining, 1.0))

@@ -6,7 +6,6 @@ Every test gets its own user data dir (tests/conftest.py); libraries live in tmp
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -18,6 +17,7 @@ from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.gateway import Gateway
 from serpent_tk.paths import app_dirs
 from serpent_tk.settings import SettingsStore
+from tests.waiting import wait_until
 
 T = TypeVar("T")
 UI = Caller.ui()
@@ -120,10 +120,8 @@ def import_images(gateway: Gateway, library_id: str, folder: Path, count: int = 
     ids = [item["assetId"] for item in result["items"] if item["status"] == "imported"]
     assert len(ids) == count, result
     if ids and gateway.analysis_feeder.enabled:
-        deadline = time.monotonic() + TIMEOUT
-        while analysis_tasks(gateway, library_id, finished=True) <= before:
-            assert time.monotonic() < deadline, "the import's analysis never finished"
-            time.sleep(0.02)
+        wait_until(lambda: analysis_tasks(gateway, library_id, finished=True) > before,
+                   "the import's analysis to finish", TIMEOUT)
     return ids
 
 

@@ -23,7 +23,8 @@ from tests.automation.conftest import (
     import_images,
     ok,
 )
-from tests.library.pictures import FINISHED, picture, save_pictures, wait_until
+from tests.library.pictures import FINISHED, picture, save_pictures
+from tests.waiting import wait_until
 
 
 def import_paths(gateway: Gateway, library: str, paths: list[Path]) -> list[str]:

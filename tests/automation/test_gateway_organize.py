@@ -20,7 +20,7 @@ from tests.automation.conftest import (
     import_images,
     ok,
 )
-from tests.library.pictures import wait_until
+from tests.waiting import wait_until
 
 
 def test_thumbnail_and_preview_status(gateway: Gateway, library: str, tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ told by toast about an import it did not make itself.
 from __future__ import annotations
 
 import logging
-import time
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from serpent_tk.automation.events import (
 )
 from serpent_tk.automation.gateway import Gateway
 from tests.automation.conftest import CLAUDE, TIMEOUT, UI, Recorder, import_images, ok
+from tests.waiting import wait_until
 
 
 @pytest.fixture
@@ -86,14 +86,10 @@ def test_import_side_effects(gateway: Gateway, library: str, recorder: Recorder,
 
 def wait_for_analysis_task(gateway: Gateway, library: str) -> dict[str, Any]:
     """The analysis task the feeder queued in the worker (polls task.list; no timing)."""
-    deadline = time.monotonic() + TIMEOUT
-    while time.monotonic() < deadline:
-        tasks = ok(gateway, "task.list", {"libraryId": library})["items"]
-        if tasks:
-            task: dict[str, Any] = tasks[0]
-            return task
-        time.sleep(0.05)
-    raise AssertionError("the imported assets were never queued for analysis")
+    tasks: list[dict[str, Any]] = wait_until(
+        lambda: ok(gateway, "task.list", {"libraryId": library})["items"],
+        "the imported assets to be queued for analysis", TIMEOUT, interval=0.05)
+    return tasks[0]
 
 
 def test_duplicates_are_not_queued_twice(gateway: Gateway, library: str,

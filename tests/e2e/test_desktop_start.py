@@ -4,23 +4,15 @@ from __future__ import annotations
 
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 from serpent_tk.paths import app_dirs
 from tests.conftest import serpent_command
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.gui
-
-
-def wait_for(predicate, timeout: float = 30.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out")
-        time.sleep(0.1)
 
 
 def log_text() -> str:
@@ -42,7 +34,8 @@ def test_app_opens_a_window_and_a_second_start_wakes_it(display: str, tmp_path: 
     output = (tmp_path / "first.out").open("w")
     first = subprocess.Popen(serpent_command(), stdout=output, stderr=output)
     try:
-        wait_for(lambda: "window ready" in log_text() or first.poll() is not None)
+        wait_until(lambda: "window ready" in log_text() or first.poll() is not None,
+                   "the window to be ready (or the app to end)", 30, interval=0.1)
         assert first.poll() is None, (tmp_path / "first.out").read_text()
         second = subprocess.run(serpent_command(), capture_output=True, text=True, timeout=60)
         assert second.returncode == 0, second.stderr

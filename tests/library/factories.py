@@ -14,7 +14,6 @@ import shutil
 import stat
 import subprocess
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from PIL import Image
 from library.client import LibraryHost
 from library.errors import LibraryError
 from library.protocol import CallMeta
+from tests.waiting import Deadline
 
 TIMEOUT = 60
 
@@ -88,13 +88,13 @@ class EventLog:
             return [e for e in self.events if isinstance(e, kind)]
 
     def wait_for(self, predicate: Callable[[Any], bool], timeout: float = TIMEOUT) -> Any:
-        deadline = time.monotonic() + timeout
+        deadline = Deadline(timeout)
         with self._changed:
             while True:
                 for event in self.events:
                     if predicate(event):
                         return event
-                remaining = deadline - time.monotonic()
+                remaining = deadline.remaining()
                 if remaining <= 0:
                     raise AssertionError("the expected event did not arrive")
                 self._changed.wait(remaining)

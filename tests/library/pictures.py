@@ -13,13 +13,13 @@ import struct
 import threading
 import time
 import zlib
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from PIL import Image, ImageDraw
 
 from tests.library.factories import TIMEOUT
+from tests.waiting import wait_until  # noqa: F401  (older tests import it from here)
 
 FINISHED = ("done", "failed", "cancelled", "interrupted")
 
@@ -61,17 +61,6 @@ def tiny_png(number: int) -> bytes:
     header = struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0)
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw))
             + chunk(b"IEND", b""))
-
-
-def wait_until(check: Callable[[], Any], what: str, timeout: float = TIMEOUT) -> Any:
-    """Poll `check` until it returns something truthy (a deadline, not a timing)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def run_analysis(host: Any, library_id: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from library.client import LibraryHost
 from library.events import WorkerRestarted
 from library.spare_worker import SpareWorkers
 from tests.library.factories import TIMEOUT, EventLog, call, make_images
-from tests.library.pictures import wait_until
+from tests.waiting import wait_until
 
 
 @pytest.fixture

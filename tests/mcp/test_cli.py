@@ -7,7 +7,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from serpent_tk.mcp.endpoint import endpoint_file
 from serpent_tk.paths import app_dirs
 from tests.conftest import serpent_command
 from tests.mcp.conftest import connect, ok, run
+from tests.waiting import Deadline, wait_until
 
 LISTENING = re.compile(r"^MCP server listening on (http://127\.0\.0\.1:(\d+)/mcp)$")
 
@@ -91,12 +91,11 @@ def first_answer_after_publishing(token: str, timeout: float = 60.0) -> list[str
     """Wait for the endpoint file, then make the very first MCP request: list-open."""
     from serpent_tk.mcp.endpoint import accepting, read_endpoint
 
-    deadline = time.monotonic() + timeout
-    while (endpoint := read_endpoint()) is None:
-        assert time.monotonic() < deadline, "Serpent never published its endpoint"
-        time.sleep(0.01)
-    while not accepting(endpoint.port, timeout=0.05):  # published just before it listens
-        assert time.monotonic() < deadline, "Serpent published a port it never listened on"
+    deadline = Deadline(timeout)
+    endpoint = wait_until(read_endpoint, "Serpent to publish its endpoint", timeout,
+                          interval=0.01)
+    wait_until(lambda: accepting(endpoint.port, timeout=0.05),  # published just before it listens
+               "Serpent to listen on the port it published", deadline.remaining(), interval=0)
 
     async def first_request() -> list[str]:
         async with connect(endpoint.url, token, "auto") as client:

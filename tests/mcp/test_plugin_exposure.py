@@ -27,8 +27,9 @@ from serpent_tk.settings import SettingsStore
 from tests.conftest import serpent_command
 from tests.mcp.conftest import Server, call, connect, create_library, ok, run
 from tests.mcp.test_notifications import PROBE, Inbox, streaming
-from tests.plugins.conftest import TEST_LIMITS, wait_until
+from tests.plugins.conftest import TEST_LIMITS
 from tests.plugins.samples import ASSET, COUNTER, DYING, HEADER, RAISING, write_plugin
+from tests.waiting import wait_until
 
 TOOL = "serpent_plugin_counter_count"
 MODES = ("read-only", "auto", "full-access")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from serpent_tk.mcp.client_configs import server_entry
 from serpent_tk.mcp.tools.resources import ASSET_TEMPLATE
 from tests.mcp.conftest import Server
 from tests.nodejs import node_executable, node_project
+from tests.waiting import wait_until
 
 NODE_DEADLINE_S = 120.0
 NOTIFY_TIMEOUT_MS = 20_000
@@ -63,11 +63,10 @@ def prepared_library(server: Server, tmp_path: Path) -> dict[str, Any]:
                                                 "name": "Refs"})["libraryId"]
     asset = submit(server, "file.import", {"libraryId": library,
                                            "sourcePaths": [str(picture)]})["items"][0]["assetId"]
-    deadline = time.monotonic() + 60
-    while server.gateway.submit("asset.thumbnail", {"libraryId": library, "assetId": asset},
-                                Caller.ui()).result(60)["status"] != "ok":
-        assert time.monotonic() < deadline, "the preview was never made"
-        time.sleep(0.05)  # previews are made in the background: poll until this one is
+    # previews are made in the background: poll until this one is
+    wait_until(lambda: server.gateway.submit("asset.thumbnail", {
+        "libraryId": library, "assetId": asset}, Caller.ui()).result(60)["status"] == "ok",
+        "the preview to be made", 60, interval=0.05)
     version = submit(server, "asset.get", {"libraryId": library,
                                            "assetIds": [asset]})["items"][0]["version"]
     return {"libraryId": library, "assetId": asset, "version": version}

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT
+from tests.waiting import Deadline
 
 SUFFIX = ".exe" if sys.platform == "win32" else ""
 CACHE = ROOT / "build" / "frozen-smoke"
@@ -110,20 +111,11 @@ def frozen_processes(folder: Path) -> list[int]:
     return pids
 
 
-def wait_for(condition: Any, timeout: float, message: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.2)
-    pytest.fail(message)
-
-
 def read_listening_url(process: subprocess.Popen[str]) -> str:
     assert process.stdout is not None
     seen = []
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+    deadline = Deadline(60)
+    while not deadline.passed():
         line = process.stdout.readline()
         if not line:
             break

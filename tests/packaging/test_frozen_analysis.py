@@ -23,6 +23,7 @@ from PIL import Image
 from tests.library.planted import original
 from tests.packaging import frozen
 from tests.packaging.test_dependencies import modules_of, runtime_names
+from tests.waiting import wait_until
 
 pytestmark = [
     pytest.mark.slow,
@@ -170,8 +171,8 @@ def test_the_packaged_app_analyses_imports_and_answers_from_the_analysis(
     process: subprocess.Popen[str] = served["process"]
     process.send_signal(signal.SIGINT)
     assert process.wait(30) in (0, 130)
-    frozen.wait_for(lambda: not frozen.frozen_processes(app_folder), 15,
-                    "a worker process of the build outlived serve")
+    wait_until(lambda: not frozen.frozen_processes(app_folder),
+               "every worker process of the build to end with serve", 15, interval=0.2)
     window_shows_the_library(app_folder, isolated_user_data, outcome["library"], len(files) + 1)
 
 
@@ -183,8 +184,8 @@ def window_shows_the_library(folder: Path, data: Path, library_id: str, assets: 
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     shown = f"grid shows library {library_id}: {assets} assets"
     try:
-        frozen.wait_for(lambda: log_file.is_file() and shown in log_file.read_text(), 90,
-                        f"the window never showed the library ({shown!r} not logged)")
+        wait_until(lambda: log_file.is_file() and shown in log_file.read_text(),
+                   f"the window to show the library ({shown!r} logged)", 90, interval=0.2)
         process.send_signal(signal.SIGTERM)
         assert process.wait(30) == 0
     finally:

@@ -23,6 +23,7 @@ import pytest
 from serpent_tk.cli import SUBCOMMANDS
 from serpent_tk.mcp.apps import search_app
 from tests.packaging import frozen
+from tests.waiting import wait_until
 
 pytestmark = [
     pytest.mark.slow,
@@ -32,7 +33,7 @@ pytestmark = [
 ]
 
 app, bridge, run = frozen.app, frozen.bridge, frozen.run
-call, frozen_processes, wait_for = frozen.call, frozen.frozen_processes, frozen.wait_for
+call, frozen_processes = frozen.call, frozen.frozen_processes
 
 
 def test_both_executables_take_the_serpent_tk_command_line(app_folder: Path) -> None:
@@ -83,8 +84,8 @@ def test_the_window_opens_with_no_stdout_and_closes_cleanly(app_folder: Path, di
     process = subprocess.Popen(["sh", "-c", 'exec "$0" >&- 2>&-', app(app_folder)],
                                stdin=subprocess.DEVNULL)
     try:
-        wait_for(lambda: log_file.is_file() and "window ready" in log_file.read_text(), 60,
-                 "the window never became ready")
+        wait_until(lambda: log_file.is_file() and "window ready" in log_file.read_text(),
+                   "the window to become ready", 60, interval=0.2)
         process.send_signal(signal.SIGTERM)
         assert process.wait(30) == 0
     finally:
@@ -164,8 +165,8 @@ def test_serve_imports_through_http_and_through_the_bridge_then_stops_cleanly(
     assert len(running) >= 2, "library workers are spawned from the built executable"
     process.send_signal(signal.SIGINT)
     assert process.wait(30) in (0, 130)
-    wait_for(lambda: not frozen_processes(app_folder), 15,
-             "a worker process of the build outlived serve")
+    wait_until(lambda: not frozen_processes(app_folder),
+               "every worker process of the build to end with serve", 15, interval=0.2)
 
 
 def claude_desktop_entry(output: str) -> dict[str, Any]:

@@ -3,8 +3,6 @@ whose plugins run in real host processes, the plugins folder in the test's user 
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ from serpent_tk.plugins.contributions import Limits
 from serpent_tk.plugins.manager import PluginManager
 from serpent_tk.settings import SettingsStore
 from tests.automation.conftest import Recorder
+from tests.waiting import wait_until  # noqa: F401  (older tests import it from here)
 
 WAIT_S = 60.0
 TEST_LIMITS = Limits(load_s=60.0, will_hook_s=3.0, did_hook_s=30.0, plan_s=30.0,
@@ -71,14 +70,3 @@ def manager(make_manager: Factory) -> PluginManager:
     return make_manager()
 
 
-def wait_until(condition: Callable[[], Any], what: str, timeout: float = WAIT_S) -> Any:
-    """Poll `condition` until it is truthy (a deadline, never a fixed sleep)."""
-    deadline = time.monotonic() + timeout
-    event = threading.Event()
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        event.wait(0.02)

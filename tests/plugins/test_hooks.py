@@ -16,8 +16,9 @@ from serpent_tk.plugins.contributions import Limits
 from serpent_tk.plugins.manager import PluginManager
 from serpent_tk.plugins.supervisor import Strikes
 from tests.automation.conftest import call, import_images, ok
-from tests.plugins.conftest import TEST_LIMITS, Factory, wait_until
+from tests.plugins.conftest import TEST_LIMITS, Factory
 from tests.plugins.samples import ANALYSER, GUARD, PURGE, SLOW_GUARD, TAGGER, write_plugin
+from tests.waiting import wait_until
 
 UI = Caller.ui()
 CLAUDE = Caller.mcp("claude", "auto", "Claude Desktop")

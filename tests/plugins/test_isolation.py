@@ -20,7 +20,6 @@ from serpent_tk.plugins.manager import PluginManager
 from serpent_tk.plugins.supervisor import Strikes
 from serpent_tk.settings import SettingsStore
 from tests.automation.conftest import Recorder, call, import_images, ok
-from tests.plugins.conftest import wait_until
 from tests.plugins.samples import (
     BROKEN_IMPORT,
     COUNTER,
@@ -29,6 +28,7 @@ from tests.plugins.samples import (
     RAISING,
     write_plugin,
 )
+from tests.waiting import wait_until
 
 UI = Caller.ui()
 

@@ -12,7 +12,8 @@ from serpent_tk.automation.gateway import Gateway
 from serpent_tk.paths import app_dirs
 from serpent_tk.plugins.manager import PluginManager
 from serpent_tk.settings import SettingsStore
-from tests.plugins.conftest import TEST_LIMITS, wait_until
+from tests.plugins.conftest import TEST_LIMITS
+from tests.waiting import wait_until
 
 
 def late(gateway: Gateway, plugins_dir: Path, made: list[PluginManager]) -> LatePlugins:

@@ -22,7 +22,8 @@ from serpent_tk.plugins.manager import PluginManager
 from serpent_tk.settings import SettingsStore
 from tests.automation.conftest import ok
 from tests.library import mediafiles
-from tests.plugins.conftest import TEST_LIMITS, wait_until
+from tests.plugins.conftest import TEST_LIMITS
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.skipif(mediafiles.cjk_font() is None,
                                 reason="no CJK font to draw the posters (fonts-wqy-microhei)")

@@ -32,6 +32,7 @@ from serpent_tk.ui.shell.bus import UiBus
 from serpent_tk.ui.shell.desktop import attach, enable_drops
 from serpent_tk.ui.shell.main_window import MainWindow, WindowServices
 from tests.library.pictures import tiny_png  # noqa: F401  (the UI tests' pictures)
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -79,15 +80,7 @@ class App:
 
     def pump(self, until: Callable[[], Any], what: str, timeout: float = WAIT_S) -> Any:
         """Run the Tk loop until `until()` is truthy; fail naming `what` after `timeout`."""
-        deadline = time.monotonic() + timeout
-        while True:
-            self.root.update()
-            value = until()
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what}")
-            time.sleep(0.005)
+        return wait_until(until, what, timeout, interval=0.005, tick=self.root.update)
 
     def settle(self, seconds: float = 0.2) -> None:
         end = time.monotonic() + seconds

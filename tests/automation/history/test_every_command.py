@@ -10,7 +10,6 @@ is the command's declared `HistoryRule`.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +32,7 @@ from tests.automation.history.library_state import (
     without_search_text,
 )
 from tests.library.pictures import save_pictures
+from tests.waiting import wait_until
 
 WRITES = sorted(name for name, entry in CATALOGUE.items() if entry.writes)
 PLUGIN = Caller.plugin("ocr-text")
@@ -92,11 +92,9 @@ class World:
     def quiet(self) -> None:
         """Wait until no background task (analysis after an import) is queued or running:
         it writes derived facts, and a snapshot must not race it."""
-        deadline = time.monotonic() + TIMEOUT
-        while any(t["status"] in ("queued", "running")
-                  for t in self.ok("task.list", {"limit": 500})["items"]):
-            assert time.monotonic() < deadline, "background tasks never finished"
-            time.sleep(0.02)
+        wait_until(lambda: not any(t["status"] in ("queued", "running")
+                                   for t in self.ok("task.list", {"limit": 500})["items"]),
+                   "the background tasks to finish", TIMEOUT)
 
     def state(self) -> State:
         self.quiet()

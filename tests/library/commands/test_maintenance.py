@@ -12,7 +12,8 @@ from pathlib import Path
 from library import deletion
 from library.events import LibraryChanged, WorkerRestarted
 from tests.library.factories import TIMEOUT, call, call_error, make_file
-from tests.library.pictures import FINISHED, Blocker, previews_made, save_pictures, wait_until
+from tests.library.pictures import FINISHED, Blocker, previews_made, save_pictures
+from tests.waiting import wait_until
 
 
 def import_paths(host, library_id, paths) -> list[str]:

@@ -18,8 +18,8 @@ from tests.library.pictures import (
     picture,
     previews_made,
     save_pictures,
-    wait_until,
 )
+from tests.waiting import wait_until
 
 
 def import_paths(host, library_id, paths) -> list[str]:

@@ -16,7 +16,8 @@ from PIL import Image, ImageDraw
 from library.worker.files import colours
 from library.worker.rows import colourmatch
 from tests.library.factories import call
-from tests.library.pictures import FINISHED, wait_until
+from tests.library.pictures import FINISHED
+from tests.waiting import wait_until
 
 BLUE = "#1e88e5"
 # mostly blue: a main shade, a second blue, a white stripe and an orange spot

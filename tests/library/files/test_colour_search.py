@@ -8,7 +8,8 @@ from __future__ import annotations
 from PIL import Image, ImageDraw
 
 from tests.library.factories import call, call_error
-from tests.library.pictures import FINISHED, wait_until
+from tests.library.pictures import FINISHED
+from tests.waiting import wait_until
 
 COLOURS = {"red": (255, 0, 0), "orange": (255, 128, 0), "yellow": (255, 255, 0),
            "green": (0, 255, 0), "blue": (0, 0, 255), "grey": (128, 128, 128),

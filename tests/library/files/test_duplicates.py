@@ -11,8 +11,9 @@ from pathlib import Path
 from PIL import Image
 
 from tests.library.factories import call, call_error
-from tests.library.pictures import FINISHED, wait_until
+from tests.library.pictures import FINISHED
 from tests.library.planted import VARIANTS, original, score, write
+from tests.waiting import wait_until
 
 RECALL, PRECISION = 0.95, 0.98
 

@@ -11,7 +11,8 @@ from pathlib import Path
 from PIL import Image
 
 from tests.library.factories import call, call_error
-from tests.library.pictures import FINISHED, wait_until
+from tests.library.pictures import FINISHED
+from tests.waiting import wait_until
 
 
 def photo(path: Path, size: tuple[int, int], *, orientation: int = 1,

@@ -14,7 +14,8 @@ import pytest
 from library.events import TaskProgress
 from library.worker.files import background, previews
 from tests.library.factories import call
-from tests.library.pictures import picture, previews_made, save_pictures, wait_until
+from tests.library.pictures import picture, previews_made, save_pictures
+from tests.waiting import wait_until
 
 
 def slow_pictures(folder: Path, count: int) -> list[Path]:

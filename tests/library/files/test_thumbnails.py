@@ -16,7 +16,8 @@ from PIL import Image, features
 
 from library.worker.files import imageformats, thumbcap
 from tests.library.factories import TIMEOUT, call, call_error, make_file, make_image
-from tests.library.pictures import previews_made, wait_until
+from tests.library.pictures import previews_made
+from tests.waiting import wait_until
 
 
 def import_files(host, library_id, paths) -> list[str]:

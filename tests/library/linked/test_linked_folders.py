@@ -11,7 +11,8 @@ from pathlib import Path
 
 from library.events import TaskProgress, WorkerRestarted
 from tests.library.factories import TIMEOUT, call, call_error, make_file
-from tests.library.pictures import picture, save_pictures, wait_until
+from tests.library.pictures import picture, save_pictures
+from tests.waiting import wait_until
 
 
 def in_folder(host, library_id, folder_id, *, subfolders: bool = True) -> dict[str, dict]:

@@ -9,7 +9,8 @@ import os
 from pathlib import Path
 
 from tests.library.factories import call, call_error
-from tests.library.pictures import save_pictures, wait_until
+from tests.library.pictures import save_pictures
+from tests.waiting import wait_until
 
 
 def folders(host, library_id) -> dict[str, dict]:

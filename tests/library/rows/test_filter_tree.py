@@ -11,7 +11,8 @@ import pytest
 
 from library.client import LibraryHost
 from tests.library.factories import TIMEOUT, make_file, make_image
-from tests.library.pictures import FINISHED, wait_until
+from tests.library.pictures import FINISHED
+from tests.waiting import wait_until
 
 
 class Shelf:

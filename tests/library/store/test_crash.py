@@ -20,6 +20,7 @@ from library.errors import LibraryError
 from library.events import LibraryClosed, TaskProgress, WorkerRestarted
 from library.protocol import CallMeta
 from tests.library.factories import TIMEOUT, EventLog, call, make_images
+from tests.waiting import wait_until
 
 TRIALS = int(os.environ.get("SERPENT_CRASH_TRIALS", "12"))
 TRIAL_TIMEOUT = 120 + 8 * TRIALS  # pytest-timeout for the trial loops, scaled with TRIALS
@@ -33,13 +34,9 @@ def kill_worker(host, library_id: str) -> int:
 
 
 def wait_restarted(events: EventLog, count: int) -> WorkerRestarted:
-    deadline = time.monotonic() + TIMEOUT
-    while time.monotonic() < deadline:
-        restarts = events.of(WorkerRestarted)
-        if len(restarts) >= count:
-            return restarts[count - 1]
-        time.sleep(0.02)
-    raise AssertionError("the worker was not restarted")
+    restarts = wait_until(lambda: (lambda seen: seen if len(seen) >= count else None)(
+        events.of(WorkerRestarted)), f"restart {count} of the worker", TIMEOUT)
+    return restarts[count - 1]
 
 
 def check_library(root: Path) -> dict:

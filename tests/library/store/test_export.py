@@ -19,7 +19,8 @@ import pytest
 from library.errors import LibraryError
 from library.events import WorkerRestarted
 from tests.library.factories import TIMEOUT, call, call_error, make_file, make_images
-from tests.library.pictures import FINISHED, save_pictures, wait_until
+from tests.library.pictures import FINISHED, save_pictures
+from tests.waiting import wait_until
 
 
 def test_export_then_import_opens_a_copy_beside_the_original(host, library, sources):

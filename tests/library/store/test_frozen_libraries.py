@@ -14,7 +14,7 @@ import pytest
 from library.client import LibraryHost
 from library.worker.store.schema import LATEST
 from tests.library.factories import call, make_images
-from tests.library.pictures import wait_until
+from tests.waiting import wait_until
 
 FROZEN = sorted((Path(__file__).parent / "frozen").glob("schema-v*/Frozen.serpent"))
 

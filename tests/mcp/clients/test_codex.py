@@ -15,7 +15,6 @@ import json
 import queue
 import subprocess
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,7 @@ from tests.mcp.clients.model_api import ModelApi, ToolCall
 from tests.mcp.clients.wire_openai import function_outputs
 from tests.mcp.conftest import Server
 from tests.nodejs import node_project
+from tests.waiting import Deadline
 
 NAMESPACE = "mcp__serpent"
 TOKEN_VARIABLE = "SERPENT_MCP_TOKEN"
@@ -91,15 +91,15 @@ class AppServer:
         self.process.stdin.write(json.dumps(message) + "\n")
         self.process.stdin.flush()
 
-    def _next(self, deadline: float) -> dict[str, Any]:
-        message = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+    def _next(self, deadline: Deadline) -> dict[str, Any]:
+        message = self._lines.get(timeout=deadline.remaining())
         assert message is not None, f"codex app-server ended (exit {self.process.poll()})"
         return message
 
     def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         request_id = next(self._ids)
         self._send({"method": method, "id": request_id, "params": params})
-        deadline = time.monotonic() + RUN_S
+        deadline = Deadline(RUN_S)
         while True:
             message = self._next(deadline)
             if message.get("id") == request_id and "method" not in message:
@@ -110,7 +110,7 @@ class AppServer:
 
     def wait_for(self, method: str) -> dict[str, Any]:
         """The params of the first notification `method` (one already seen counts)."""
-        deadline = time.monotonic() + RUN_S
+        deadline = Deadline(RUN_S)
         for note in self.notes:
             if note.get("method") == method:
                 return dict(note.get("params") or {})

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from typing import Any
 
 import httpx2
@@ -21,6 +20,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from serpent_tk.mcp import server as server_module
 from serpent_tk.mcp.http import sessions
 from tests.mcp.conftest import Server, connect, ok, run
+from tests.waiting import async_wait_until
 
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 VERSION = "2025-11-25"
@@ -250,10 +250,11 @@ def test_idle_sessions_expire_but_an_open_stream_holds_its_session(
             opened = asyncio.Event()
             stream = asyncio.ensure_future(hold_stream(http, server.url, token, held, opened))
             await asyncio.wait_for(opened.wait(), 10)
-            deadline = time.monotonic() + 20
-            while await post(http, idle) != 404:
-                assert time.monotonic() < deadline, "the idle session never expired"
-                await asyncio.sleep(2.0)  # a poll is a request: leave the session idle > 1 s
+            async def expired() -> bool:
+                return await post(http, idle) == 404
+
+            # a poll is a request: leave the session idle > 1 s between two
+            await async_wait_until(expired, "the idle session to expire", 20, interval=2.0)
             held_status = await post(http, held)
             stream.cancel()
             return {"held": held_status}

@@ -11,7 +11,6 @@ import contextlib
 import json
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import httpx2
 
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.gateway import Gateway
+from tests import waiting
 from tests.library.pictures import tiny_png
 
 LEGACY = "2025-11-25"
@@ -83,14 +83,8 @@ def writes_held(library: Path) -> Iterator[Callable[[], None]]:
 
 
 def wait_until(check: Callable[[], Any], what: str, timeout: float = TIMEOUT) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
+    """`tests.waiting.wait_until`, polling every 50 ms (each poll is an HTTP request)."""
+    return waiting.wait_until(check, what, timeout, interval=0.05)
 
 
 class Rpc:

@@ -12,7 +12,6 @@ import json
 import queue
 import subprocess
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from tests.mcp.conftest import Server
 from tests.mcp.tasks.rpc import as_person, make_pictures, new_library, wait_until, writes_held
 from tests.mcp.tasks.test_tasks_2025 import COUNT, LONG_TOOLS
 from tests.nodejs import node_executable, node_project
+from tests.waiting import Deadline
 
 DEADLINE_S = 120.0
 
@@ -56,10 +56,10 @@ class Driver:
         self.errors.extend(self.process.stderr)
 
     def wait_for(self, accept: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
-        deadline = time.monotonic() + DEADLINE_S
+        deadline = Deadline(DEADLINE_S)
         while True:
             try:
-                event = self.events.get(timeout=max(0.0, deadline - time.monotonic()))
+                event = self.events.get(timeout=deadline.remaining())
             except queue.Empty:
                 raise AssertionError(f"node never said {what}; it said {self.seen}; "
                                      f"stderr: {''.join(self.errors)[-2000:]}") from None

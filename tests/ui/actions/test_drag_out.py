@@ -16,6 +16,7 @@ import pytest
 
 from tests.ui.actions.xtest import Pointer
 from tests.ui.conftest import App, make_images
+from tests.waiting import Deadline
 
 pytestmark = pytest.mark.gui
 
@@ -97,8 +98,8 @@ def test_dragging_out_drops_the_files_into_another_app(app: App, tmp_path: Path,
                 time.sleep(0.2)
                 pointer.button(True)
                 pointer.glide(start[0] + 40, start[1] + 10, steps=6)
-                deadline = time.monotonic() + 20
-                while not drag.files and time.monotonic() < deadline:
+                deadline = Deadline(20)
+                while not drag.files and not deadline.passed():
                     pointer.glide(pointer.x + 1, pointer.y, steps=1)   # keep the drag alive
                 pointer.glide(1510, 220, steps=25)                    # out, onto the target
                 pointer.glide(1512, 222, steps=4)

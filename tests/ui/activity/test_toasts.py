@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import tkinter as tk
 
 import pytest
@@ -11,6 +10,7 @@ from serpent_tk.ui.activity import toasts
 from serpent_tk.ui.activity.toasts import ToastStack
 from serpent_tk.ui.shell.theme import Theme
 from tests.ui.conftest import _ROOTS
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.gui
 
@@ -45,10 +45,8 @@ def test_toasts_stack_replace_by_key_and_go_away(display: str,
         stack.clear()
         stack.show("Done sorting.", title="Cursor via MCP")
         assert stack.texts() == ["Cursor via MCP: Done sorting."]
-        deadline = time.monotonic() + 5
-        while stack.texts() and time.monotonic() < deadline:
-            root.update()
-            time.sleep(0.01)
+        wait_until(lambda: not stack.texts(), "the toast to close by itself", 5,
+                   interval=0.01, tick=root.update)
         assert stack.texts() == []
     finally:
         root.destroy()

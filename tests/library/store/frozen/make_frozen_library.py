@@ -16,7 +16,7 @@ from pathlib import Path
 from library.client import LibraryHost
 from library.worker.store.schema import LATEST
 from tests.library.factories import call, make_file, make_images
-from tests.library.pictures import wait_until
+from tests.waiting import wait_until
 
 HERE = Path(__file__).resolve().parent
 
