@@ -22,7 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import mcp_types as types  # noqa: E402
 from benchdata import record  # noqa: E402
 
-from serpent_tk.automation.registry import CommandSpec, build_registry  # noqa: E402
+from serpent_tk.automation.commands import build_registry  # noqa: E402
+from serpent_tk.automation.registry import CommandSpec  # noqa: E402
 from serpent_tk.mcp.apps.search_app import tool_meta  # noqa: E402
 from serpent_tk.mcp.tools import sizes  # noqa: E402
 from serpent_tk.mcp.tools.catalogue import Catalogue, agent_text  # noqa: E402

@@ -1,6 +1,6 @@
-"""The import rules of docs/architecture.md, checked on the source of every module, and the
-house rules on the shape of the tree: rooms say what they hold, none is crowded, no module
-is long."""
+"""The import rules of docs/architecture.md, checked on the source of every module (no import
+cycles, deferred imports included), and the house rules on the shape of the tree: rooms say
+what they hold, none is crowded, no module is long."""
 
 from __future__ import annotations
 
@@ -278,7 +278,7 @@ CAPABILITIES_MODULE = ROOT / "serpent_tk/automation/policy.py"
 
 
 def command_names() -> frozenset[str]:
-    from serpent_tk.automation.registry import build_registry
+    from serpent_tk.automation.commands import build_registry
 
     return frozenset(build_registry().commands)
 
@@ -365,3 +365,108 @@ def test_the_command_name_scan_sees_what_it_should() -> None:
             'if spec.name.startswith("plugin."): pass\n')
     assert names_as_data(fine, names) == []
     assert command_constants([CAPABILITIES_MODULE], frozenset({"ui.notify"})) == {"UI_NOTIFY"}
+
+
+# -- no import cycles, deferred imports included ------------------------------------------
+# An `import` inside a function counts like one at the top (it runs all the same, only
+# later): a function-level import may put off loading numpy or PIL's plugins, never hide a
+# cycle. Imports under `if TYPE_CHECKING:` never run and do not count.
+
+def type_checking_only(tree: ast.AST) -> set[int]:
+    """The ids of every node under an `if TYPE_CHECKING:` (or `typing.TYPE_CHECKING`)."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            test = node.test
+            name = test.id if isinstance(test, ast.Name) else \
+                test.attr if isinstance(test, ast.Attribute) else None
+            if name == "TYPE_CHECKING":
+                skipped.update(id(inner) for branch in node.body for inner in ast.walk(branch))
+    return skipped
+
+
+def imports_of(source: str, module: str, known: set[str], is_package: bool = False
+               ) -> dict[str, int]:
+    """The modules of `known` that `source` (the module `module`) imports, anywhere in it,
+    with the line of the first such import. `from a import b` is `a.b` when that is a module,
+    else `a`; a name that is not in `known` is cut back to its nearest known package."""
+    tree = ast.parse(source)
+    skipped = type_checking_only(tree)
+    package = module if is_package else module.rpartition(".")[0]
+    found: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, *([node.module] if node.module else [])])
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                       for alias in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != module:
+                found.setdefault(target, node.lineno)
+    return found
+
+
+def import_graph(paths: list[Path]) -> dict[str, dict[str, int]]:
+    by_name = {module_name(path): path for path in paths}
+    known = set(by_name)
+    return {name: imports_of(path.read_text(encoding="utf-8"), name, known,
+                             path.name == "__init__.py")
+            for name, path in by_name.items()}
+
+
+def reachable(graph: dict[str, dict[str, int]], start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for target in graph.get(todo.pop(), {}):
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or through others (each group
+    holds one cycle or more)."""
+    reach = {name: reachable(graph, name) for name in graph}
+    groups = {frozenset({name} | {other for other in reach[name] if name in reach[other]})
+              for name in graph if name in reach[name]}
+    return sorted(sorted(group) for group in groups)
+
+
+def describe(group: list[str], graph: dict[str, dict[str, int]]) -> str:
+    members = set(group)
+    edges = [f"    {name}:{line} imports {target}" for name in group
+             for target, line in sorted(graph[name].items()) if target in members]
+    return f"  {' <-> '.join(group)}\n" + "\n".join(edges)
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    graph = import_graph(all_sources())
+    found = cycles(graph)
+    assert not found, (f"{len(found)} import cycle(s); move the piece both sides need to "
+                       "where it belongs (a function-level import does not hide one):\n"
+                       + "\n".join(describe(group, graph) for group in found))
+
+
+def test_the_cycle_finder_sees_deferred_imports_and_skips_type_checking() -> None:
+    known = {"pkg", "pkg.a", "pkg.b", "pkg.c"}
+    a = imports_of("from pkg import b\n", "pkg.a", known)
+    b = imports_of("def later():\n    from pkg.a import thing\n", "pkg.b", known)
+    c = imports_of("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                   "    from pkg import a\nfrom . import b\n", "pkg.c", known)
+    assert a == {"pkg.b": 1} and b == {"pkg.a": 2} and c == {"pkg.b": 4}
+    graph = {"pkg": {}, "pkg.a": a, "pkg.b": b, "pkg.c": c}
+    assert cycles(graph) == [["pkg.a", "pkg.b"]]
+    assert "pkg.b:2 imports pkg.a" in describe(["pkg.a", "pkg.b"], graph)
+    assert cycles({"x": {"y": 1}, "y": {"z": 1}, "z": {}}) == []

@@ -1,9 +1,9 @@
 """What a command handler gets to work with: the open library and the request it serves.
 
-Runs in the worker process. `Services` lives as long as the worker (the writer connection,
-the layout, the event sender); a `ReadContext` is built per read request on the reader
-thread; a `TaskContext` per long write command (an import) that commits in several
-transactions. One-transaction writes get a `transaction.WriteTx` instead.
+Runs in the worker process. A `ReadContext` is built per read request on the reader thread; a
+`TaskContext` per long write command (an import) that commits in several transactions, with
+the worker's `services.Services` (the writer connection, the layout, the event sender).
+One-transaction writes get a `transaction.WriteTx` instead.
 """
 
 from __future__ import annotations
@@ -11,29 +11,14 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from library.catalogue import HistoryRule
-from library.protocol import CallMeta, LibraryNews, TaskProgress
+from library.protocol import CallMeta, TaskProgress
+from library.worker.services import Services
 from library.worker.store.layout import Layout
-
-Emit = Callable[[LibraryNews], None]  # to the main process (the server keeps its sequence)
-
-
-@dataclass
-class Services:
-    layout: Layout
-    library_id: str
-    writer: sqlite3.Connection
-    emit: Emit
-    write_lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def change_sequence(self, conn: sqlite3.Connection | None = None) -> int:
-        row = (conn or self.writer).execute(
-            "SELECT change_sequence FROM library_state").fetchone()
-        return int(row[0])
+from library.worker.store.transaction import StepLink, WriteTx
 
 
 @dataclass
@@ -75,8 +60,6 @@ class TaskContext:
 
     def __post_init__(self) -> None:
         if self.link is None:
-            from library.worker.store.transaction import StepLink
-
             self.link = StepLink()
 
     @property
@@ -103,9 +86,7 @@ class TaskContext:
             command=self.scope.command, done=done, total=total, message=message,
             task_id=task_id, ticket=self.scope.meta.ticket))
 
-    def transaction(self, *, synced: bool = True) -> Any:
+    def transaction(self, *, synced: bool = True) -> WriteTx:
         """One `WriteTx` of this task (`synced`: see `WriteTx`)."""
-        from library.worker.store.transaction import WriteTx
-
         return WriteTx(self.services, self.scope.command, self.scope.meta,
                        history=self.history, link=self.link, synced=synced)

@@ -15,7 +15,6 @@ import logging
 import os
 import signal
 import sys
-import threading
 import traceback
 from multiprocessing.connection import Connection
 from typing import Any
@@ -26,37 +25,11 @@ from library.protocol import (
     CRASH_EXIT_CODE,
     PROTOCOL_VERSION,
     ErrorInfo,
-    Event,
     Hello,
     StartupFailed,
-    encode,
     json_safe,
 )
-
-
-class Sender:
-    """Thread-safe writer of protocol messages to the main process."""
-
-    def __init__(self, conn: Connection) -> None:
-        self._conn = conn
-        self._lock = threading.Lock()
-        self.broken = False
-
-    def send(self, message: Any) -> None:
-        """Send a `library.protocol` message. Raises (before anything is sent) if it cannot
-        be serialised; never for a main process that went away."""
-        data = encode(message)
-        with self._lock:
-            if self.broken:
-                return
-            try:
-                self._conn.send_bytes(data)
-            except (OSError, EOFError, ValueError):
-                self.broken = True  # the main process is gone: nothing left to tell
-
-    def event(self, name: str, data: dict[str, Any]) -> None:
-        """A notice for the host itself (`worker.log`, `library.vanished`)."""
-        self.send(Event(name=name, data=data))
+from library.worker.sender import Sender
 
 
 class PipeLogHandler(logging.Handler):

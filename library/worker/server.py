@@ -45,9 +45,10 @@ from library.protocol import (
     json_safe,
 )
 from library.worker import commands
-from library.worker.context import ReadContext, RequestScope, Services, TaskContext
-from library.worker.process import Sender
+from library.worker.context import ReadContext, RequestScope, TaskContext
 from library.worker.rows import assetrows
+from library.worker.sender import Sender
+from library.worker.services import Services
 from library.worker.store import diskspace
 from library.worker.store.database import connect, translate, translate_os
 from library.worker.store.opening import OpenLibrary

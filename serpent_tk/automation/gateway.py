@@ -42,6 +42,7 @@ from serpent_tk.automation.challenge import (
     target_versions,
 )
 from serpent_tk.automation.challenge import invalid as challenge_invalid
+from serpent_tk.automation.commands import build_registry
 from serpent_tk.automation.errors import (
     as_library_error,
     from_validation,
@@ -63,7 +64,6 @@ from serpent_tk.automation.registry import (
     CommandSpec,
     Registry,
     Steps,
-    build_registry,
 )
 from serpent_tk.credentials import MODES
 from serpent_tk.paths import app_dirs

@@ -405,15 +405,3 @@ def check_spec(spec: CommandSpec) -> None:
                          "its plugin's)")
     if spec.scope == "library" and LIBRARY_ID not in spec.example:
         raise ValueError(f"{spec.name}: the example of a library-level command has libraryId")
-
-
-def build_registry() -> Registry:
-    """The registry of the built-in catalogue (docs/contracts.md §1)."""
-    from serpent_tk.automation.commands import analysers as commands_analysers
-    from serpent_tk.automation.commands import assets as commands_assets
-    from serpent_tk.automation.commands import history as commands_history
-    from serpent_tk.automation.commands import library as commands_library
-    from serpent_tk.automation.commands import organize as commands_organize
-    return Registry([*commands_library.COMMANDS, *commands_assets.COMMANDS,
-                     *commands_organize.COMMANDS, *commands_history.COMMANDS,
-                     *commands_analysers.COMMANDS])

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from library.catalogue import CATALOGUE
 from library.worker.commands import load
-from serpent_tk.automation.registry import build_registry
+from serpent_tk.automation.commands import build_registry
 
 HERE = Path(__file__).parent
 GENERIC = {"test_registry.py", "test_completeness.py", "test_gateway_policy.py",

@@ -10,13 +10,14 @@ import pytest
 from library.errors import INTERNAL, PERMISSION_DENIED, LibraryError
 from serpent_tk.automation.analysis import AnalysisQueue, AnalysisRequest
 from serpent_tk.automation.caller import Caller
+from serpent_tk.automation.commands import build_registry
 from serpent_tk.automation.events import (
     ChangeMade,
     LibraryLifecycle,
     Toast,
 )
 from serpent_tk.automation.hooks import HookContext, Hooks, Veto
-from serpent_tk.automation.registry import Registry, build_registry
+from serpent_tk.automation.registry import Registry
 
 REGISTRY = build_registry()
 IMPORT_RESULT = {"items": [

@@ -11,12 +11,12 @@ from pydantic import BaseModel
 
 from library.schemas import AssetBatchOut, AssetIds, Model
 from serpent_tk.automation import policy
+from serpent_tk.automation.commands import build_registry
 from serpent_tk.automation.plugins.specs import plugin_command
 from serpent_tk.automation.registry import (
     TOOL_NAME,
     CommandSpec,
     Registry,
-    build_registry,
     tool_name_for,
 )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from serpent_tk.automation.registry import build_registry
+from serpent_tk.automation.commands import build_registry
 from serpent_tk.automation.tooltable import current_section, section
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "mcp.md"

@@ -30,10 +30,10 @@ from library.errors import NOT_FOUND, LibraryError
 from library.protocol import CallMeta
 from library.schemas import AnalysisRunIn, AnalysisRunOut
 from library.worker.commands import background, handles
-from library.worker.context import Services
 from library.worker.files import previews
 from library.worker.files.analyser import ANALYSER, Analysis, analyse
 from library.worker.rows import assetrows
+from library.worker.services import Services
 from library.worker.store.transaction import WriteTx
 from library.worker.tasks import taskrows
 from library.worker.tasks.taskboard import board_for

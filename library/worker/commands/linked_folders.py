@@ -46,7 +46,7 @@ from library.schemas import (
 from library.worker.commands import background, handles
 from library.worker.commands.analysis import queue_analysis
 from library.worker.context import ReadContext, TaskContext
-from library.worker.linked import linkwatch
+from library.worker.linked import linkwatch, watching
 from library.worker.linked.linkrules import wanted
 from library.worker.linked.linksync import Syncer, SyncResult, held, rules_json
 from library.worker.rows import assetrows
@@ -189,7 +189,7 @@ def unlink(tx: WriteTx, args: LinkedFolderUnlinkIn) -> LinkedFolder:
     tx.conn.execute("DELETE FROM linked_folders WHERE id = ?", (args.linked_folder_id,))
     tx.summary = (f"Unlinked a folder; {len(trashed)} of its assets moved to the trash"
                   if trashed else "Unlinked a folder; its assets stay")
-    tx.after_commit(lambda: _rewatch(tx.layout.root))
+    tx.after_commit(lambda: watching.reload(tx.layout.root))
     return before
 
 
@@ -222,17 +222,11 @@ def _sync(ctx: TaskContext, linked_id: str) -> SyncResult:
                                                                            message)
                         ).run(linked_id)
     finally:
-        _rewatch(ctx.layout.root)
+        watching.reload(ctx.layout.root)
     if result.new_asset_ids:  # analysed in the background, like any import
         with ctx.transaction() as tx:
             queue_analysis(tx, result.new_asset_ids)
     return result
-
-
-def _rewatch(root: Path) -> None:
-    watcher = linkwatch.watcher_for(root)
-    if watcher is not None:
-        watcher.reload()
 
 
 def _disk_folder(text: str) -> Path:

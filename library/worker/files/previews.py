@@ -43,9 +43,9 @@ from typing import Any
 
 from library.protocol import TaskProgress
 from library.schemas import Task
-from library.worker.context import Services
 from library.worker.files import background
 from library.worker.files.thumbstore import NoThumbnail, store_for
+from library.worker.services import Services
 from library.worker.store.identity import new_id, to_datetime, utc_now
 
 log = logging.getLogger("library.worker.previews")

@@ -32,12 +32,12 @@ from pathlib import Path
 from library.catalogue import HistoryRule
 from library.protocol import CallMeta
 from library.schemas import LinkedFolderRules
-from library.worker.context import Services
 from library.worker.files import media
 from library.worker.linked.linkmirror import Mirror, dir_of
 from library.worker.linked.linkrules import DiskFile, scan_tree
 from library.worker.rows import assetrows
 from library.worker.rows.assetrows import chunks, marks
+from library.worker.services import Services
 from library.worker.store.filestore import (
     CopyCancelled,
     FileStore,

@@ -30,9 +30,10 @@ from watchdog.observers import Observer
 from library.library_folder import LIBRARY_SUFFIX
 from library.protocol import CallMeta
 from library.schemas import LinkedFolderRules
-from library.worker.context import Services
+from library.worker.linked import watching
 from library.worker.linked.linkmirror import Mirror
 from library.worker.rows import assetrows
+from library.worker.services import Services
 from library.worker.store.database import connect
 from library.worker.store.transaction import WriteTx
 from library.worker.tasks import taskrows
@@ -286,27 +287,16 @@ def _rules_of(services: Services, linked_id: str) -> LinkedFolderRules | None:
     return LinkedFolderRules.model_validate_json(row["rules"]) if row else None
 
 
-_watchers: dict[Path, LinkWatcher] = {}
-_watchers_lock = threading.Lock()
-
-
-def watcher_for(root: Path) -> LinkWatcher | None:
-    with _watchers_lock:
-        return _watchers.get(root)
-
-
 def start(services: Services, stopping: threading.Event) -> Callable[[], None]:
     """Background starter: watch the linked folders while the worker serves."""
     watcher = LinkWatcher(services)
-    with _watchers_lock:
-        _watchers[services.layout.root] = watcher
+    watching.register(services.layout.root, watcher)
     try:
         watcher.start()
     except Exception:
         log.exception("linked folders are not watched")
 
     def stop() -> None:
-        with _watchers_lock:
-            _watchers.pop(services.layout.root, None)
+        watching.forget(services.layout.root)
         watcher.stop()
     return stop

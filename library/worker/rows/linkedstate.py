@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from library import pathrules
 from library.errors import HISTORY_CONFLICT, LibraryError
+from library.worker.linked import watching
 from library.worker.rows.assetrows import chunks, marks
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def versions(conn: sqlite3.Connection, ids: Sequence[str]) -> dict[str, int]:
 
 def apply(tx: WriteTx, linked_id: str, target: State | None, other: State | None) -> None:
     conn = tx.conn
-    tx.after_commit(lambda: _rewatch(tx))
+    tx.after_commit(lambda: watching.reload(tx.layout.root))
     if target is None:
         conn.execute("DELETE FROM linked_folders WHERE id = ?", (linked_id,))
         return
@@ -90,11 +91,3 @@ def apply(tx: WriteTx, linked_id: str, target: State | None, other: State | None
     conn.executemany("INSERT INTO linked_files (linked_folder_id, relative_path, size, "
                      "mtime_ns, asset_id) VALUES (?, ?, ?, ?, (SELECT id FROM assets WHERE "
                      "id = ?))", [(linked_id, *seen) for seen in target["files"]])
-
-
-def _rewatch(tx: WriteTx) -> None:
-    from library.worker.linked import linkwatch  # it writes through WriteTx itself
-
-    watcher = linkwatch.watcher_for(tx.layout.root)
-    if watcher is not None:
-        watcher.reload()

@@ -25,9 +25,10 @@ def find(conn: sqlite3.Connection, name: str) -> sqlite3.Row | None:
     return row
 
 
-def merge_folded(conn: sqlite3.Connection) -> None:
+def merge_folded(conn: sqlite3.Connection) -> list[str]:
     """Migration step: fill `tags.folded`, merge tags that fold to the same name (the oldest
-    one stays), then make the folded name unique."""
+    one stays), then make the folded name unique. Answers the assets whose tags changed
+    (their search text is the migration's to refresh)."""
     keepers: dict[str, int] = {}
     touched: set[str] = set()
     for tag_id, name in conn.execute("SELECT id, name FROM tags ORDER BY id").fetchall():
@@ -44,6 +45,4 @@ def merge_folded(conn: sqlite3.Connection) -> None:
         conn.execute("DELETE FROM asset_tags WHERE tag_id = ?", (tag_id,))
         conn.execute("DELETE FROM tags WHERE id = ?", (tag_id,))
     conn.execute("CREATE UNIQUE INDEX tags_by_folded ON tags (folded)")
-    from library.worker.rows.assetrows import refresh_search_text  # assetrows imports us
-
-    refresh_search_text(conn, sorted(touched), media=False)  # schema 8's columns: not yet
+    return sorted(touched)

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from library.errors import UNSUPPORTED_FORMAT, LibraryError
-from library.worker.rows import tagfold, textindex
+from library.worker.rows import assetrows, tagfold, textindex
 from library.worker.store import schema_history
 from library.worker.store.identity import new_id, utc_now
 
@@ -402,7 +402,7 @@ LATEST = MIGRATIONS[-1].number
 def _after_facts(conn: sqlite3.Connection) -> None:
     """Migration 6: fold tag names; queue analysis of every asset, so a library made before
     gets sizes as displayed, dates taken, cameras and palettes in CIELAB by itself."""
-    tagfold.merge_folded(conn)
+    assetrows.refresh_search_text(conn, tagfold.merge_folded(conn), media=False)
     count = conn.execute("SELECT count(*) FROM assets WHERE trashed = 0").fetchone()[0]
     if count:
         conn.execute(

@@ -24,8 +24,8 @@ from library.catalogue import HistoryRule
 from library.idempotency import key_reused, scope_of
 from library.protocol import CallMeta, LibraryChanged
 from library.schemas.common import Actor
-from library.worker.context import Services
 from library.worker.rows import entitystate, livecounts
+from library.worker.services import Services
 from library.worker.store.database import translate
 from library.worker.store.identity import utc_now
 

@@ -27,7 +27,8 @@ from typing import Any, Literal
 
 from library.errors import BUSY, DISK_FULL, INTERNAL, LibraryError
 from library.protocol import CallMeta, TaskProgress
-from library.worker.context import Services, TaskContext
+from library.worker.context import TaskContext
+from library.worker.services import Services
 from library.worker.store import diskspace
 from library.worker.store.database import connect, translate
 from library.worker.store.identity import utc_now

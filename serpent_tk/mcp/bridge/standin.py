@@ -79,7 +79,7 @@ class StandInHandlers:
     def catalogue(self) -> Catalogue:
         """Built on first use: the registry costs a few tenths of a second to build."""
         if self._catalogue is None:
-            from serpent_tk.automation.registry import build_registry
+            from serpent_tk.automation.commands import build_registry
             from serpent_tk.mcp.apps.search_app import tool_meta
 
             self._catalogue = Catalogue(build_registry(), tool_meta())

@@ -81,7 +81,7 @@ def _found() -> Iterator[tuple[Any, tuple[str, None], list[str], str | None]]:
 
 def registry_words() -> list[tuple[str, str]]:
     """(command, words) of every command's `Words` in the registry."""
-    from serpent_tk.automation.registry import build_registry
+    from serpent_tk.automation.commands import build_registry
 
     found = []
     for name, spec in sorted(build_registry().commands.items()):

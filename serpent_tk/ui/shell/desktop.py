@@ -70,14 +70,6 @@ def enable_drops(root: tk.Misc) -> bool:
         return False
 
 
-def bring_to_front(root: tk.Tk) -> None:
-    root.deiconify()
-    root.lift()
-    root.attributes("-topmost", True)
-    root.after(200, lambda: root.attributes("-topmost", False))
-    root.focus_force()
-
-
 def pump_bus(root: tk.Misc, bus: UiBus) -> None:
     """Drain the bus every few milliseconds, on the Tk thread, within a time budget. After
     a tick that handled something the next comes sooner (a reply usually starts calls whose
@@ -153,7 +145,7 @@ def attach(root: tk.Tk, services: WindowServices,
 
     root.protocol("WM_DELETE_WINDOW", close)
     bus.subscribe(CloseRequested, lambda _event: close())
-    bus.subscribe(ActivateWindow, lambda _event: bring_to_front(root))
+    bus.subscribe(ActivateWindow, lambda _event: window_state.bring_to_front(root))
     return window, close
 
 

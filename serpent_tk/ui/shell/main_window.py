@@ -353,9 +353,7 @@ class MainWindow:
         self.toasts.show(gateway_words.toast(event), event.level, title=title)
 
     def _show_in_desktop(self, event: ShowInDesktop) -> None:
-        from serpent_tk.ui.shell.desktop import bring_to_front
-
-        bring_to_front(self.root)
+        window_state.bring_to_front(self.root)
         if event.asset_ids and event.library_id == self.session.library_id:
             self.browser.select(list(event.asset_ids))
 

@@ -1,7 +1,8 @@
 """What the window keeps: its size and place and the panes' widths in the settings (saved on
 close, read on start), and everything it shows across a rebuild (`WindowState`): a language
 change builds the window anew and puts back the library, the view, the search, the
-selection, the viewer, the panes and the Settings page that were there. Tk thread only.
+selection, the viewer, the panes and the Settings page that were there. Also bringing the
+window to the front. Tk thread only.
 """
 
 from __future__ import annotations
@@ -198,6 +199,15 @@ def keep_setting(window: MainWindow, name: str, value: Any) -> None:
     setattr(window.services.settings.ui, name, value)
     store = window.services.settings_store
     window.commands.background(lambda: store.update(lambda s: setattr(s.ui, name, value)))
+
+
+def bring_to_front(root: tk.Tk) -> None:
+    """Show the window above the others, with the focus (a second start, `show-in-desktop`)."""
+    root.deiconify()
+    root.lift()
+    root.attributes("-topmost", True)
+    root.after(200, lambda: root.attributes("-topmost", False))
+    root.focus_force()
 
 
 def destroy_children(root: tk.Misc) -> None:

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from serpent_tk.automation import policy
-from serpent_tk.automation.registry import build_registry, tool_name_for
+from serpent_tk.automation.commands import build_registry
+from serpent_tk.automation.registry import tool_name_for
 from serpent_tk.credentials import TOOLSETS
 from serpent_tk.mcp.apps.search_app import tool_meta
 from serpent_tk.mcp.server import INSTRUCTIONS

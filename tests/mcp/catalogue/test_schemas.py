@@ -14,8 +14,8 @@ import httpx2
 import pytest
 from jsonschema import Draft202012Validator
 
-from serpent_tk.automation.commands import examples
-from serpent_tk.automation.registry import CommandSpec, build_registry
+from serpent_tk.automation.commands import build_registry, examples
+from serpent_tk.automation.registry import CommandSpec
 from serpent_tk.mcp.apps.search_app import tool_meta
 from serpent_tk.mcp.tools import schemas, sizes
 from serpent_tk.mcp.tools.catalogue import Catalogue
