@@ -1,6 +1,6 @@
 """`library.import-exported` retried with its idempotencyKey: which library the first call made.
 
-Main process; thread-safe, and safe across processes (a portalocker lock beside the file).
+Main process; thread-safe, and safe across processes (a lock file beside it, `disk.locks`).
 `library.import-exported` creates a library rather than writing into one, so its keys cannot
 live in a library that exists before the call. Two places keep them:
 
@@ -19,11 +19,8 @@ Entries older than `KEEP_DAYS` are dropped; the map holds at most `MAX_ENTRIES`.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -31,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from library.disk import statejson
+from library.disk.atomicfile import atomic_write_text
 from library.disk.locks import LockBusy, locked
 from library.idempotency import IMPORT_COMMAND as COMMAND
 from library.idempotency import key_reused
@@ -122,20 +120,6 @@ class ImportReplays:
             kept = sorted(((k, v) for k, v in entries.items()
                            if float(v.get("at", 0)) >= oldest),
                           key=lambda item: float(item[1].get("at", 0)))[-MAX_ENTRIES:]
-            _write_private(self.path, json.dumps({"version": 1, "entries": dict(kept)},
-                                                 indent=1))
-
-
-def _write_private(path: Path, text: str) -> None:
-    """Atomically, owner-only: the map names folders and the callers' keys."""
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+            # owner-only: the map names folders and the callers' keys
+            atomic_write_text(self.path, json.dumps({"version": 1, "entries": dict(kept)},
+                                                    indent=1), mode=0o600)

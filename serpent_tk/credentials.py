@@ -1,14 +1,15 @@
 """Per-client bearer tokens for the MCP server: create, list, re-mode, choose a toolset,
 revoke, verify.
 
-Thread-safe, and safe across processes: every change is a read-modify-write under a
-portalocker lock beside the file, written atomically with owner-only permissions (0600).
-A running server notices changes made by another process (the `credential` CLI) at its next
-`verify()` through a cheap stat check, so a revoked token is refused on its very next request.
-Tokens never reach logs: each one is registered with `serpent_tk.logs.register_secret`.
-A credential path that cannot be used (a folder, a named pipe, an unreadable file) is never
-opened in a way that could block and never replaced: no client is accepted, `problem()` says
-why in words for people, and changes raise `CredentialError` with that sentence.
+Thread-safe, and safe across processes: every change is a read-modify-write under a lock
+file beside it (`library.disk.locks`: `fcntl.flock`, portalocker on Windows), written
+atomically with owner-only permissions (0600). A running server notices changes made by
+another process (the `credential` CLI) at its next `verify()` through a cheap stat check, so
+a revoked token is refused on its very next request. Tokens never reach logs: each one is
+registered with `serpent_tk.logs.register_secret`. A credential path that cannot be used (a
+folder, a named pipe, an unreadable file) is never opened in a way that could block and
+never replaced: no client is accepted, `problem()` says why in words for people, and changes
+raise `CredentialError` with that sentence.
 """
 
 from __future__ import annotations
@@ -30,13 +31,13 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from library.disk import statejson
-from library.disk.locks import LockBusy, locked
-from serpent_tk.atomicfile import (
+from library.disk.atomicfile import (
     NotARegularFile,
     atomic_write_text,
     check_regular_or_missing,
     read_state_file,
 )
+from library.disk.locks import LockBusy, locked
 from serpent_tk.logs import register_secret
 
 log = logging.getLogger(__name__)

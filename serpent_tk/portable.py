@@ -24,10 +24,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from library.disk import statejson
+from library.disk.atomicfile import atomic_write_text, read_state_file
 from library.errors import LibraryError
 from library.pathrules import parse_user_path
 from serpent_tk import __version__
-from serpent_tk.atomicfile import atomic_write_text, read_state_file
 from serpent_tk.credentials import (
     STORED_TOOLSET,
     CredentialError,

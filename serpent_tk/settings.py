@@ -1,13 +1,13 @@
 """Portable, versioned settings: the model, loading with recovery, and atomic saving.
 
-Thread-safe: every save and read-modify-write holds a portalocker lock beside the file, so
-the window, `serve` and the CLI can share one settings file. A file that cannot be read (bad
-JSON, bad values, a newer version) is never lost and never crashes the app: it is backed up
-beside itself, defaults are used, and `LoadResult.notices` says what happened so the UI can
-tell the person. A settings path that is not a regular file (a folder, a named pipe...) is
-never opened, so it never hangs a start: defaults are used, a notice says why, and saving
-fails with `NotARegularFile` (an OSError) instead of replacing it. Paths under the home
-folder are stored as `~/...`.
+Thread-safe: every save and read-modify-write holds a lock file beside it (`fcntl.flock`;
+portalocker on Windows: `library.disk.locks`), so the window, `serve` and the CLI can share
+one settings file. A file that cannot be read (bad JSON, bad values, a newer version) is
+never lost and never crashes the app: it is backed up beside itself, defaults are used, and
+`LoadResult.notices` says what happened so the UI can tell the person. A settings path that
+is not a regular file (a folder, a named pipe...) is never opened, so it never hangs a
+start: defaults are used, a notice says why, and saving fails with `NotARegularFile` (an
+OSError) instead of replacing it. Paths under the home folder are stored as `~/...`.
 """
 
 from __future__ import annotations
@@ -35,13 +35,13 @@ from pydantic import (
 )
 
 from library.disk import statejson
-from library.disk.locks import locked
-from serpent_tk.atomicfile import (
+from library.disk.atomicfile import (
     NotARegularFile,
     atomic_write_text,
     check_regular_or_missing,
     read_state_file,
 )
+from library.disk.locks import locked
 from serpent_tk.paths import from_portable, to_portable
 
 log = logging.getLogger(__name__)

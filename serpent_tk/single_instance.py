@@ -1,10 +1,10 @@
 """One running Serpent per user data dir, and a way for a second start to wake the first.
 
-Thread-safe. The first instance holds a portalocker lock on `instance.lock` (the OS releases
-it when the process dies, so a crashed instance never blocks the next start) and listens on
-a loopback socket whose port and a random secret are written to `instance.json` with
-owner-only permissions. A second start fails to take the lock, reads `instance.json` and asks
-the first to come to the front. Messages are one JSON line each way.
+Thread-safe. The first instance holds a lock on `instance.lock` (`library.disk.locks`: the
+OS releases it when the process dies, so a crashed instance never blocks the next start) and
+listens on a loopback socket whose port and a random secret are written to `instance.json`
+with owner-only permissions. A second start fails to take the lock, reads `instance.json`
+and asks the first to come to the front. Messages are one JSON line each way.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from library.disk import statejson
+from library.disk.atomicfile import atomic_write_text, read_state_file
 from library.disk.locks import LockBusy, lock_now
-from serpent_tk.atomicfile import atomic_write_text, read_state_file
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from serpent_tk.atomicfile import atomic_write_text
+from library.disk.atomicfile import atomic_write_text
 from serpent_tk.paths import USER_DATA_ENV
 
 SERVER_NAME = "serpent"

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from library.disk import statejson
-from serpent_tk.atomicfile import atomic_write_text
+from library.disk.atomicfile import atomic_write_text
 from serpent_tk.paths import AppDirs, app_dirs
 from serpent_tk.settings import SettingsStore
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from library.disk import statejson
-from serpent_tk.atomicfile import atomic_write_text, read_state_file
+from library.disk.atomicfile import atomic_write_text, read_state_file
 
 Status = Literal["off", "starting", "running", "failed", "broken", "incompatible"]
 STATUS_FILE = "plugins-status.json"

@@ -15,6 +15,7 @@ import json
 import os
 from pathlib import Path
 
+from library.disk.atomicfile import atomic_write_text
 from library.disk.durable import fsync_directory
 from library.worker.store.layout import Layout
 
@@ -39,13 +40,7 @@ def write(layout: Layout, library_id: str) -> None:
         stat = layout.database.stat()
         os.utime(layout.database, ns=(stat.st_atime_ns, stat.st_mtime_ns - 1))
         record = {"libraryId": library_id, **_fingerprint(layout.database)}
-        temporary = path.with_name(MARKER_NAME + ".part")
-        with open(temporary, "w", encoding="utf-8") as handle:
-            json.dump(record, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-        fsync_directory(layout.root)
+        atomic_write_text(path, json.dumps(record))
     except OSError:
         with contextlib.suppress(OSError):
             path.unlink(missing_ok=True)

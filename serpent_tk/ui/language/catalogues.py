@@ -16,11 +16,13 @@ committed.
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from library.disk.atomicfile import atomic_write_bytes
 from serpent_tk.ui.language.translate import DOMAIN, ENGLISH, LANGUAGES, locale_dir
 
 if TYPE_CHECKING:
@@ -181,10 +183,9 @@ def compile_all(folder: Path | None = None) -> list[Path]:
         with source.open("rb") as stream:
             catalogue = read_po(stream)
         target = source.with_suffix(".mo")
-        partial = target.with_suffix(".mo.tmp")
-        with partial.open("wb") as stream:
-            write_mo(stream, catalogue)
-        partial.replace(target)
+        compiled = io.BytesIO()
+        write_mo(compiled, catalogue)
+        atomic_write_bytes(target, compiled.getvalue(), mode=0o644)  # installed, read by all
         made.append(target)
     return made
 

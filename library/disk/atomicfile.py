@@ -1,10 +1,14 @@
-"""Small state files (settings, credentials, client configs): read safely, replace atomically.
+"""Small files written whole (settings, credentials, client configs, the import-replay map, a
+library's clean-close marker, the window's compiled catalogues): read safely, replace
+atomically. The one way Serpent writes such a file.
 
-Thread-safe. Readers see the old file or the new one, never a torn one: the text goes to a
-temporary file in the same directory, is fsynced, then `os.replace`d over the target. A path
-that is not a regular file (a folder, a named pipe, a device, a socket) is never read and
-never replaced: `read_state_file` opens without blocking (a FIFO would wait forever for a
-writer) and refuses it with `NotARegularFile`, an OSError saying what it is.
+Thread-safe; imported by both processes. Readers see the old file or the new one, never a
+torn one: the bytes go to a temporary file in the same directory (owner-only unless `mode`
+says otherwise), are fsynced, then `os.replace`d over the target, and the directory is
+fsynced (the new name survives a power cut). A path that is not a regular file (a folder, a
+named pipe, a device, a socket) is never read and never replaced: `read_state_file` opens
+without blocking (a FIFO would wait forever for a writer) and refuses it with
+`NotARegularFile`, an OSError saying what it is.
 """
 
 from __future__ import annotations
@@ -77,16 +81,23 @@ def read_state_file(path: Path, limit: int = MAX_STATE_FILE_BYTES) -> bytes:
 
 
 def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
-    """Write `text` to `path` so readers see the old or the new file, never a torn one.
-    NotARegularFile when something that is not a file sits at `path` (it is left alone)."""
+    """Write `text` (UTF-8, line ends as given) to `path`: see `atomic_write_bytes`."""
+    atomic_write_bytes(path, text.encode("utf-8"), mode)
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Write `data` to `path` so readers see the old or the new file, never a torn one, and
+    a crash leaves one of the two (no temporary file stays behind an error). `mode`: the
+    new file's permissions (default: owner-only, 0600). NotARegularFile when something that
+    is not a file sits at `path` (it is left alone)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     check_regular_or_missing(path)
     fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         if mode is not None:
             os.chmod(temp_name, mode)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp_name, path)
