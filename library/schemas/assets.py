@@ -192,14 +192,14 @@ class AssetSearchIn(Model):
     taken_before: datetime | None = Field(default=None, description="Taken before.")
     orientation: list[Orientation] = Field(default_factory=list, description="As displayed; "
                                            "square ±5 %, panoramic ≥ 2:1.")
-    color: HexColor | None = Field(default=None, description="#rrggbb in the palette "
-                                   "(colorTolerance, colorMinRatio).")
-    color_tolerance: float = Field(default=44, ge=1, le=100, description="How far a colour "
-                                   "may be (hue counts most): 44 the same hue.")
+    color: HexColor | None = Field(default=None, description="#rrggbb in the "
+                                   "palette.")
+    color_tolerance: float = Field(default=44, ge=1, le=100, description="Colour distance, "
+                                   "hue weighs most; 44 same hue.")
     color_min_ratio: float = Field(default=0.3, ge=0, le=1, description="Share its close "
                                    "colours cover.")
-    rules: RulesLikeCreate = Field(default=None, description="Also match these smart-"
-                                  "collection rules.")
+    rules: RulesLikeCreate = Field(default=None, description="Smart-collection "
+                                  "rules to match too.")
     trashed: bool = Field(default=False, description="Search the trash instead.")
     sort: SearchSort = Field(default="added-desc", description="collection-order needs "
                              "collectionId, color-similarity color.")

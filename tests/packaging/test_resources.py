@@ -72,7 +72,7 @@ def test_the_shipped_plugins_ship_in_the_wheel_and_the_frozen_app(frozen: Path) 
 
     builtin = ROOT / "serpent_tk" / "plugins" / "builtin"
     manifests = sorted(builtin.glob("*/plugin.toml"))
-    assert {m.parent.name for m in manifests} == {"contact_sheet", "rename_pattern"}
+    assert {m.parent.name for m in manifests} == {"contact_sheet", "ocr_text", "rename_pattern"}
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
     package_data = pyproject["tool"]["setuptools"]["package-data"]["serpent_tk.plugins.builtin"]
     spec = (ROOT / "installer" / "serpent.spec").read_text()
@@ -86,7 +86,8 @@ def test_the_shipped_plugins_ship_in_the_wheel_and_the_frozen_app(frozen: Path) 
         (bundled / manifest.parent.name / "plugin.toml").write_bytes(manifest.read_bytes())
     assert builtin_folder() == bundled
     found = discover(None, entry_points=False)
-    assert {p.id for p in found if p.problem is None} == {"contact-sheet", "rename-pattern"}
+    assert {p.id for p in found if p.problem is None} == {
+        "contact-sheet", "ocr-text", "rename-pattern"}
 
 
 @pytest.mark.parametrize(("argv", "expected"), [

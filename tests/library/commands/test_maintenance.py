@@ -96,7 +96,8 @@ def test_task_cancel_stops_a_running_refresh(host, library, sources):
     running, blocker, task_id = blocked_refresh(host, library, sources)
     cancelling = host.call(library_id, "task.cancel", {"taskId": task_id})
     wait_until(lambda: call(host, library_id, "task.get", {"taskId": task_id})[
-        "cancelRequested"], "the cancel request")
+        "cancelRequested"], lambda: "the cancel request; the task is now "
+        f"{call(host, library_id, 'task.get', {'taskId': task_id})}")
     blocker.release()
     assert cancelling.result(TIMEOUT)["status"] == "cancelled"
     blocker.stop()

@@ -42,9 +42,10 @@ def test_similar_images_in_the_grid_and_back(app: App, tmp_path: Path) -> None:
              "the similar view")
     shown = names(app)
     assert shown[0] == "g00-original"                        # the image itself first
-    assert sorted(shown[1:]) == ["g00-bright", "g00-crop", "g00-half", "g00-q30"]
+    copies = sorted(p.path.stem for p in planted if p.group == "g00" and p.variant != "original")
+    assert len(copies) >= 4 and sorted(shown[1:]) == copies  # resized, cropped, turned ...
     assert window.banner.shown == "Similar to “g00-original”"
-    assert "4 images that look like it" in str(window.banner.text.cget("text"))
+    assert f"{len(copies)} images that look like it" in str(window.banner.text.cget("text"))
     assert window.sidebar.tree.selection() == ()             # no sidebar row is this view
     assert window.sort.get() == "Closest first" and window.sort.instate(["disabled"])
     app.shot(tmp_path, "similar-view", window.root)
@@ -63,7 +64,7 @@ def test_similar_images_in_the_grid_and_back(app: App, tmp_path: Path) -> None:
     app.pump(lambda: window.browser.scope.kind == "similar" and window.pages.known
              and names(app)[:1] == ["g01-original"], "similar to the viewed one")
     assert not window.viewer.is_open
-    assert all(n.startswith("g01-") for n in names(app)) and len(names(app)) == 5
+    assert all(n.startswith("g01-") for n in names(app)) and len(names(app)) == len(copies) + 1
 
     # a search searches the library again
     window.search.set("g00")

@@ -57,8 +57,9 @@ def saved(plugin_id: str) -> tuple[bool, bool]:
 def test_the_plugins_page_lists_switches_and_follows_changes(
         app: App, plugins: PluginManager, tmp_path: Path) -> None:
     page = open_page(app)
-    assert set(page.cards) == {"contact-sheet", "rename-pattern", "counter", "broken",
-                               "future-only"}
+    assert set(page.cards) == {"contact-sheet", "ocr-text", "rename-pattern", "counter",
+                               "broken", "future-only"}
+    assert page.cards["ocr-text"].status.cget("text") == "Off"  # off until asked for
     counter = page.cards["counter"]
     assert counter.title.cget("text") == "Asset counter"
     assert counter.version.cget("text").strip() == "0.3.1"
