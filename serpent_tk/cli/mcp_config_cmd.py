@@ -1,8 +1,10 @@
-"""`serpent-tk mcp-config --client ID [--credential NAME] [--port N] [--install | --project]`.
+"""`serpent-tk mcp-config --client ID [--credential NAME] [--port N]
+[--install | --uninstall | --project]`.
 
 Runs in the CLI process. Prints the exact config snippet for one MCP client (always
 127.0.0.1), which holds a token and so belongs in the client's user-level config; with
-`--install` merges it into that file instead (backup kept, atomic write). Without
+`--install` merges it into that file instead (only Serpent's entry changes: comments and
+layout stay; backup kept, atomic write), `--uninstall` takes that entry out again. Without
 `--credential` it uses, or creates, a credential named after the client, so the printed
 config works at once. `--project` prints a token-free entry for a project's shared config file
 (`.mcp.json`, ...) that reads the token from `SERPENT_MCP_TOKEN`; it touches no credential.
@@ -33,6 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     way.add_argument("--install", action="store_true",
                      help="write it into the client's user-level config file instead of "
                           "printing it")
+    way.add_argument("--uninstall", action="store_true",
+                     help="take Serpent's entry out of the client's user-level config file")
     way.add_argument("--project", action="store_true",
                      help="print a token-free entry for a project's shared config file "
                           "(claude-code, cursor, codex): the client reads the token from "
@@ -51,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
     info = client_configs.client(args.client)
     if args.project:
         return _project(args, dirs)
+    if args.uninstall:
+        return _uninstall(args)
     store = CredentialStore(dirs.credentials_file)
     name = args.credential or info.label
     try:
@@ -98,4 +104,20 @@ def _project(args: argparse.Namespace, dirs: AppDirs) -> int:
           f"committed. Everyone who uses it sets {client_configs.TOKEN_ENV} to the token of "
           f"their own credential before starting {info.label} (`serpent-tk credential create "
           "NAME` prints a new one).", file=sys.stderr)
+    return 0
+
+
+def _uninstall(args: argparse.Namespace) -> int:
+    from serpent_tk.mcp import client_configs
+
+    info = client_configs.client(args.client)
+    try:
+        done = client_configs.uninstall(args.client)
+    except (client_configs.ConfigError, OSError) as error:
+        print(f"serpent-tk mcp-config: {error}", file=sys.stderr)
+        return 1
+    for removed in done:
+        print(removed.sentence())
+    print(f"Restart {info.label} to unload it." if done
+          else f"Serpent was not in {info.label}'s config; nothing was changed.")
     return 0

@@ -1,5 +1,6 @@
 """MCP client configuration: the exact snippet per client, where each client keeps its config,
-and installing Serpent into that file (merge, backup, atomic write).
+and installing Serpent into that file or taking it out (only Serpent's entry changes: comments
+and layout stay; backup, atomic write).
 
 Thread-safe (pure functions; `install` touches only the client's config file and its backup).
 Used by `serpent-tk mcp-config`, and by the window's "Copy MCP config" and "Install into
@@ -10,19 +11,25 @@ Desktop (stdio only) through Serpent's own bridge, so nobody needs Node.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
-import re
 import shutil
 import sys
 import time
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import tomlkit
+from tomlkit.exceptions import TOMLKitError
+from tomlkit.items import InlineTable, Table
+from tomlkit.toml_document import TOMLDocument
+
 from library.disk.atomicfile import atomic_write_text
+from serpent_tk.mcp import jsonc
 from serpent_tk.paths import USER_DATA_ENV
 
 SERVER_NAME = "serpent"
@@ -194,28 +201,6 @@ def project_snippet(client_id: str, *, port: int) -> str:
     return json.dumps({info.top_key: {SERVER_NAME: entry}}, indent=2, ensure_ascii=False) + "\n"
 
 
-def toml_table(name: str, entry: Mapping[str, Any]) -> str:
-    lines = [f"[{name}]"]
-    for key, value in entry.items():
-        lines.append(f"{key} = {_toml_value(value)}")
-    return "\n".join(lines) + "\n"
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)  # a valid TOML basic string
-    if isinstance(value, Mapping):
-        inner = ", ".join(f"{json.dumps(str(k))} = {_toml_value(v)}" for k, v in value.items())
-        return "{ " + inner + " }"
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    raise TypeError(f"cannot write {type(value).__name__} as TOML")
-
-
 # -- where each client keeps its config -------------------------------------------------------
 
 def config_paths(client_id: str, *, home: Path | None = None,
@@ -268,112 +253,178 @@ def install_targets(client_id: str, **where: Any) -> list[Path]:
     return existing or candidates[:1]
 
 
-# -- merging into an existing file ------------------------------------------------------------
-
-_JSONC_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.S)
-_TRAILING_COMMA = re.compile(r',(\s*[}\]])')
-
-
-def parse_jsonc(text: str) -> Any:
-    """JSON that may carry // and /* */ comments and trailing commas (VS Code, Zed)."""
-    without_comments = _JSONC_TOKENS.sub(
-        lambda m: m.group(0) if m.group(0).startswith('"') else "", text)
-    cleaned = _strip_trailing_commas(without_comments)
-    return json.loads(cleaned) if cleaned.strip() else {}
-
-
-def _strip_trailing_commas(text: str) -> str:
-    out, last = [], 0
-    for match in re.finditer(r'"(?:\\.|[^"\\])*"', text):
-        out.append(_TRAILING_COMMA.sub(r"\1", text[last:match.start()]))
-        out.append(match.group(0))
-        last = match.end()
-    out.append(_TRAILING_COMMA.sub(r"\1", text[last:]))
-    return "".join(out)
-
+# -- editing an existing file ------------------------------------------------------------------
+# Only Serpent's own entry changes: JSONC through `jsonc` (the member's text alone is replaced,
+# so comments, trailing commas and layout stay), TOML through tomlkit (a round-trip parser
+# that keeps comments and layout). Each result is read back and must equal the file as it was
+# with only Serpent's entry different; otherwise nothing is written.
 
 def merge_json(existing: str, top_key: str, entry: dict[str, Any]) -> str:
-    """`existing` with `<top_key>.serpent` set to `entry`; every other key kept."""
+    """`existing` with `<top_key>.serpent` set to `entry`; every other byte kept."""
+    before = _read_json(existing)
     try:
-        data = parse_jsonc(existing) if existing.strip() else {}
-    except ValueError as error:
+        merged = jsonc.set_member(existing, [top_key, SERVER_NAME], entry)
+    except jsonc.JsoncError:  # the document itself is an object (read above)
+        raise ConfigError(f"{top_key!r} in the existing file is not an object; it was not "
+                          "changed.") from None
+    _check_only_serpent_changed(before, _read_json(merged), [top_key], entry)
+    return merged
+
+
+def remove_json(existing: str, top_key: str) -> str:
+    """`existing` without `<top_key>.serpent`; every other byte kept."""
+    before = _read_json(existing)
+    removed = jsonc.remove_member(existing, [top_key, SERVER_NAME])
+    _check_only_serpent_changed(before, _read_json(removed), [top_key], None)
+    return removed
+
+
+def merge_toml(existing: str, table: str, entry: dict[str, Any]) -> str:
+    """`existing` with the `[table]` section replaced or added; everything else as written."""
+    before = _read_toml(existing)
+    *parents, name = table.split(".")
+    try:
+        document = tomlkit.parse(existing)
+        servers: Any = document
+        for part in parents:
+            if part not in servers:
+                servers[part] = tomlkit.table(is_super_table=True)
+            servers = servers[part]
+        if isinstance(servers, InlineTable):
+            servers[name] = _toml_inline(entry)
+        elif isinstance(servers, (Table, TOMLDocument)):
+            section = tomlkit.table()
+            for key, value in entry.items():
+                section[key] = _toml_inline(value) if isinstance(value, Mapping) else value
+            section.add(tomlkit.nl())
+            servers[name] = section
+        else:
+            raise ConfigError(f"{'.'.join(parents)!r} in the existing file is not a table; it "
+                              "was not changed.")
+        merged = _end_like(existing, document.as_string())
+    except (TOMLKitError, ValueError, TypeError) as error:
+        if isinstance(error, ConfigError):
+            raise
+        raise ConfigError(f"The Serpent entry cannot be written into the existing file safely "
+                          f"({error}); it was not changed.") from None
+    _check_only_serpent_changed(before, _read_toml(merged), parents, entry)
+    return merged
+
+
+def remove_toml(existing: str, table: str) -> str:
+    """`existing` without the `[table]` section; everything else as written."""
+    before = _read_toml(existing)
+    *parents, name = table.split(".")
+    try:
+        document = tomlkit.parse(existing)
+        servers: Any = document
+        for part in parents:
+            servers = servers.get(part) if isinstance(servers, MutableMapping) else None
+        if not isinstance(servers, MutableMapping) or name not in servers:
+            return existing
+        del servers[name]
+        removed = _end_like(existing, document.as_string())
+    except (TOMLKitError, ValueError, TypeError) as error:
+        raise ConfigError(f"The Serpent entry cannot be removed from the existing file safely "
+                          f"({error}); it was not changed.") from None
+    _check_only_serpent_changed(before, _read_toml(removed), parents, None)
+    return removed
+
+
+def toml_table(name: str, entry: Mapping[str, Any]) -> str:
+    """`[name]` with `entry`, as a snippet to paste (the same writer `install` uses)."""
+    return merge_toml("", name, dict(entry))
+
+
+def _toml_inline(value: Mapping[str, Any]) -> InlineTable:
+    table = tomlkit.inline_table()
+    table.update(value)
+    return table
+
+
+def _end_like(original: str, edited: str) -> str:
+    """No blank lines piled up at the end by an edit; a final newline when there is text."""
+    if not edited.strip():
+        return original if not original.strip() else ""
+    return edited.rstrip("\n") + "\n"
+
+
+def _read_json(text: str) -> dict[str, Any]:
+    try:
+        data = jsonc.loads(text)
+    except jsonc.JsoncError as error:
         raise ConfigError(f"The existing file is not valid JSON ({error}); it was not "
                           "changed.") from None
     if not isinstance(data, dict):
         raise ConfigError("The existing file does not hold a JSON object; it was not changed.")
-    servers = data.get(top_key)
-    if servers is None:
-        servers = data[top_key] = {}
-    if not isinstance(servers, dict):
-        raise ConfigError(f"{top_key!r} in the existing file is not an object; it was not "
-                          "changed.")
-    servers[SERVER_NAME] = entry
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return data
 
 
-def merge_toml(existing: str, table: str, entry: dict[str, Any]) -> str:
-    """`existing` with the `[table]` section replaced; everything else kept as written."""
+def _read_toml(text: str) -> dict[str, Any]:
     try:
-        tomllib.loads(existing)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"The existing file is not valid TOML ({error}); it was not "
                           "changed.") from None
-    kept: list[str] = []
-    skipping = False
-    header = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
-    for line in existing.splitlines():
-        match = header.match(line)
-        if match:
-            name = match.group(1).replace('"', "").replace("'", "").replace(" ", "")
-            skipping = name == table or name.startswith(table + ".")
-        if not skipping:
-            kept.append(line)
-    body = "\n".join(kept).rstrip()
-    merged = (body + "\n\n" if body else "") + toml_table(table, entry)
-    parsed = tomllib.loads(merged)
-    node: Any = parsed
-    for part in table.split("."):
-        node = node.get(part, {}) if isinstance(node, dict) else {}
-    if node != entry:
+
+
+def _check_only_serpent_changed(before: dict[str, Any], after: dict[str, Any],
+                                parents: list[str], entry: dict[str, Any] | None) -> None:
+    """After an edit, the file must read as before with only Serpent's entry set (or gone)."""
+    expected = copy.deepcopy(before)
+    node: Any = expected
+    for part in parents:
+        node = node.setdefault(part, {}) if entry is not None else node.get(part, {})
+        if not isinstance(node, dict):
+            raise ConfigError(f"{part!r} in the existing file is not an object; it was not "
+                              "changed.")
+    if entry is not None:
+        node[SERVER_NAME] = entry
+    else:
+        node.pop(SERVER_NAME, None)
+    if after != expected:
         raise ConfigError("The existing file defines the Serpent entry in a way that cannot be "
-                          "replaced safely (inline table?); it was not changed.")
-    return merged
+                          "changed safely; it was not changed.")
 
 
 @dataclass(frozen=True)
 class Installed:
     path: Path
     backup: Path | None  # None when the file did not exist before
-    comments_dropped: bool = False
+    removed: bool = False  # an uninstall
 
     def sentence(self) -> str:
-        text = f"Serpent was added to {self.path}"
+        done = "removed from" if self.removed else "added to"
+        text = f"Serpent was {done} {self.path}"
         if self.backup is not None:
             text += f" (the previous file was kept as {self.backup.name})"
-        if self.comments_dropped:
-            text += "; comments in that file were not kept, the backup still has them"
         return text + "."
 
 
 def install_into(path: Path, client_id: str, entry: dict[str, Any]) -> Installed:
     """Merge `entry` into the config file at `path`: backup first, then an atomic write."""
     info = client(client_id)
-    try:
-        existing = path.read_text(encoding="utf-8") if path.exists() else ""
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"Cannot read {path}: {error}") from None
+    existing = _read_config(path)
     if info.format == "toml":
         merged = merge_toml(existing, f"{info.top_key}.{SERVER_NAME}", entry)
     else:
         merged = merge_json(existing, info.top_key, entry)
-    backup = None
-    if existing:
-        backup = path.with_name(f"{path.name}.serpent-backup-{time.strftime('%Y%m%d-%H%M%S')}")
-        shutil.copy2(path, backup)
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
-    atomic_write_text(path, merged, mode=mode)
-    dropped = info.format == "json" and bool(existing) and _has_comments(existing)
-    return Installed(path=path, backup=backup, comments_dropped=dropped)
+    return Installed(path=path, backup=_replace(path, existing, merged))
+
+
+def uninstall_from(path: Path, client_id: str) -> Installed | None:
+    """Take Serpent's entry out of the config file at `path` (None: it was not there)."""
+    info = client(client_id)
+    if not path.exists():
+        return None
+    existing = _read_config(path)
+    if info.format == "toml":
+        edited = remove_toml(existing, f"{info.top_key}.{SERVER_NAME}")
+    else:
+        edited = remove_json(existing, info.top_key)
+    if edited == existing:
+        return None
+    return Installed(path=path, backup=_replace(path, existing, edited), removed=True)
 
 
 def install(client_id: str, *, port: int, token: str, bridge: BridgeLaunch | None = None,
@@ -384,5 +435,27 @@ def install(client_id: str, *, port: int, token: str, bridge: BridgeLaunch | Non
     return [install_into(path, client_id, entry) for path in targets]
 
 
-def _has_comments(text: str) -> bool:
-    return any(not m.group(0).startswith('"') for m in _JSONC_TOKENS.finditer(text))
+def uninstall(client_id: str, *, env: Mapping[str, str] | None = None,
+              **where: Any) -> list[Installed]:
+    """Take Serpent out of every user-level config file of the client that has it."""
+    done = (uninstall_from(path, client_id)
+            for path in config_paths(client_id, env=env, **where))
+    return [d for d in done if d is not None]
+
+
+def _read_config(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8") if path.exists() else ""
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"Cannot read {path}: {error}") from None
+
+
+def _replace(path: Path, existing: str, new_text: str) -> Path | None:
+    """Backup of the previous file (when there was one), then the new text atomically."""
+    backup = None
+    if existing:
+        backup = path.with_name(f"{path.name}.serpent-backup-{time.strftime('%Y%m%d-%H%M%S')}")
+        shutil.copy2(path, backup)
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
+    atomic_write_text(path, new_text, mode=mode)
+    return backup

@@ -1,6 +1,7 @@
 """Client configs: every snippet parsed and checked against the client's documented shape, the
 config file locations (Claude Desktop's MSIX one included), and installing into an existing
-file (other keys kept, comments tolerated, backup, atomic write). A token goes only into a
+file and taking it out again (other servers, comments and layout kept, byte for byte;
+backup, atomic write; a damaged file refused and untouched). A token goes only into a
 client's user-level config; a project file only ever gets a token-free entry."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 from serpent_tk.credentials import CredentialStore
-from serpent_tk.mcp import client_configs
+from serpent_tk.mcp import client_configs, jsonc
 from serpent_tk.mcp.client_configs import (
     CLIENTS,
     ConfigError,
@@ -23,7 +24,10 @@ from serpent_tk.mcp.client_configs import (
     install,
     merge_json,
     merge_toml,
+    remove_json,
+    remove_toml,
     snippet,
+    uninstall,
 )
 from serpent_tk.paths import app_dirs
 from tests.conftest import serpent_command
@@ -148,42 +152,133 @@ def test_install_into_claude_desktop_writes_every_location_it_may_read(tmp_path:
         assert entry["env"]["SERPENT_MCP_TOKEN"] == TOKEN
 
 
-def test_json_with_comments_and_trailing_commas_is_understood() -> None:
-    existing = """{
-      // Zed settings
-      "theme": "One Dark", /* keep me */
-      "url_like": "http://x//y",
-      "context_servers": {"other": {"url": "http://127.0.0.1:1/mcp",},},
-    }"""
-    merged = json.loads(merge_json(existing, "context_servers", {"url": URL}))
-    assert merged["theme"] == "One Dark" and merged["url_like"] == "http://x//y"
-    assert set(merged["context_servers"]) == {"other", "serpent"}
+ZED_SETTINGS = """{
+  // Zed settings
+  "theme": "One Dark", /* keep me */
+  "url_like": "http://x//y",
+
+  "context_servers": {
+    // the team's server
+    "other": {"url": "http://127.0.0.1:1/mcp",},   // trailing comma, odd spacing
+  },
+  "vim_mode"  :true,
+}
+"""
+
+CODEX_CONFIG = """# my Codex settings
+model = "o3"  # mine
+approval_policy = 'on-request'
+
+[mcp_servers.other]   # the team's
+url = "x"
+http_headers = { "X-Team" = "1" }
+
+[profiles.fast]
+model = "o4-mini"
+"""
+
+
+def test_install_then_uninstall_keeps_every_comment_and_other_server(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    zed = home / ".config" / "zed" / "settings.json"
+    codex = home / ".codex" / "config.toml"
+    for target, text in ((zed, ZED_SETTINGS), (codex, CODEX_CONFIG)):
+        target.parent.mkdir(parents=True)
+        target.write_text(text)
+    where: dict[str, Any] = {"home": home, "env": {}, "platform": "linux"}
+    install("zed", port=PORT, token=TOKEN, **where)
+    install("codex", port=PORT, token=TOKEN, **where)
+    zed_text, codex_text = zed.read_text(), codex.read_text()
+    for line in ZED_SETTINGS.splitlines():
+        assert line in zed_text
+    for line in CODEX_CONFIG.splitlines():
+        assert line in codex_text
+    assert jsonc.loads(zed_text)["context_servers"] == {
+        "other": {"url": "http://127.0.0.1:1/mcp"}, "serpent": EXPECTED["zed"][1]}
+    codex_data = tomllib.loads(codex_text)
+    assert codex_data["mcp_servers"]["serpent"] == EXPECTED["codex"][1]
+    assert codex_data["profiles"] == {"fast": {"model": "o4-mini"}}
+
+    removed = uninstall("zed", **where) + uninstall("codex", **where)
+    assert [r.path for r in removed] == [zed, codex]
+    assert all("removed from" in r.sentence() and r.backup for r in removed)
+    assert zed.read_text() == ZED_SETTINGS  # byte for byte: as the person wrote it
+    assert codex.read_text() == CODEX_CONFIG
+    assert uninstall("zed", **where) == []  # nothing left to take out: the file is not touched
+
+
+@pytest.mark.parametrize(("existing", "expected"), [
+    ('{"mcpServers": {"a": 1}}', '{"mcpServers": {"a": 1, "serpent": {"url": "u"}}}'),
+    ('{"theme": 1}', '{"theme": 1, "mcpServers": {"serpent": {"url": "u"}}}'),
+    ("", '{\n  "mcpServers": {\n    "serpent": {\n      "url": "u"\n    }\n  }\n}\n'),
+    ("// nothing yet\n", '// nothing yet\n{\n  "mcpServers": {\n    "serpent": {\n'
+     '      "url": "u"\n    }\n  }\n}\n'),
+    ('{\r\n\t"mcpServers": {\r\n\t\t"a": 1 // one\r\n\t}\r\n}',
+     '{\r\n\t"mcpServers": {\r\n\t\t"a": 1, // one\r\n\t\t"serpent": {\r\n'
+     '\t\t\t"url": "u"\r\n\t\t}\r\n\t}\r\n}'),
+    ('{\n    "mcpServers": {\n        // none yet\n    }\n}',
+     '{\n    "mcpServers": {\n        "serpent": {\n            "url": "u"\n        }\n'
+     '        // none yet\n    }\n}'),
+])
+def test_json_edits_follow_the_files_own_layout(existing: str, expected: str) -> None:
+    merged = merge_json(existing, "mcpServers", {"url": "u"})
+    assert merged == expected
+    if '"mcpServers": {"a"' in existing or '"a": 1 //' in existing:
+        assert remove_json(merged, "mcpServers") == existing
+
+
+def test_reinstalling_replaces_only_serpents_entry() -> None:
+    once = merge_json(ZED_SETTINGS, "context_servers", {"url": "old"})
+    twice = merge_json(once, "context_servers", {"url": URL})
+    assert twice == once.replace('"url": "old"', f'"url": "{URL}"')
+    toml_once = merge_toml(CODEX_CONFIG, "mcp_servers.serpent", {"url": "old"})
+    toml_twice = merge_toml(toml_once, "mcp_servers.serpent", {"url": URL})
+    assert toml_twice == toml_once.replace('url = "old"', f'url = "{URL}"')
 
 
 def test_a_damaged_file_is_refused_and_left_alone(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not valid JSON"):
         merge_json("{oops", "mcpServers", {})
+    with pytest.raises(ConfigError, match=r"not valid JSON \(unexpected '\]' at line 2 column 8"):
+        merge_json('{"a": 1,\n  "b": ]}', "mcpServers", {})
     with pytest.raises(ConfigError, match="not an object"):
         merge_json('{"mcpServers": []}', "mcpServers", {})
     with pytest.raises(ConfigError, match="not valid TOML"):
         merge_toml("[broken", "mcp_servers.serpent", {})
+    with pytest.raises(ConfigError, match="not a table"):
+        merge_toml("mcp_servers = 3\n", "mcp_servers.serpent", {})
     home = tmp_path / "home"
-    target = home / ".gemini" / "settings.json"
-    target.parent.mkdir(parents=True)
-    target.write_text("{oops")
-    with pytest.raises(ConfigError):
-        install("gemini", port=PORT, token=TOKEN, home=home, env={}, platform="linux")
-    assert target.read_text() == "{oops"
+    where: dict[str, Any] = {"home": home, "env": {}, "platform": "linux"}
+    gemini = home / ".gemini" / "settings.json"
+    codex = home / ".codex" / "config.toml"
+    for target, text in ((gemini, '{"mcpServers": {"serpent": {}, } /* unclosed'),
+                         (codex, CODEX_CONFIG + "\n[mcp_servers.serpent\nurl = 1\n")):
+        target.parent.mkdir(parents=True)
+        target.write_text(text)
+    for client_id, target in (("gemini", gemini), ("codex", codex)):
+        before = target.read_text()
+        with pytest.raises(ConfigError, match="it was not changed"):
+            install(client_id, port=PORT, token=TOKEN, **where)
+        assert target.read_text() == before
+        with pytest.raises(ConfigError, match="it was not changed"):
+            uninstall(client_id, **where)
+        assert target.read_text() == before
+        assert list(target.parent.iterdir()) == [target]  # no backup, no temporary file left
 
 
 def test_codex_toml_is_merged_as_written() -> None:
     existing = ('model = "o3"  # mine\n\n[mcp_servers.other]\nurl = "x"\n\n'
-                '[mcp_servers.serpent]\nurl = "old"\n[mcp_servers.serpent.env]\nA = "1"\n')
+                '[mcp_servers.serpent]\nurl = "old"\n[mcp_servers.serpent.env]\nA = "1"\n\n'
+                "[profiles.x]\nmodel = 'y'  # theirs\n")
     merged = merge_toml(existing, "mcp_servers.serpent", EXPECTED["codex"][1])
-    assert 'model = "o3"  # mine' in merged
+    assert 'model = "o3"  # mine' in merged and "model = 'y'  # theirs" in merged
     parsed = tomllib.loads(merged)
     assert parsed["mcp_servers"]["other"] == {"url": "x"}
     assert parsed["mcp_servers"]["serpent"] == EXPECTED["codex"][1]
+    assert parsed["profiles"] == {"x": {"model": "y"}}
+    removed = remove_toml(merged, "mcp_servers.serpent")
+    assert "model = 'y'  # theirs" in removed
+    assert tomllib.loads(removed)["mcp_servers"] == {"other": {"url": "x"}}
 
 
 @pytest.mark.parametrize("client_id", sorted(CLIENTS))
@@ -225,6 +320,13 @@ def test_mcp_config_install_writes_the_clients_file(isolated_user_data: Path) ->
     assert str(target) in done.stdout
     entry = json.loads(target.read_text())["mcpServers"]["serpent"]
     assert entry["serverUrl"] == "http://127.0.0.1:47615/mcp"
+    gone = subprocess.run(serpent_command("mcp-config", "--client", "windsurf", "--uninstall"),
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert f"Serpent was removed from {target}" in gone.stdout
+    assert json.loads(target.read_text()) == {"mcpServers": {}}
+    again = subprocess.run(serpent_command("mcp-config", "--client", "windsurf", "--uninstall"),
+                           capture_output=True, text=True, timeout=60, check=True)
+    assert "not in Windsurf's config" in again.stdout
 
 
 def test_every_client_has_a_label_and_a_hint() -> None:
