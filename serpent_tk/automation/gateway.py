@@ -66,6 +66,7 @@ from serpent_tk.automation.registry import (
     Steps,
 )
 from serpent_tk.credentials import MODES
+from serpent_tk.listeners import Listeners
 from serpent_tk.paths import app_dirs
 from serpent_tk.settings import SettingsStore
 
@@ -117,7 +118,7 @@ class Gateway:
         self.strict_outputs = strict_outputs  # tests: results must match the output models
         self.window_attached = False  # the window sets this while it shows toasts
         self._lock = threading.Lock()
-        self._listeners: list[Listener] = []
+        self._listeners: Listeners[[object]] = Listeners("gateway events")
         self.hooks = Hooks(self.publish)
         self._io = ThreadPoolExecutor(max_workers=2, thread_name_prefix="gateway-io")
         self.exposure = PluginExposure(self.registry)  # which plugin commands MCP may see
@@ -148,14 +149,7 @@ class Gateway:
 
         Listeners run on any thread and must not block.
         """
-        with self._lock:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-        return unsubscribe
+        return self._listeners.subscribe(listener)
 
     def in_background(self, work: Callable[..., T], *args: Any) -> Future[T]:
         """Run slow work (the disk, the settings file) on the gateway's I/O threads; a
@@ -165,13 +159,7 @@ class Gateway:
     def publish(self, event: object) -> None:
         """Tell every subscriber (see `events.py`). Thread-safe; a failing listener is
         logged, never raised."""
-        with self._lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            try:
-                listener(event)
-            except Exception as error:
-                internal(error, f"event listener for {type(event).__name__}")
+        self._listeners.tell(event)
 
     def on_library_event(self, event: object) -> None:
         """Translate the host's events into gateway events. Runs on the host's reader thread."""

@@ -32,6 +32,7 @@ from library.protocol import CallMeta
 from serpent_tk.automation import policy
 from serpent_tk.automation.caller import Caller
 from serpent_tk.credentials import Mode
+from serpent_tk.listeners import Listeners
 
 if TYPE_CHECKING:
     from library.client import LibraryHost
@@ -309,7 +310,7 @@ class Registry:
         self._lock = threading.Lock()
         self.commands: dict[str, CommandSpec] = {}
         self._by_tool: dict[str, CommandSpec] = {}
-        self._listeners: list[Callable[[], None]] = []
+        self._listeners: Listeners[[]] = Listeners("the registry's plugin commands")
         for spec in specs:
             self._add(spec)
 
@@ -338,14 +339,7 @@ class Registry:
 
     def on_change(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Hear when plugin commands come or go. Returns the unsubscribe function."""
-        with self._lock:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-        return unsubscribe
+        return self._listeners.subscribe(listener)
 
     def add_plugin_commands(self, plugin_id: str, specs: Iterable[CommandSpec]) -> None:
         """Expose a plugin's commands (`plugin.<id>.<verb>`, full-access only)."""
@@ -358,10 +352,8 @@ class Registry:
                 if not spec.name.startswith(prefix):
                     raise ValueError(f"{spec.name} is not under {prefix}")
                 self._add(spec)
-            listeners = list(self._listeners)
         if specs:
-            for listener in listeners:
-                listener()
+            self._listeners.tell()
 
     def remove_plugin(self, plugin_id: str) -> None:
         prefix = f"plugin.{plugin_id}."
@@ -369,10 +361,8 @@ class Registry:
             gone = [n for n in self.commands if n.startswith(prefix)]
             self.commands = {n: s for n, s in self.commands.items() if n not in gone}
             self._by_tool = {t: s for t, s in self._by_tool.items() if s.name not in gone}
-            listeners = list(self._listeners)
         if gone:
-            for listener in listeners:
-                listener()
+            self._listeners.tell()
 
 
 def check_spec(spec: CommandSpec) -> None:

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Iterable
 
 from serpent_tk.automation.registry import CommandSpec, Registry
+from serpent_tk.listeners import Listeners
 
 
 class PluginExposure:
@@ -26,7 +27,7 @@ class PluginExposure:
         self._lock = threading.Lock()
         self._plugins: frozenset[str] = frozenset()
         self._tools: frozenset[str] = frozenset()
-        self._listeners: list[Callable[[], None]] = []
+        self._listeners: Listeners[[]] = Listeners("the exposed plugin tools")
         self._unhook = registry.on_change(self._recount)
 
     def exposed(self, spec: CommandSpec) -> bool:
@@ -54,14 +55,7 @@ class PluginExposure:
 
     def on_change(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Hear when the set of exposed tools changes. Returns the unsubscribe function."""
-        with self._lock:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-        return unsubscribe
+        return self._listeners.subscribe(listener)
 
     def close(self) -> None:
         self._unhook()
@@ -73,6 +67,4 @@ class PluginExposure:
             if tools == self._tools:
                 return
             self._tools = tools
-            listeners = list(self._listeners)
-        for listener in listeners:
-            listener()
+        self._listeners.tell()

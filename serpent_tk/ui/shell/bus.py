@@ -8,13 +8,12 @@ Events are plain typed objects; handlers are looked up by the event's class.
 
 from __future__ import annotations
 
-import logging
 import queue
 import time
 from collections.abc import Callable
 from typing import Any
 
-log = logging.getLogger(__name__)
+from serpent_tk.listeners import Listeners
 
 Handler = Callable[[Any], None]
 
@@ -22,7 +21,7 @@ Handler = Callable[[Any], None]
 class UiBus:
     def __init__(self) -> None:
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._handlers: dict[type, list[Handler]] = {}
+        self._handlers: dict[type, Listeners[[Any]]] = {}
 
     def post(self, event: Any) -> None:
         """Thread-safe: queue `event` for the Tk thread."""
@@ -30,14 +29,10 @@ class UiBus:
 
     def subscribe(self, event_type: type, handler: Handler) -> Callable[[], None]:
         """Tk thread only. Returns a function that removes the handler again."""
-        handlers = self._handlers.setdefault(event_type, [])
-        handlers.append(handler)
-
-        def unsubscribe() -> None:
-            if handler in handlers:
-                handlers.remove(handler)
-
-        return unsubscribe
+        handlers = self._handlers.get(event_type)
+        if handlers is None:
+            handlers = self._handlers[event_type] = Listeners(f"{event_type.__name__} (UI)")
+        return handlers.subscribe(handler)
 
     def drain(self, batch: int = 200, budget_s: float = 0.03) -> int:
         """Tk thread only: dispatch up to `batch` queued events, stopping early once
@@ -50,11 +45,9 @@ class UiBus:
             except queue.Empty:
                 break
             handled += 1
-            for handler in tuple(self._handlers.get(type(event), ())):
-                try:
-                    handler(event)
-                except Exception:
-                    log.exception("UI handler for %s failed", type(event).__name__)
+            handlers = self._handlers.get(type(event))
+            if handlers is not None:
+                handlers.tell(event)  # a failing handler is logged; the others still run
         return handled
 
     def discard_pending(self) -> int:
