@@ -10,7 +10,7 @@ AI client, labelled `plugin:<id>`. docs/plugins.md's “Writing a plugin” expl
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
@@ -22,7 +22,7 @@ from library.schemas.common import AssetId, CollectionId, FolderId, Model
 
 __all__ = ["Plugin", "Api", "HookEvent", "PluginError", "CommandFailed", "Veto", "RiskReport",
            "RiskTarget", "Model", "AssetId", "FolderId", "CollectionId", "TARGET_FIELDS",
-           "DEFAULT_COMMAND_TIMEOUT_S"]
+           "DEFAULT_COMMAND_TIMEOUT_S", "get_assets", "ASSET_GET_BATCH"]
 
 Risk = Literal["read", "normal", "recoverable", "dangerous"]
 TARGET_FIELDS = {"asset_ids": "assetIds", "folder_ids": "folderIds",
@@ -30,6 +30,7 @@ TARGET_FIELDS = {"asset_ids": "assetIds", "folder_ids": "folderIds",
 DEFAULT_COMMAND_TIMEOUT_S = 120.0
 MAX_COMMAND_TIMEOUT_S = 600.0
 MAX_TITLE_LENGTH = 60
+ASSET_GET_BATCH = 100  # `asset.get` takes at most this many ids in one call
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -107,6 +108,25 @@ class Api(Protocol):
 
     def work_dir(self) -> Path:
         """A fresh, empty folder for this invocation's files; removed after it returns."""
+
+
+def get_assets(api: Api, asset_ids: Sequence[str], *, missing_ok: bool = False,
+               library_id: str | None = None) -> list[dict[str, Any]]:
+    """Each of `asset_ids` as `asset.get` answers it, in the order given (each once), however
+    many: asked `ASSET_GET_BATCH` at a time. When some do not exist (deleted meanwhile),
+    raises `PluginError` NOT_FOUND ("2 of the assets do not exist"; `notFound`: the first 100
+    of them), or with `missing_ok` leaves them out."""
+    wanted = list(dict.fromkeys(asset_ids))
+    found: dict[str, dict[str, Any]] = {}
+    for start in range(0, len(wanted), ASSET_GET_BATCH):
+        answer = api.call("asset.get", {"assetIds": wanted[start:start + ASSET_GET_BATCH]},
+                          library_id=library_id)
+        found.update({item["id"]: item for item in answer["items"]})
+    missing = [asset_id for asset_id in wanted if asset_id not in found]
+    if missing and not missing_ok:
+        raise PluginError(f"{len(missing)} of the assets do not exist", "NOT_FOUND",
+                          notFound=missing[:100])
+    return [found[asset_id] for asset_id in wanted if asset_id in found]
 
 
 @dataclass(frozen=True)

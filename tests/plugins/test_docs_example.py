@@ -46,6 +46,13 @@ def test_the_docs_plugin_runs_as_written(gateway: Gateway, plugins_dir: Path,
         counted = ok(gateway, "plugin.keep-guard.count", {"libraryId": library,
                                                           "assetIds": assets})
         assert counted == {"kept": 1}
+        # get_assets asks asset.get (100 ids at most) in batches, and names what is missing
+        unknown = [f"ast_{number:014d}" for number in range(150)]
+        missing = call(gateway, "plugin.keep-guard.count", {"libraryId": library,
+                                                            "assetIds": assets + unknown})
+        assert missing["error"]["code"] == "NOT_FOUND", missing
+        assert missing["error"]["message"] == "150 of the assets do not exist"
+        assert missing["error"]["notFound"] == unknown[:100]  # the first 100 of them
         refused = call(gateway, "asset.trash", {"libraryId": library, "assetIds": assets},
                        Caller.mcp("claude", "auto", "Claude"))
         assert refused["error"]["message"] == ("The plugin “Keep guard” refused asset.trash: "

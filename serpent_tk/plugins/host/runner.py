@@ -218,5 +218,15 @@ def _first_problem(error: ValidationError) -> str:
 
 
 def _json_safe(details: dict[str, Any]) -> dict[str, Any]:
-    return {str(k): v for k, v in details.items()
-            if isinstance(v, str | int | float | bool) or v is None}
+    """A refusal's details that can cross the wire: scalars and lists of scalars (`notFound`);
+    which of them a caller sees is the gateway's choice (`PUBLIC_DETAIL_KEYS`)."""
+    def scalar(value: Any) -> bool:
+        return isinstance(value, str | int | float | bool) or value is None
+
+    safe: dict[str, Any] = {}
+    for key, value in details.items():
+        if scalar(value):
+            safe[str(key)] = value
+        elif isinstance(value, list | tuple) and all(scalar(item) for item in value):
+            safe[str(key)] = list(value)
+    return safe

@@ -18,11 +18,19 @@ from typing import Any
 from PIL import Image, ImageDraw, ImageFont, ImageOps
 from pydantic import Field
 
-from serpent_tk.plugins.api import Api, AssetId, CommandFailed, FolderId, Model, Plugin
+from serpent_tk.plugins.api import (
+    Api,
+    AssetId,
+    CommandFailed,
+    FolderId,
+    Model,
+    Plugin,
+    PluginError,
+    get_assets,
+)
 
 plugin = Plugin()
 
-GET_BATCH = 100
 MARGIN = 16
 GAP = 12
 LABEL_PX = 14
@@ -69,7 +77,7 @@ class MakeOut(Model):
     example={"libraryId": "lib_01j9z3k4m5n6p7q8",
              "assetIds": ["ast_01j9z3k4m5n6p7q8", "ast_01j9z3k4m5n6p7q9"], "columns": 4})
 def make(api: Api, args: MakeIn) -> MakeOut:
-    assets = _assets(api, args.asset_ids)
+    assets = get_assets(api, args.asset_ids)
     title = one_line(args.title or "") or f"Contact sheet {datetime.now():%Y-%m-%d %H.%M}"
     sheet = draw_sheet([(_picture(api, a, args.cell_size), _label(a)) for a in assets],
                        title, args.cell_size, args.columns)
@@ -81,24 +89,11 @@ def make(api: Api, args: MakeIn) -> MakeOut:
         **({"folderId": args.folder_id} if args.folder_id else {})})
     item = imported["items"][0]
     if item.get("status") not in ("imported", "duplicate") or not item.get("assetId"):
-        raise CommandFailed({"status": "error", "error": {
-            "code": item.get("errorCode") or "INTERNAL",
-            "message": item.get("error") or "The sheet could not be added to the library."}})
+        raise PluginError(item.get("error") or "The sheet could not be added to the library.",
+                          item.get("errorCode") or "INTERNAL")
     return MakeOut(asset_id=item["assetId"], name=file_name, width=sheet.width,
                    height=sheet.height, count=len(assets),
                    duplicate=item["status"] == "duplicate")
-
-
-def _assets(api: Api, asset_ids: list[str]) -> list[dict[str, Any]]:
-    found: dict[str, dict[str, Any]] = {}
-    for start in range(0, len(asset_ids), GET_BATCH):
-        answer = api.call("asset.get", {"assetIds": asset_ids[start:start + GET_BATCH]})
-        found.update({item["id"]: item for item in answer["items"]})
-    missing = [a for a in asset_ids if a not in found]
-    if missing:
-        raise CommandFailed({"status": "error", "error": {
-            "code": "NOT_FOUND", "message": f"{len(missing)} of the assets do not exist."}})
-    return [found[a] for a in dict.fromkeys(asset_ids)]
 
 
 def one_line(text: str) -> str:

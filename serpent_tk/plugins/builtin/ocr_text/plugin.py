@@ -14,9 +14,8 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from typing import Any
 
-from serpent_tk.plugins.api import Api, Plugin, PluginError
+from serpent_tk.plugins.api import Api, Plugin, PluginError, get_assets
 from serpent_tk.plugins.builtin.ocr_text.reader import ReaderMissing, TextReader
 
 plugin = Plugin()
@@ -30,8 +29,7 @@ _lowered = threading.local()
 def read_text(api: Api, asset_ids: list[str]) -> dict[str, str]:
     _lower_priority()
     found: dict[str, str] = {}
-    items: list[dict[str, Any]] = api.call("asset.get", {"assetIds": asset_ids})["items"]
-    for item in items:
+    for item in get_assets(api, asset_ids, missing_ok=True):  # deleted meanwhile: left out
         path = item.get("filePath")
         if not path or item.get("missing") or item.get("problem"):
             continue  # left out: Serpent counts it as not readable

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from serpent_tk.plugins.api import Api, AssetId, Model, Plugin, PluginError
+from serpent_tk.plugins.api import Api, AssetId, Model, Plugin, PluginError, get_assets
 
 plugin = Plugin()
 
@@ -33,7 +33,6 @@ FIELDS = {
     "width": "its width in pixels (0 if unknown)",
     "height": "its height in pixels (0 if unknown)",
 }
-GET_BATCH = 100
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\]+")
 
 
@@ -75,7 +74,7 @@ class ApplyOut(Model):
 def apply(api: Api, args: ApplyIn) -> ApplyOut:
     if len(set(args.asset_ids)) != len(args.asset_ids):
         raise PluginError("assetIds: name each asset once")
-    assets = _assets(api, args.asset_ids)
+    assets = get_assets(api, args.asset_ids)
     folders = _folder_names(api) if "{folder" in args.pattern.replace(" ", "") else {}
     ordered = _ordered(assets, args.order)
     planned = []
@@ -91,19 +90,6 @@ def apply(api: Api, args: ApplyIn) -> ApplyOut:
         {"assetId": p.asset_id, "name": p.new_name, "expectedVersion": versions[p.asset_id]}
         for p in changed]})
     return ApplyOut(dry_run=False, renamed=len(changed), items=planned)
-
-
-def _assets(api: Api, asset_ids: list[str]) -> list[dict[str, Any]]:
-    found: dict[str, dict[str, Any]] = {}
-    missing: list[str] = []
-    for start in range(0, len(asset_ids), GET_BATCH):
-        answer = api.call("asset.get", {"assetIds": asset_ids[start:start + GET_BATCH]})
-        found.update({item["id"]: item for item in answer["items"]})
-        missing.extend(answer.get("notFound", []))
-    if missing:
-        raise PluginError(f"{len(missing)} of the assets do not exist", "NOT_FOUND",
-                          notFound=missing[:100])
-    return [found[a] for a in asset_ids]
 
 
 def _folder_names(api: Api) -> dict[str, str]:
