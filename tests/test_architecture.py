@@ -470,3 +470,30 @@ def test_the_cycle_finder_sees_deferred_imports_and_skips_type_checking() -> Non
     assert cycles(graph) == [["pkg.a", "pkg.b"]]
     assert "pkg.b:2 imports pkg.a" in describe(["pkg.a", "pkg.b"], graph)
     assert cycles({"x": {"y": 1}, "y": {"z": 1}, "z": {}}) == []
+
+
+# CONTRIBUTING.md "Module names": what a shared name means (command domains share theirs)
+SHARED_MODULE_NAMES = {"events", "errors", "process", "server", "runner", "wire", "registry",
+                       "catalogue", "analysis", "idempotency", "plugin", "thumbnails",
+                       "resources"}  # resources: two jobs, serpent_tk/resources.py to rename
+OLD_SPELLINGS = {"serpent_tk/ui/browser/color_filter.py"}  # American, kept until it is quiet
+
+
+def test_module_names_follow_the_contributing_guide() -> None:
+    paths = [p for tree in ("serpent_tk", "library") for p in modules(tree)
+             if not p.name.startswith("__")]
+    offenders = [f"{p.relative_to(ROOT)}: not lower_case words" for p in paths
+                 if not re.fullmatch(r"[a-z][a-z0-9]*(_[a-z0-9]+)*", p.stem)]
+    offenders += [f"{p.relative_to(ROOT)}: a drawer, not a job" for p in paths
+                  if re.search(r"(^|_)(utils?|helpers?|misc|stuff)(_|$)", p.stem)]
+    offenders += [f"{p.relative_to(ROOT)}: British spelling (colour, catalogue, analyser)"
+                  for p in paths if re.search(r"color|catalog(?!ue)|analyz", p.stem)
+                  and p.relative_to(ROOT).as_posix() not in OLD_SPELLINGS]
+    domains = {p.stem for p in paths if p.parent.name in ("schemas", "commands")}
+    places: dict[str, list[str]] = {}
+    for path in paths:
+        places.setdefault(path.stem, []).append(path.relative_to(ROOT).as_posix())
+    offenders += [f"{name}.py in {', '.join(found)}: one name, two jobs?"
+                  for name, found in sorted(places.items()) if len(found) > 1
+                  and name not in SHARED_MODULE_NAMES | domains]
+    assert not offenders, report(offenders, "CONTRIBUTING.md's module names")

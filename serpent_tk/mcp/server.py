@@ -29,7 +29,7 @@ from serpent_tk import __version__
 from serpent_tk.credentials import Credential, CredentialStore
 from serpent_tk.mcp.apps import search_app
 from serpent_tk.mcp.endpoint import IDENTIFY_PATH
-from serpent_tk.mcp.http.events import RETRY_MS
+from serpent_tk.mcp.http.event_store import RETRY_MS
 from serpent_tk.mcp.http.guard import RequestGuard, allowed_hosts
 from serpent_tk.mcp.http.identify import IdentifyEndpoint
 from serpent_tk.mcp.http.sessions import (

@@ -264,7 +264,7 @@ def test_a_sessions_event_store_is_bounded_and_replays_one_stream() -> None:
     from mcp.server.streamable_http import EventMessage
     from mcp_types import JSONRPCNotification
 
-    from serpent_tk.mcp.http.events import MAX_EVENTS, RecentEvents
+    from serpent_tk.mcp.http.event_store import MAX_EVENTS, RecentEvents
 
     def note(text: str) -> Any:
         return JSONRPCNotification(jsonrpc="2.0", method="notifications/message",

@@ -16,7 +16,7 @@ credential could fill it and lock every other client out. Here:
   request gets 404, which the protocol says means exactly that). Sessions without an open
   stream go first, then those with one, each least recently used first.
   An idle session (no request in flight and no open GET stream) also ends by itself after
-  `SESSION_IDLE_TIMEOUT_S`. Each session gets an event store of its own (`events.py`).
+  `SESSION_IDLE_TIMEOUT_S`. Each session gets an event store of its own (`event_store.py`).
 - `ClientRoom` counts each credential's requests in flight (open streams included: at most
   `REQUESTS_PER_CREDENTIAL`) and, every `REVOKE_POLL_S`, compares the live credentials with
   those holding sessions or requests: a revoked one has its sessions ended and its requests
@@ -39,7 +39,7 @@ from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServ
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.types import Receive, Scope, Send
 
-from serpent_tk.mcp.http.events import RecentEvents
+from serpent_tk.mcp.http.event_store import RecentEvents
 
 log = logging.getLogger(__name__)
 

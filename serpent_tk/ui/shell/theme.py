@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from tkinter import ttk
 from typing import Literal
 
-from serpent_tk.ui.language import fonts
+from serpent_tk.ui.language import font_families
 
 log = logging.getLogger(__name__)
 
@@ -217,7 +217,7 @@ class Theme:
         self._listeners.clear()
 
     def _configure_fonts(self) -> None:
-        family = fonts.ui_family(self.root)      # the window's language's glyphs
+        family = font_families.ui_family(self.root)      # the window's language's glyphs
         for name, size, bold in _SV_FONTS:
             weight = "bold" if bold else "normal"
             try:

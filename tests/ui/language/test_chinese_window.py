@@ -13,7 +13,7 @@ import pytest
 
 from serpent_tk.paths import app_dirs
 from serpent_tk.settings import SettingsStore
-from serpent_tk.ui.language import fonts, translate
+from serpent_tk.ui.language import font_families, translate
 from serpent_tk.ui.menus.menu_style import themed_menu
 from serpent_tk.ui.menus.menubar import fill
 from serpent_tk.ui.shell.theme import FONT_BODY
@@ -89,7 +89,7 @@ def test_every_main_view_menu_and_dialog_in_chinese(in_chinese: None, app: App,
     window = app.window
     assert translate.current() == "zh_CN"
     family = window.theme.font(FONT_BODY).actual("family")
-    assert family in fonts.chain("zh_CN"), f"the window's text is set in {family}"
+    assert family in font_families.chain("zh_CN"), f"the window's text is set in {family}"
     window.start()
     app.pump(lambda: window.empty.kind == "empty", "the empty library")
     check(app, tmp_path, "empty-library")
