@@ -474,8 +474,7 @@ def test_the_cycle_finder_sees_deferred_imports_and_skips_type_checking() -> Non
 
 # CONTRIBUTING.md "Module names": what a shared name means (command domains share theirs)
 SHARED_MODULE_NAMES = {"events", "errors", "process", "server", "runner", "wire", "registry",
-                       "catalogue", "analysis", "idempotency", "plugin", "thumbnails",
-                       "resources"}  # resources: two jobs, serpent_tk/resources.py to rename
+                       "catalogue", "analysis", "idempotency", "plugin", "thumbnails"}
 OLD_SPELLINGS = {"serpent_tk/ui/browser/color_filter.py"}  # American, kept until it is quiet
 
 

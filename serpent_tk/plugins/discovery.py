@@ -18,7 +18,7 @@ from typing import Literal
 
 from serpent_tk import __version__
 from serpent_tk.plugins.manifest import MANIFEST_NAME, Manifest, ManifestError, read_manifest
-from serpent_tk.resources import resource_root
+from serpent_tk.shipped_files import resource_root
 
 log = logging.getLogger(__name__)
 

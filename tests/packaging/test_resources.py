@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from installer.launchers.serpent_bridge import bridge_argv
-from serpent_tk import resources
+from serpent_tk import shipped_files as resources
 from serpent_tk.mcp.apps import search_app
 from tests.conftest import ROOT
 

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from serpent_tk.resources import resource_root
+from serpent_tk.shipped_files import resource_root
 
 log = logging.getLogger(__name__)
 

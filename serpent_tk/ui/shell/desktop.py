@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from serpent_tk import APP_NAME
-from serpent_tk.resources import icon_path
+from serpent_tk.shipped_files import icon_path
 from serpent_tk.ui.shell.theme import enable_windows_dpi_awareness
 
 if TYPE_CHECKING:
