@@ -188,9 +188,12 @@ def set_member(text: str, path: Sequence[str], value: Any) -> str:
         if member is None:
             return _insert(text, node, key, _nest(path[depth + 1:], value))
         if depth == len(path) - 1:
-            indent = _line_indent(text, member.key_start)
-            return (text[:member.value.start] + _dump(value, indent, _indent_unit(text))
-                    + text[member.value.end:])
+            line_start = text.rfind("\n", 0, member.key_start) + 1
+            if text[line_start:member.key_start].strip():  # a one-line object: stay on it
+                written = json.dumps(value, ensure_ascii=False)
+            else:
+                written = _dump(value, _line_indent(text, member.key_start), _indent_unit(text))
+            return text[:member.value.start] + written + text[member.value.end:]
         node = member.value
     raise JsoncError("an empty path")
 

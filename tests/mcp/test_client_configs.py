@@ -231,6 +231,8 @@ def test_reinstalling_replaces_only_serpents_entry() -> None:
     once = merge_json(ZED_SETTINGS, "context_servers", {"url": "old"})
     twice = merge_json(once, "context_servers", {"url": URL})
     assert twice == once.replace('"url": "old"', f'"url": "{URL}"')
+    one_line = '{"mcpServers": {"a": 1, "serpent": {"url": "old"}}}'
+    assert merge_json(one_line, "mcpServers", {"url": "u"}) == one_line.replace("old", "u")
     toml_once = merge_toml(CODEX_CONFIG, "mcp_servers.serpent", {"url": "old"})
     toml_twice = merge_toml(toml_once, "mcp_servers.serpent", {"url": URL})
     assert toml_twice == toml_once.replace('url = "old"', f'url = "{URL}"')
