@@ -113,3 +113,44 @@ def test_receipts_with_their_own_words_merge_by_kind_too() -> None:
     assert options["action"][0] == "Undo the last one"
     activity.change_made(receipt("history.undo", "undid a change", 5, undoable=False))
     assert shown[-1][1]["action"] is None
+
+
+def test_an_undo_takes_away_the_old_toasts_undo(app: App, tmp_path: Path) -> None:
+    """Issue 27: after Ctrl+Z the old "Moved… Undo" toast stayed, its Undo now meaning
+    something else."""
+    app.open_default()
+    app.import_images(make_images(tmp_path / "refs", 2))
+    window = app.window
+    key = window.pages.cell(0).key  # type: ignore[union-attr]
+    window.toasts.clear()
+    window.actions.trash([key])
+    app.pump(lambda: any(t.startswith("Moved 1 asset") for t in window.toasts.texts()),
+             "the trash toast")
+    app.pump(lambda: window.pages.count() == 1, "the asset gone from the grid")
+    window.actions.undo()
+    app.pump(lambda: any(t.startswith("Undid") for t in window.toasts.texts()),
+             "the undo's toast")
+    assert not any(t.startswith("Moved 1 asset") for t in window.toasts.texts())
+    assert all(action is None or action == "" for action in window.toasts.actions())
+
+
+def test_an_agents_merged_toast_always_names_its_trashes_and_moves() -> None:
+    """Issue 27: "…and 5 other kinds of change" hid a trash and a move among many kinds."""
+    from types import SimpleNamespace
+
+    shown: list[str] = []
+    moving = {"asset.trash", "asset.move"}
+    activity = AgentActivity(lambda text, level, **options: shown.append(text),
+                             lambda sequence: None, lambda ms, fn: fn(),
+                             lambda command: SimpleNamespace(recount=command in moving))
+    words = [("asset.tag", "tagged 2 assets"), ("asset.rate", "rated 1 asset"),
+             ("folder.create", "created the folder “A”"), ("asset.note", "noted 1 asset"),
+             ("asset.trash", "moved 3 assets to the Trash"),
+             ("collection.create", "created the collection “B”"),
+             ("asset.move", "moved 4 assets to the folder “A”"),
+             ("asset.rename", "renamed 1 asset")]
+    for sequence, (command, text) in enumerate(words):
+        activity.change_made(change(command, text, sequence))
+    assert "moved 3 assets to the Trash" in shown[-1]
+    assert "moved 4 assets to the folder “A”" in shown[-1]
+    assert "other kinds of change" in shown[-1]
