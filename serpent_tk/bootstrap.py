@@ -31,8 +31,11 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(os.environ.get("SERPENT_VENV", ROOT / ".venv"))
 MIN_PYTHON = (3, 11)
 # the window tests' virtual display, its Latin and Chinese fonts (the window is tested in
-# 简体中文 too), and the browser the MCP App host test renders the grid in
-TEST_APT_PACKAGES = ("xvfb", "xauth", "fonts-dejavu-core", "fonts-noto-cjk", "chromium")
+# 简体中文 too), xclip (another program holding the clipboard for the paste test, and the
+# window's reader of big pasted pictures), and the browser the MCP App host test renders
+# the grid in
+TEST_APT_PACKAGES = ("xvfb", "xauth", "fonts-dejavu-core", "fonts-noto-cjk", "xclip",
+                     "chromium")
 DEJAVU_FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 CJK_FONT = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
 # the window's catalogues: each language's .po, compiled to the .mo the window reads
@@ -169,6 +172,8 @@ def ensure_test_display_packages() -> None:
         missing.append("fonts-dejavu-core")
     if not CJK_FONT.exists():
         missing.append("fonts-noto-cjk")
+    if shutil.which("xclip") is None:
+        missing.append("xclip")
     if not CHROMIUM.exists():
         missing.append("chromium")
     if not missing:

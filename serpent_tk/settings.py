@@ -98,6 +98,7 @@ class UiSettings(_Section):
     # a parent folder's view shows its subfolders' assets too, and counts them (as Eagle)
     include_subfolders: bool = True
     sort: str = Field(default="added-desc", max_length=40)  # the grid's order, kept
+    layout: Literal["grid", "justified", "list"] = "grid"   # square cells, justified, list
     # the window's size was saved at this many pixels per point (a screen of another scale
     # gets it scaled: a window saved at 96 dpi is twice as big on a 192-dpi screen)
     window_scale: float | None = Field(default=None, gt=0, le=20)

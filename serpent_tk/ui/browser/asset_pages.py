@@ -46,9 +46,16 @@ def to_cell(item: dict[str, Any]) -> GridCell:
     if problem:
         words = _(PROBLEM_WORDS.get(str(problem.get("code")), N_("Damaged file")))
         detail = f"⚠ {words}" if not item.get("width") else f"{detail} · ⚠ {words}"
+    width, height = item.get("width"), item.get("height")
+    size = item.get("size")
     return GridCell(key=item["id"], title=str(item.get("name", "")), badge=ext,
                     detail=detail, picture=item.get("kind", "image") == "image",
-                    stars=max(0, min(5, int(item.get("rating") or 0))))
+                    stars=max(0, min(5, int(item.get("rating") or 0))),
+                    ratio=width / height if width and height else 1.0,
+                    kind=str(item.get("kind") or ""),
+                    size=int(size) if isinstance(size, int) else None,
+                    tags=tuple(item.get("tags") or ()), added=str(item.get("addedAt") or ""),
+                    dimensions=f"{width} × {height}" if width and height else "")
 
 
 class AssetPages:

@@ -1,7 +1,8 @@
-"""The words under a grid cell, fitted to its width: a name shortened in the middle, and a
-detail line ("1920 × 1080 · ★★★★") whose rating stars are never cut. Tk thread only (it
-measures with Tk fonts); results are cached, since the same cells are painted again and
-again while scrolling."""
+"""The words of a grid cell, fitted to its width: a name cut at the end ("sunset-over-the-b…",
+read from its start as the file browsers show it; the inspector has it whole), and a detail
+line ("1920 × 1080 · ★★★★") whose rating stars are never cut. Tk thread only (it measures
+with Tk fonts); results are cached, since the same cells are painted again and again while
+scrolling."""
 
 from __future__ import annotations
 
@@ -21,9 +22,16 @@ class CellText:
     def clear(self) -> None:
         self._cache.clear()
 
-    def fit(self, text: str, font_name: str, width: int) -> str:
-        """`text` shortened with an ellipsis in the middle so it fits `width` pixels."""
-        return self.detail(text, 0, font_name, width)
+    def fit(self, text: str, font_name: str, width: float) -> str:
+        """`text` cut at the end, with an ellipsis, so it fits `width` pixels."""
+        key = (text, font_name, int(width), -1)
+        cached = self._cache.get(key)
+        if cached is None:
+            cached = end(text, self.theme.font(font_name), int(width))
+            if len(self._cache) > MAX_CACHED:
+                self._cache.clear()
+            self._cache[key] = cached
+        return cached
 
     def detail(self, text: str, stars: int, font_name: str, width: int) -> str:
         """`text` and `stars` rating stars, fitted to `width`: the text gives way (shortened
@@ -60,6 +68,21 @@ def middle(text: str, font: tkfont.Font, width: int) -> str:
         keep = (low + high) // 2
         head = keep - keep // 3
         candidate = text[:head] + "…" + text[len(text) - (keep - head):]
+        if font.measure(candidate) <= width:
+            result, low = candidate, keep + 1
+        else:
+            high = keep - 1
+    return result
+
+
+def end(text: str, font: tkfont.Font, width: int) -> str:
+    """`text` cut at the end with an ellipsis to fit `width` pixels of `font`."""
+    if font.measure(text) <= width:
+        return text
+    low, high, result = 0, len(text), "…"
+    while low <= high:
+        keep = (low + high) // 2
+        candidate = text[:keep].rstrip() + "…"
         if font.measure(candidate) <= width:
             result, low = candidate, keep + 1
         else:

@@ -10,6 +10,7 @@ import tkinter as tk
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from serpent_tk.ui.browser.layouts import geometry
 from serpent_tk.ui.browser.selection import Selection
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ class GridInput:
     on_drag: Callable[[list[str], str, int, int], None] | None
     _cells: dict[int, Any]
     _count: int
-    _cols: int
+    arrangement: Any
     _top: float
     _height: int
     _hover: int
@@ -40,19 +41,14 @@ class GridInput:
     _band_start: tuple[float, float]
     _band_base: list[str]
     _batch: Any
-    margin: int
     row_h: float
-    cell_h: float
-    cell_w: float
-    _x0: float
-    _x_step: float
 
     if TYPE_CHECKING:
         def refresh(self) -> None: ...
         def scroll_by(self, pixels: float) -> None: ...
         def ensure_visible(self, index: int) -> None: ...
         def index_at(self, x: float, y: float) -> int: ...
-        def _page_cells(self) -> int: ...
+        def _page_rows(self) -> int: ...
         def _paint(self, cell: Any, data: Any) -> None: ...
         def after(self, ms: int, func: Callable[..., Any]) -> str: ...
 
@@ -67,14 +63,14 @@ class GridInput:
         canvas.bind("<Leave>", lambda e: self._set_hover(-1))
         canvas.bind("<ButtonPress-3>", self._on_context)
         for key, rows in (("Up", -1), ("Down", 1)):
-            canvas.bind(f"<{key}>", lambda e, r=rows: self.move_focus(r * self._cols))
-            canvas.bind(f"<Shift-{key}>", lambda e, r=rows: self.move_focus(r * self._cols, True))
+            canvas.bind(f"<{key}>", lambda e, r=rows: self.move_focus(0, rows=r))
+            canvas.bind(f"<Shift-{key}>", lambda e, r=rows: self.move_focus(0, True, rows=r))
         canvas.bind("<Left>", lambda e: self.move_focus(-1))
         canvas.bind("<Right>", lambda e: self.move_focus(1))
         canvas.bind("<Shift-Left>", lambda e: self.move_focus(-1, True))
         canvas.bind("<Shift-Right>", lambda e: self.move_focus(1, True))
-        canvas.bind("<Prior>", lambda e: self.move_focus(-self._page_cells()))
-        canvas.bind("<Next>", lambda e: self.move_focus(self._page_cells()))
+        canvas.bind("<Prior>", lambda e: self.move_focus(0, rows=-self._page_rows()))
+        canvas.bind("<Next>", lambda e: self.move_focus(0, rows=self._page_rows()))
         canvas.bind("<Home>", lambda e: self.move_focus(-self._count))
         canvas.bind("<End>", lambda e: self.move_focus(self._count))
         # Enter, Space, Ctrl+A and Esc are the window's actions (ui/menus/window_actions)
@@ -110,13 +106,17 @@ class GridInput:
         lo, hi = min(a, b), max(a, b)
         return [k for i in range(lo, hi + 1) if (k := self._key_at(i)) is not None]
 
-    def move_focus(self, delta: int, extend: bool = False) -> str:
+    def move_focus(self, delta: int, extend: bool = False, rows: int = 0) -> str:
+        """Focus the cell `delta` cells, or `rows` rows (the one nearest across), away."""
         if not self._count:
             return "break"
         current = self.selection.focus_key
         index = self.source.index_of(current) if current else None
+        forward = (rows or delta) >= 0
         if index is None:
-            target = 0 if delta >= 0 else self._count - 1
+            target = 0 if forward else self._count - 1
+        elif rows:
+            target = geometry.vertical(self.arrangement, min(index, self._count - 1), rows)
         else:
             target = min(max(0, index + delta), self._count - 1)
         key = self._key_at(target)
@@ -250,19 +250,10 @@ class GridInput:
         left, right = min(sx, ex), max(sx, ex)
         top, bottom = min(svy, evy), max(svy, evy)
         keys = list(self._band_base)
-        first_row = max(0, int((top - self.margin) // self.row_h))
-        last_row = int((bottom - self.margin) // self.row_h)
-        for row in range(first_row, last_row + 1):
-            y0 = self.margin + row * self.row_h
-            if y0 > bottom or y0 + self.cell_h < top:
-                continue
-            for col in range(self._cols):
-                x0 = self._x0 + col * self._x_step
-                if x0 > right or x0 + self.cell_w < left:
-                    continue
-                key = self._key_at(row * self._cols + col)
-                if key is not None and key not in keys:
-                    keys.append(key)
+        for index in geometry.covered(self.arrangement, left, top, right, bottom):
+            key = self._key_at(index)
+            if key is not None and key not in keys:
+                keys.append(key)
         if keys != self.selection.keys():
             self.selection.set(keys, focus=keys[-1] if keys else None,
                                anchor=keys[0] if keys else None)

@@ -42,6 +42,13 @@ class SortChooser(ttk.Combobox):
         self.current(self.offered.index(label))
         self.on_sort(self.sort)
 
+    def choose_sort(self, sort: str) -> None:
+        """Pick the sort `sort` ("name-asc") as a click on its label would, if offered."""
+        keys = [key for key, _label in self._sorts]
+        if sort in keys and self.cget("state") != "disabled":
+            self.current(keys.index(sort))
+            self.on_sort(sort)
+
     @property
     def sort(self) -> str:
         return self._sorts[max(0, self.current())][0]

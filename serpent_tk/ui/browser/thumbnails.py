@@ -133,12 +133,14 @@ class Thumbnails:
         found = [(pixels, photo) for (k, pixels), photo in self._images.items() if k == key]
         return max(found, key=lambda pair: pair[0])[1] if found else None  # type: ignore[return-value]
 
-    def want(self, keys: Sequence[str], pixels: int) -> None:
+    def want(self, keys: Sequence[str], pixels: int | Sequence[int]) -> None:
+        """`pixels`: one size for every key, or each key's own (the justified grid)."""
         now = time.monotonic()
+        sizes = [pixels] * len(keys) if isinstance(pixels, int) else list(pixels)
         self._wanted = [
-            (key, pixels) for key in keys
-            if (key, pixels) not in self._images and (key, pixels) not in self._in_flight
-            and self._failed.get((key, pixels), 0.0) <= now]
+            entry for entry in zip(keys, sizes, strict=False)
+            if entry not in self._images and entry not in self._in_flight
+            and self._failed.get(entry, 0.0) <= now]
         self._pump()
 
     def preview(self, key: str, pixels: int,

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from serpent_tk.ui.actions.clipboard_import import ClipboardImport
+from serpent_tk.ui.browser.layouts import choice as layout_choice
 from serpent_tk.ui.language.translate import N_, _
 from serpent_tk.ui.menus.action_table import MOD, MOD_NAME, Action, Target
 
@@ -31,6 +33,8 @@ def window_actions(w: Any) -> list[Action]:
     """The table for `MainWindow` `w`."""
     has = w.commands.available
     viewer, actions, sidebar = w.viewer, w.actions, w.sidebar_menu
+    full = w.full_screen
+    paste = ClipboardImport(w.root, w.importer, w.import_paths, w.toast)
 
     def assets(target: Target) -> bool:
         return bool(target.keys) and not target.in_trash
@@ -61,6 +65,19 @@ def window_actions(w: Any) -> list[Action]:
         """F2: type a new name in the inspector (shown first if it was folded away)."""
         w.panes.show("inspector", True)
         w.root.after_idle(w.inspector.focus_name)
+
+    def layout(mode: str) -> None:
+        layout_choice.set_layout(w, mode)
+
+    def something_to_view(_target: Target) -> bool:
+        return bool(viewer.is_open or w.pages.count())
+
+    def back() -> None:
+        """Esc: out of full screen first, then back to the grid."""
+        if full.active:
+            full.leave()
+        else:
+            viewer.close()
 
     def in_collection(target: Target) -> bool:
         return bool(target.keys) and target.kind == "collection" and \
@@ -95,6 +112,9 @@ def window_actions(w: Any) -> list[Action]:
         Action("edit.redo", N_("Redo"), "Edit", lambda t: actions.redo(),
                keys=(f"<{MOD}-Shift-z>", f"<{MOD}-Shift-Z>", f"<{MOD}-y>"),
                accelerator=f"{MOD_NAME}+Shift+Z", when=lambda t: has("history.redo")),
+        Action("edit.paste", N_("Paste images and files"), "Edit", lambda t: paste.paste(),
+               keys=(f"<{MOD}-v>", f"<{MOD}-V>"), accelerator=f"{MOD_NAME}+V",
+               when=lambda t: has("file.import") and w.session.library_id is not None),
         Action("edit.select-all", N_("Select all"), "Edit", lambda t: w.grid.select_loaded(),
                keys=(f"<{MOD}-a>",), accelerator=f"{MOD_NAME}+A", focus=("Canvas",),
                when=grid_shown, group=1),
@@ -136,6 +156,16 @@ def window_actions(w: Any) -> list[Action]:
         Action("view.subfolders", N_("Show subfolder contents"), "View",
                lambda t: w.set_include_subfolders(not w.browser.include_subfolders),
                checked=lambda: w.browser.include_subfolders),
+        Action("view.layout-grid", N_("Thumbnails"), "View", lambda t: layout("grid"),
+               keys=(f"<{MOD}-Key-1>",), accelerator=f"{MOD_NAME}+1", when=grid_shown,
+               group=1, checked=lambda: w.grid.mode == "grid"),
+        Action("view.layout-justified", N_("Justified"), "View",
+               lambda t: layout("justified"), keys=(f"<{MOD}-Key-2>",),
+               accelerator=f"{MOD_NAME}+2", when=grid_shown, group=1,
+               checked=lambda: w.grid.mode == "justified"),
+        Action("view.layout-list", N_("List"), "View", lambda t: layout("list"),
+               keys=(f"<{MOD}-Key-3>",), accelerator=f"{MOD_NAME}+3", when=grid_shown,
+               group=1, checked=lambda: w.grid.mode == "list"),
         Action("view.bigger", N_("Bigger thumbnails"), "View", lambda t: w.zoom_step(1),
                keys=(f"<{MOD}-plus>", f"<{MOD}-equal>"), accelerator=f"{MOD_NAME}++",
                when=grid_shown, group=1),
@@ -148,9 +178,17 @@ def window_actions(w: Any) -> list[Action]:
                focus=("Canvas",), when=lambda t: grid_shown(t) and bool(t.keys), group=2,
                places=("asset",)),
         # key names: i18n: not words
-        Action("view.back", N_("Back to the grid"), "View", lambda t: viewer.close(),
+        Action("view.back", N_("Back to the grid"), "View", lambda t: back(),
                keys=("<Escape>", "<space>"), accelerator="Esc / Space", when=viewing,
                group=2),
+        Action("view.full-screen", N_("Full screen"), "View", lambda t: full.toggle(),
+               keys=("<F11>",), accelerator="F11", when=something_to_view, group=2,
+               checked=lambda: full.active),
+        Action("view.slideshow", N_("Slideshow"), "View", lambda t: full.toggle_slideshow(),
+               keys=("<Key-s>", "<Key-S>"), accelerator="S", focus=("Canvas",),
+               when=something_to_view, group=2, checked=lambda: full.slideshow),
+        Action("view.slideshow-interval", N_("Slideshow interval"), "View", lambda t: None,
+               when=something_to_view, group=2, cascade=lambda t: full.intervals()),
         Action("view.next", N_("Next"), "View", lambda t: viewer.step(1),
                keys=("<Right>", "<Down>", "<Next>"), accelerator="→", when=viewing, group=3),
         Action("view.previous", N_("Previous"), "View", lambda t: viewer.step(-1),

@@ -43,6 +43,7 @@ from serpent_tk.ui.browser.asset_pages import AssetPages
 from serpent_tk.ui.browser.browser import Browser
 from serpent_tk.ui.browser.empty_state import EmptyState
 from serpent_tk.ui.browser.grid import VirtualGrid
+from serpent_tk.ui.browser.layouts import choice as layout_choice
 from serpent_tk.ui.browser.scope_banner import ScopeBanner
 from serpent_tk.ui.browser.thumbnails import Thumbnails
 from serpent_tk.ui.browser.view_state import ViewActions, ViewState
@@ -66,6 +67,7 @@ from serpent_tk.ui.shell.theme import Theme
 from serpent_tk.ui.shell.toolbar import Toolbar, ToolbarActions
 from serpent_tk.ui.sidebar.sidebar import Sidebar
 from serpent_tk.ui.sidebar.sidebar_menu import SidebarMenu
+from serpent_tk.ui.viewer.full_screen import FullScreen
 from serpent_tk.ui.viewer.order import ViewOrder
 from serpent_tk.ui.viewer.placement import ViewerPlacement
 from serpent_tk.ui.viewer.viewer_pane import ViewerPane
@@ -144,6 +146,7 @@ class MainWindow:
             import_flattened=lambda: self.ask_import_folder(flatten=True),
             undo=lambda: self.actions.undo(), redo=lambda: self.actions.redo(),
             zoom_to=lambda index: zoom_steps.zoom_to(self, index),
+            layout=lambda mode: layout_choice.set_layout(self, mode),
             settings=lambda: self.open_settings("general")),
             len(zoom_steps.ZOOM_STEPS), zoom_steps.zoom_index(settings.ui.thumbnail_size))
         self.toolbar.pack(side="top", fill="x")
@@ -165,7 +168,8 @@ class MainWindow:
         self.thumbnails = Thumbnails(root, commands, services.bus)
         self.middle = ttk.Frame(self.paned)
         self.grid = VirtualGrid(self.middle, theme, self.pages, self.thumbnails,
-                                cell_points=settings.ui.thumbnail_size * 0.75)
+                                cell_points=settings.ui.thumbnail_size * 0.75,
+                                mode=settings.ui.layout)
         self.grid.pack(side="top", fill="both", expand=True)
         self.banner = ScopeBanner(self.middle, theme)
         self.banner.place_above(self.grid)
@@ -220,6 +224,7 @@ class MainWindow:
         bus, root, commands = self.services.bus, self.root, self.commands
         self.switcher.on_error = lambda text: self.toast(text, "warning")
         self.browser.on_sort_shown = self.sort.show
+        layout_choice.connect(self)
         self.session.on_opened = self._library_opened
         self.session.on_closed = self._library_closed
         self.session.on_problem = lambda text: self.toast(text, "error")
@@ -236,7 +241,7 @@ class MainWindow:
                                     lambda: self.browser.scope, self.toast)
         self.drag_out = DragOut(root, self.grid, self.theme, self.sidebar, self.asset_menu,
                                 commands, lambda: self.session.library_id,
-                                lambda key: self.thumbnails.image(key, self.grid.thumb_px),
+                                self.grid.picture_of,
                                 system=self.services.drops)
         self.grid.on_open = self.open_viewer
         self.grid.on_drag = self.drag_out.drag
@@ -246,6 +251,7 @@ class MainWindow:
         self.actions.on_conflict = self.browser.reload_asset
         self.placement = ViewerPlacement(self.viewer, self.grid, self.banner, self.browser,
                                          self.pages, lambda: self.view.show())
+        self.full_screen = FullScreen(self)
         self.viewer.open_outside = self.actions.open_assets
         self.viewer.show_in_folder = self.actions.show_in_folder
         self.viewer.cached_preview = self.thumbnails.largest
@@ -479,6 +485,7 @@ class MainWindow:
             off()
         for sequence in self.keys:
             self.root.unbind(sequence)
+        self.full_screen.leave()              # the window's own size is remembered
         window_state.remember_layout(self)
         self.viewer.shutdown()
         self.thumbnails.shutdown()

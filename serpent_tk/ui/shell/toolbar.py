@@ -1,11 +1,12 @@
-"""The window's toolbar: [◧] [Library ▾] [Search… colour] [Sort ▾] [Import ▾] [↶] [↷] [size]
+"""The window's toolbar: [◧] [Library ▾] [Search… colour] [Sort ▾] [Import ▾] [↶] [↷] [▦] [size]
 [◨] [⋯] [⚙].
 
 Tk thread only. Layout only: the buttons call what the main window hands over. Every icon
 button has a tooltip. The search box keeps at least `MIN_SEARCH_PT` wide and Import its
-whole word: in a narrow window the thumbnail-size slider, then the sort menu, undo and redo
-and the inspector's button step aside (in that order) into the ⋯ menu, which appears only
-then (they are in the menus too); below that the library's name gets narrower.
+whole word: in a narrow window the thumbnail-size slider and the layout button, then the sort
+menu, undo and redo and the inspector's button step aside (in that order) into the ⋯ menu,
+which appears only then (they are in the menus too); below that the library's name gets
+narrower.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from tkinter import ttk
 
+from serpent_tk.ui.browser.layouts.choice import LAYOUTS, SYMBOLS
 from serpent_tk.ui.browser.search_bar import SearchBar
 from serpent_tk.ui.browser.sort_chooser import SortChooser
 from serpent_tk.ui.language.translate import _
@@ -44,6 +46,7 @@ class ToolbarActions:
     redo: Callable[[], None]
     zoom_to: Callable[[int], None]
     settings: Callable[[], None]
+    layout: Callable[[str], None] = lambda mode: None    # "grid", "justified", "list"
 
 
 class Toolbar(ttk.Frame):
@@ -66,6 +69,11 @@ class Toolbar(ttk.Frame):
                               command=lambda v: actions.zoom_to(round(float(v))))
         self.zoom.set(zoom_index)
         self.zoom.pack(side="right", padx=(px(10), px(10)))
+        self.layout_button = ttk.Menubutton(self, text=SYMBOLS["grid"], width=2)
+        self.layout_menu = themed_menu(self.layout_button, theme,
+                                       postcommand=lambda: self._fill_layouts(self.layout_menu))
+        self.layout_button["menu"] = self.layout_menu
+        self._layout = "grid"
         self.redo_button = ttk.Button(self, text="↷", width=3, command=actions.redo)
         self.redo_button.pack(side="right", padx=(px(2), 0))
         self.undo_button = ttk.Button(self, text="↶", width=3, command=actions.undo)
@@ -92,12 +100,13 @@ class Toolbar(ttk.Frame):
             ("overflow", self.overflow, {"padx": (0, px(6))}),
             ("inspector", self.inspector_button, {"padx": (0, px(6))}),
             ("zoom", self.zoom, {"padx": (px(10), px(10))}),
+            ("layout", self.layout_button, {"padx": (px(8), 0)}),
             ("redo", self.redo_button, {"padx": (px(2), 0)}),
             ("undo", self.undo_button, {"padx": (px(8), 0)}),
             ("import", self.import_button, {"padx": (px(8), 0)}),
             ("sort", self.sort, {})]
         # what steps aside first (a group at a time) when the search box would get narrow
-        self._optional = [("zoom",), ("sort",), ("undo", "redo"), ("inspector",),
+        self._optional = [("zoom", "layout"), ("sort",), ("undo", "redo"), ("inspector",),
                           ("settings",)]
         self.hidden: set[str] = set()
         self._tips()
@@ -118,6 +127,7 @@ class Toolbar(ttk.Frame):
             bigger=f"{mod}+plus", smaller=f"{mod}+minus"))
         tooltip(self.import_button, t, _("Add files or a folder to the library ({key}, or "
                                          "drop them on the grid)").format(key=f"{mod}+I"))
+        tooltip(self.layout_button, t, _("Thumbnails, a justified grid or a list"))
         tooltip(self.switcher, t, _("Switch to another library, or make a new one"))
         tooltip(self.sort, t, _("Sort the grid"))
         tooltip(self.search.clear_button, t, _("Clear the search (Esc)"))
@@ -125,7 +135,8 @@ class Toolbar(ttk.Frame):
     def icon_buttons(self) -> list[tk.Misc]:
         """Every button that shows a symbol rather than a word (each has a tooltip)."""
         return [self.sidebar_button, self.inspector_button, self.settings_button,
-                self.undo_button, self.redo_button, self.zoom, self.search.clear_button]
+                self.undo_button, self.redo_button, self.zoom, self.layout_button,
+                self.search.clear_button]
 
     def _make_room(self, width: int) -> None:
         """Hide the optional items (slider, sort, undo and redo, the inspector's button) while
@@ -196,6 +207,9 @@ class Toolbar(ttk.Frame):
         if "zoom" in self.hidden:
             menu.add_command(label=_("Bigger thumbnails"), command=lambda: self._zoom_by(1))
             menu.add_command(label=_("Smaller thumbnails"), command=lambda: self._zoom_by(-1))
+            layouts = themed_menu(menu, self.theme)
+            self._fill_layouts(layouts)
+            menu.add_cascade(label=_("Layout"), menu=layouts)
         if "undo" in self.hidden:
             menu.add_command(label=_("Undo"), accelerator=f"{MOD_NAME}+Z", command=a.undo)
             menu.add_command(label=_("Redo"), accelerator=f"{MOD_NAME}+Shift+Z",
@@ -206,6 +220,20 @@ class Toolbar(ttk.Frame):
         if "settings" in self.hidden:
             menu.add_command(label=_("Settings…"), accelerator=f"{MOD_NAME}+,",
                              command=a.settings)
+
+    def show_layout(self, mode: str) -> None:
+        """The grid is laid out as `mode` now: the layout button shows its symbol."""
+        self._layout = mode
+        self.layout_button.configure(text=SYMBOLS.get(mode, SYMBOLS["grid"]))
+
+    def _fill_layouts(self, menu: tk.Menu) -> None:
+        menu.delete(0, "end")
+        chosen = tk.StringVar(master=menu, value=self._layout)
+        menu._layout_chosen = chosen  # type: ignore[attr-defined]  # kept while shown
+        for mode, label in LAYOUTS:
+            menu.add_radiobutton(label=f"{SYMBOLS[mode]}  {_(label)}", value=mode,
+                                 variable=chosen,
+                                 command=lambda m=mode: self.actions.layout(m))
 
     def _zoom_by(self, delta: int) -> None:
         last = int(float(self.zoom.cget("to")))

@@ -180,6 +180,7 @@ def choose_sort(window: MainWindow, sort: str) -> None:
     """The person chose a sort: the grid follows; a sort of every view is remembered (the
     collection's own order and "closest colour" belong to their views)."""
     window.browser.set_sort(sort)
+    window.grid.header.set_sort(sort)
     if sort not in ("collection-order", "color-similarity", "similar"):
         keep_setting(window, "sort", sort)
 

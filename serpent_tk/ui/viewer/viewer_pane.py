@@ -1,12 +1,12 @@
 """The viewer: one asset over the whole grid area, the inspector beside it. Tk thread only.
 
 Opening shows the library's cached preview at once, then the picture decoded for the screen
-(off the Tk thread, `decoder`) replaces it. The wheel zooms at the cursor, dragging pans,
-double-click toggles fit / 100 %; the window's action table binds the keys (arrows step
-through the grid's order, stopping at the ends; + − 0 1 zoom; Esc goes back). Animated
-GIF/WebP play; SVG, PDF, fonts and sounds show as `library.media` draws them (a video its
-poster and, under it, a strip of frames with Play); other files show their type with
-"Open with system app".
+(off the Tk thread, `decoder`) replaces it. The wheel zooms at the cursor, dragging pans, a
+double-click goes full screen (`full_screen`), a middle click toggles 100 % there and fit;
+the window's action table binds the keys (arrows step through the grid's order, stopping at
+the ends; + − 0 1 zoom; Esc goes back). Animated GIF/WebP play; SVG, PDF, fonts and sounds
+show as `library.media` draws them (a video its poster and, under it, a strip of frames with
+Play); other files show their type with "Open with system app".
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ class ViewerPane(ttk.Frame):
         self.show_in_folder: Callable[[list[str]], None] = lambda keys: None
         # a thumbnail already decoded for the grid or the inspector (shown at once)
         self.cached_preview: Callable[[str], tk.PhotoImage | None] = lambda key: None
+        self.on_double: Callable[[], None] = lambda: None       # a double-click (full screen)
         self.key: str | None = None
         self.asset: dict[str, Any] | None = None
         self.info: PictureInfo | None = None
@@ -108,8 +109,9 @@ class ViewerPane(ttk.Frame):
         c.bind("<ButtonPress-1>", self._press)
         c.bind("<B1-Motion>", self._motion)
         c.bind("<ButtonRelease-1>", lambda e: setattr(self, "_drag", None))
-        c.bind("<Double-Button-1>", lambda e: self._zoom(lambda v: v.toggle_actual(
-            (e.x, e.y))))
+        c.bind("<Double-Button-1>", lambda e: self.on_double())
+        if c.tk.call("tk", "windowingsystem") != "aqua":     # there Button-2 is the right
+            c.bind("<Button-2>", lambda e: self._zoom(lambda v: v.toggle_actual((e.x, e.y))))
         c.bind("<MouseWheel>", lambda e: self.wheel(e.x, e.y, 1 if e.delta > 0 else -1))
         c.bind("<Button-4>", lambda e: self.wheel(e.x, e.y, 1))
         c.bind("<Button-5>", lambda e: self.wheel(e.x, e.y, -1))
