@@ -5,10 +5,9 @@ from the worker's `Response` (matched by request id) and passes the worker's
 `LibraryChanged` and `TaskProgress` on to `on_event` as they came (called on that reader
 thread; it must not block), with its own `WorkerRestarted` and `LibraryClosed`. A worker
 that dies (crash, `kill -9`) fails its in-flight calls with `WORKER_UNAVAILABLE` (retryable),
-is started again on the same library (which recovers before serving), and calls made
-meanwhile wait for it. A worker crash never raises into the caller's thread.
-Starting one worker and talking over its pipe is `library.worker_handle`; this module keeps
-the open libraries, matches answers to calls and restarts workers.
+is started again on the same library (which recovers first), and calls made meanwhile wait
+for it; a crash never raises into the caller's thread. `library.worker_handle` starts one
+worker and talks over its pipe; this module keeps the libraries, matches answers, restarts.
 """
 
 from __future__ import annotations
@@ -29,13 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from library import pathrules, private_paths
-from library.errors import (
-    INTERNAL,
-    LIBRARY_NOT_FOUND,
-    LIBRARY_NOT_OPEN,
-    WORKER_UNAVAILABLE,
-    LibraryError,
-)
+from library.errors import ErrorCode, LibraryError
 from library.events import (
     LibraryChanged,
     LibraryClosed,
@@ -214,7 +207,7 @@ class LibraryHost:
                 return future
             if given_id != library_id:
                 future.set_exception(LibraryError(
-                    "INVALID_ARGUMENT", "libraryId in the arguments names another library.",
+                    ErrorCode.INVALID_ARGUMENT, "libraryId in the arguments names another library.",
                     field="libraryId"))
                 return future
             request = Request(id=request_id, command=command, args=args,
@@ -272,7 +265,7 @@ class LibraryHost:
             future.set_result(ref)
         except BaseException as error:
             future.set_exception(error if isinstance(error, LibraryError) else LibraryError(
-                INTERNAL, "The library archive could not be unpacked."))
+                ErrorCode.INTERNAL, "The library archive could not be unpacked."))
 
     def _spawn(self, opening: dict[str, Any]) -> tuple[Any, Connection, Any]:
         """Start a worker (or hand the spare the library); it is told Serpent's private
@@ -287,14 +280,14 @@ class LibraryHost:
                      key: str | None) -> None:
         try:
             if self._shut:
-                raise LibraryError(WORKER_UNAVAILABLE, "Serpent is shutting down.")
+                raise LibraryError(ErrorCode.WORKER_UNAVAILABLE, "Serpent is shutting down.")
             process, conn, hello = self._spawn(opening)
         except BaseException as error:
             with self._lock:
                 if key is not None:
                     self._opening.pop(key, None)
             future.set_exception(error if isinstance(error, LibraryError) else LibraryError(
-                INTERNAL, "The library worker could not be started."))
+                ErrorCode.INTERNAL, "The library worker could not be started."))
             return
         with self._lock:
             if key is not None:
@@ -305,7 +298,7 @@ class LibraryHost:
                 conn.close()
                 process.join(10)
                 future.set_exception(LibraryError(
-                    "ALREADY_EXISTS", "A library with the same identity is already open "
+                    ErrorCode.ALREADY_EXISTS, "A library with the same identity is already open "
                     "(is this folder a copy of an open library?).", libraryId=hello.library_id))
                 return
             worker = WorkerHandle(hello.library_id, hello.name, hello.path, process, conn,
@@ -376,7 +369,7 @@ class LibraryHost:
             if worker.state in ("closing", "closed") or worker.vanished or self._shut:
                 reason = "vanished" if worker.vanished else "closed"
                 self._retire(worker)
-                failure = (LibraryError(LIBRARY_NOT_FOUND, "The library folder is gone.",
+                failure = (LibraryError(ErrorCode.LIBRARY_NOT_FOUND, "The library folder is gone.",
                                         reason="vanished") if worker.vanished
                            else self._not_open(worker.library_id))
                 restart = False
@@ -389,8 +382,8 @@ class LibraryHost:
                 if not restart:
                     self._retire(worker)
                 reason = f"the library worker stopped unexpectedly (exit code {exitcode})"
-                failure = LibraryError(WORKER_UNAVAILABLE, "The library worker stopped; it is "
-                                       "being restarted. Try again.")
+                failure = LibraryError(ErrorCode.WORKER_UNAVAILABLE, "The library worker "
+                                       "stopped; it is being restarted. Try again.")
         for future, _request in pending:
             if not future.done():
                 future.set_exception(failure)
@@ -410,7 +403,8 @@ class LibraryHost:
             if hello.library_id != worker.library_id:
                 conn.send_bytes(encode(Shutdown()))
                 conn.close()
-                raise LibraryError(LIBRARY_NOT_FOUND, "Another library now sits at this path.")
+                raise LibraryError(ErrorCode.LIBRARY_NOT_FOUND,
+                                   "Another library now sits at this path.")
         except LibraryError as error:
             with self._lock:
                 backlog = [worker.pending.pop(r.id, (None, None))[0] for r in worker.backlog]
@@ -467,7 +461,8 @@ class LibraryHost:
                 worker.backlog = [r for r in worker.backlog if r.id != request_id]
                 entry = worker.pending.pop(request_id, None)
             if entry is not None:
-                entry[0].set_exception(LibraryError("CANCELLED", "Cancelled before it started."))
+                cancelled = LibraryError(ErrorCode.CANCELLED, "Cancelled before it started.")
+                entry[0].set_exception(cancelled)
 
     def _emit(self, event: LibraryEvent) -> None:
         try:
@@ -478,9 +473,9 @@ class LibraryHost:
 
     def _not_open(self, library_id: str) -> LibraryError:
         if library_id in self._known:
-            return LibraryError(LIBRARY_NOT_OPEN, "That library is not open.",
+            return LibraryError(ErrorCode.LIBRARY_NOT_OPEN, "That library is not open.",
                                 libraryId=library_id)
-        return LibraryError(LIBRARY_NOT_FOUND, "No library with that id is known.",
+        return LibraryError(ErrorCode.LIBRARY_NOT_FOUND, "No library with that id is known.",
                             libraryId=library_id)
 
 

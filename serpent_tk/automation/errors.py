@@ -20,6 +20,7 @@ from library.errors import (
     INVALID_ARGUMENT,
     NOT_FOUND,
     PERMISSION_DENIED,
+    ErrorCode,
     LibraryError,
 )
 
@@ -109,7 +110,7 @@ def public_details(error: LibraryError) -> dict[str, Any]:
         value = error.details.get(key)
         if value is not None and _json_scalar_or_list(value):
             details[key] = value
-    if error.code == "VERSION_CONFLICT":
+    if error.code == ErrorCode.VERSION_CONFLICT:
         current = error.details.get("currentVersion", error.details.get("current_version"))
         if isinstance(current, int):
             details["currentVersion"] = current

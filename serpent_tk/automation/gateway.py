@@ -43,6 +43,7 @@ from serpent_tk.automation.challenge import (
 )
 from serpent_tk.automation.challenge import invalid as challenge_invalid
 from serpent_tk.automation.commands import build_registry
+from serpent_tk.automation.envelope import Envelope
 from serpent_tk.automation.errors import (
     as_library_error,
     from_validation,
@@ -75,7 +76,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("serpent.automation.gateway")
 
-Envelope = dict[str, Any]
 Listener = Callable[[object], None]
 HostFactory = Callable[[Callable[[object], None]], LibraryHost]
 T = TypeVar("T")

@@ -17,7 +17,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
-from library.errors import ALL_CODES, INVALID_ARGUMENT
+from library.errors import ALL_CODES, INVALID_ARGUMENT, ErrorCode
 from library.schemas.common import AssetId, CollectionId, FolderId, Model
 
 __all__ = ["Plugin", "Api", "HookEvent", "PluginError", "CommandFailed", "Veto", "RiskReport",
@@ -55,7 +55,7 @@ class CommandFailed(PluginError):
         raw = envelope.get("error")
         error: dict[str, Any] = raw if isinstance(raw, dict) else {}
         super().__init__(str(error.get("message", "The command failed.")),
-                         str(error.get("code", "INTERNAL")))
+                         str(error.get("code", ErrorCode.INTERNAL)))
         self.envelope = envelope
 
 

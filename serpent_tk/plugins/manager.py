@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from library.errors import ErrorCode
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.events import PluginsChanged, Said, Toast
 from serpent_tk.automation.registry import LIBRARY_ID
@@ -292,7 +293,7 @@ class PluginManager:
             arguments[LIBRARY_ID] = call.library_id
         answer = self._gateway.submit(call.command, arguments, Caller.plugin(plugin_id))
         answer.add_done_callback(lambda done: reply(done.result() if not done.cancelled() else {
-            "status": "error", "error": {"code": "CANCELLED", "message": "Cancelled."}}))
+            "status": "error", "error": {"code": ErrorCode.CANCELLED, "message": "Cancelled."}}))
 
     def _running_analysers(self) -> list[tuple[PluginProcess, list[AnalyserInfo]]]:
         with self._lock:

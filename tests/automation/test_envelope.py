@@ -1,7 +1,9 @@
-"""The envelope and error shapes of docs/contracts.md §2-3, pinned for every code."""
+"""The envelope and error shapes of docs/contracts.md §2-3, pinned for every code; and every
+code named (`ErrorCode.NOT_FOUND`), never spelled again as a string, in the app and library."""
 
 from __future__ import annotations
 
+import ast
 import logging
 
 import pytest
@@ -11,6 +13,7 @@ from library.errors import ALL_CODES, RETRYABLE, LibraryError
 from library.schemas import AssetUpdateIn, FileImportIn
 from serpent_tk.automation import envelope
 from serpent_tk.automation.errors import from_validation, internal, unknown_command
+from tests.test_architecture import ROOT, all_sources, report, under
 
 # Details each code may carry besides code/message/retryable/libraryId.
 ALLOWED_EXTRA = {"INTERNAL": {"incidentId"}, "VERSION_CONFLICT": {"currentVersion"},
@@ -101,3 +104,42 @@ def test_a_whole_model_error_has_no_field() -> None:
     assert failure.message == "give at least one of name, notes, rating, sourceUrl"
     assert envelope.error(failure)["error"] == {"code": "INVALID_ARGUMENT",
                                                 "message": failure.message}
+
+
+# The shipped plugins are written as any plugin is: on the plugin API, codes as strings.
+CODES_AS_STRINGS_ALLOWED = ("library/errors.py", "serpent_tk/plugins/builtin")
+
+
+def codes_as_strings(source: str, codes: frozenset[str]) -> list[tuple[int, str]]:
+    """Where `source` spells an error code as a string literal (`reply.code == "NOT_FOUND"`)
+    instead of naming `ErrorCode.NOT_FOUND`; docstrings and f-string text do not count."""
+    tree = ast.parse(source)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef
+                                | ast.AsyncFunctionDef)
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and node.value in codes and id(node) not in docstrings]
+
+
+def test_error_codes_are_named_not_spelled() -> None:
+    from library.errors import ErrorCode
+
+    codes = frozenset(code.value for code in ErrorCode)
+    offenders = [f"{path.relative_to(ROOT)}:{line} {code!r}"
+                 for path in all_sources()
+                 if not any(under(path, allowed) for allowed in CODES_AS_STRINGS_ALLOWED)
+                 for line, code in codes_as_strings(path.read_text(encoding="utf-8"), codes)]
+    assert not offenders, report(offenders, "an error code is ErrorCode.X (library/errors.py), "
+                                 "never a string spelled again")
+
+
+def test_the_code_finder_sees_comparisons_and_keys_but_not_words() -> None:
+    codes = frozenset({"NOT_FOUND", "BUSY"})
+    source = ('"""NOT_FOUND in a docstring."""\n'
+              'if reply.code == "NOT_FOUND": pass\n'
+              'WORDS = {"BUSY": "The library is busy."}\n'
+              'text = "NOT_FOUND is a word here too"\n')
+    assert codes_as_strings(source, codes) == [(2, "NOT_FOUND"), (3, "BUSY")]

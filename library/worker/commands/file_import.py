@@ -49,6 +49,7 @@ from library.errors import (
     PATH_FORBIDDEN,
     PATH_NOT_FOUND,
     UNSUPPORTED_FORMAT,
+    ErrorCode,
     LibraryError,
 )
 from library.schemas import FileImportIn, FileImportOut, ImportItem
@@ -139,7 +140,7 @@ def _copy_all(run: _ImportRun, candidates: list[Candidate],
             if run.should_stop():
                 run.cancelled = True
                 items.extend(ImportItem(source_path=c.shown, status="skipped",
-                                        error_code="CANCELLED", reason="cancelled",
+                                        error_code=ErrorCode.CANCELLED, reason="cancelled",
                                         error="The import was cancelled.")
                              for c in candidates[index:index + MAX_LISTED_SKIPPED])
                 break
@@ -187,7 +188,7 @@ class _ImportRun:
         except CopyCancelled:
             self.cancelled = True
             self.items.append(ImportItem(source_path=shown, status="skipped",
-                                         error_code="CANCELLED", reason="cancelled",
+                                         error_code=ErrorCode.CANCELLED, reason="cancelled",
                                          error="The import was cancelled."))
             return
         except ForbiddenSource as refused:

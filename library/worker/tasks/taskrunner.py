@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from library.errors import BUSY, DISK_FULL, INTERNAL, LibraryError
+from library.errors import BUSY, DISK_FULL, INTERNAL, ErrorCode, LibraryError
 from library.protocol import CallMeta, TaskProgress
 from library.worker.context import TaskContext
 from library.worker.services import Services
@@ -310,7 +310,7 @@ def tracked(ctx: TaskContext, kind: str, total: int | None = None,
         yield handle
     except BaseException as error:
         code = error.code if isinstance(error, LibraryError) else INTERNAL
-        status = "cancelled" if code == "CANCELLED" else "failed"
+        status = "cancelled" if code == ErrorCode.CANCELLED else "failed"
         with contextlib.suppress(Exception), ctx.transaction() as tx:
             taskrows.update(tx.conn, task_id, status=status, finished_at=tx.now,
                             error_code=None if status == "cancelled" else code,

@@ -22,6 +22,7 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
+from library.errors import ErrorCode
 from serpent_tk.automation.errors import excerpt
 from serpent_tk.mcp.apps import search_app
 from serpent_tk.mcp.notifier import Notifier, change_resource_uri
@@ -73,10 +74,11 @@ def _failure(uri: str, envelope: dict[str, Any]) -> MCPError:
     field path or pattern of the command behind it)."""
     error = envelope.get("error") or {}
     code, field = error.get("code"), str(error.get("field") or "")
-    if code in ("LIBRARY_NOT_FOUND", "LIBRARY_NOT_OPEN", "LIBRARY_REQUIRED") or (
-            code == "INVALID_ARGUMENT" and field.startswith("libraryId")):
+    if code in (ErrorCode.LIBRARY_NOT_FOUND, ErrorCode.LIBRARY_NOT_OPEN,
+                ErrorCode.LIBRARY_REQUIRED) or (
+            code == ErrorCode.INVALID_ARGUMENT and field.startswith("libraryId")):
         return not_found(uri, NO_LIBRARY)
-    if code in ("NOT_FOUND", "INVALID_ARGUMENT"):
+    if code in (ErrorCode.NOT_FOUND, ErrorCode.INVALID_ARGUMENT):
         return not_found(uri, NO_ASSET)
     return not_found(uri, excerpt(str(error.get("message", "")), URI_EXCERPT))
 

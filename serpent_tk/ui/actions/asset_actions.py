@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from library.errors import ErrorCode
 from serpent_tk.paths import app_dirs
 from serpent_tk.ui.language import humanize
 from serpent_tk.ui.language.gateway_words import history_step
@@ -165,7 +166,7 @@ class AssetActions:
                 if then is not None:
                     then(reply)
                 return
-            if reply.code == "VERSION_CONFLICT" and "assetId" in args:
+            if reply.code == ErrorCode.VERSION_CONFLICT and "assetId" in args:
                 self.on_conflict(args["assetId"])
             self.toast(describe_error(reply, doing), "error")
 
@@ -350,10 +351,10 @@ class AssetActions:
                 self.toast(said.format(step=step, who=humanize.actor_label(actor)), "info",
                            key="history")
                 self.on_history(reply)
-            elif reply.code == "HISTORY_EMPTY":
+            elif reply.code == ErrorCode.HISTORY_EMPTY:
                 self.toast(_("Nothing to undo.") if undoing else _("Nothing to redo."), "info",
                            key="history")
-            elif reply.code == "HISTORY_CONFLICT" and history_id is not None:
+            elif reply.code == ErrorCode.HISTORY_CONFLICT and history_id is not None:
                 self._not_latest()
             else:
                 self.toast(describe_error(reply, _("undo") if undoing else _("redo")),

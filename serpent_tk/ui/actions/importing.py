@@ -24,6 +24,7 @@ from typing import Any
 
 import platformdirs
 
+from library.errors import ErrorCode
 from serpent_tk.ui.language import humanize
 from serpent_tk.ui.language.translate import _, ngettext
 from serpent_tk.ui.shell.commands import Commands, Reply, describe_error
@@ -154,7 +155,7 @@ class Importer:
         run.future = None
         run.done_batches += 1
         if not reply.ok:
-            if reply.code == "CANCELLED":
+            if reply.code == ErrorCode.CANCELLED:
                 run.cancelled = True
             else:
                 run.failures.append(describe_error(reply))

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from library.errors import ErrorCode
 from serpent_tk.automation.events import PluginsChanged
 from serpent_tk.automation.registry import CommandSpec
 from serpent_tk.ui.actions.plugin_dialog import PluginDialog, Values
@@ -98,7 +99,7 @@ def plugin_error(reply: Reply) -> str:
     words — a plugin writes its refusals for people, and a veto of a command it called
     reaches the window as that command's error — else the window's usual sentence."""
     message = reply.error.get("message")
-    if message and reply.code != "VERSION_CONFLICT":
+    if message and reply.code != ErrorCode.VERSION_CONFLICT:
         return str(message)
     return describe_error(reply)
 

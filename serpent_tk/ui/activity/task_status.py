@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from tkinter import ttk
 from typing import Any
 
+from library.errors import ErrorCode
 from serpent_tk.ui.language.formats import number
 from serpent_tk.ui.language.translate import _, known
 from serpent_tk.ui.shell.commands import Commands, Reply, describe_error
@@ -143,7 +144,7 @@ class TaskStatus(ttk.Frame):
             if library_id != self.library_id or self.tasks.get(task.task_id) is not task:
                 return
             if not reply.ok:
-                if reply.code == "NOT_FOUND":
+                if reply.code == ErrorCode.NOT_FOUND:
                     self._forget(task)
                 return
             status = str(reply.result.get("status", ""))
@@ -220,7 +221,7 @@ class TaskStatus(ttk.Frame):
         def answered(reply: Reply) -> None:
             if reply.ok:
                 self._ask(task)
-            elif reply.code == "NOT_FOUND":
+            elif reply.code == ErrorCode.NOT_FOUND:
                 self._forget(task)
             else:
                 task.cancelling = False

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+from library.errors import ErrorCode
 from serpent_tk.ui.language.translate import N_, _
 from serpent_tk.ui.shell.bus import UiBus
 from serpent_tk.ui.shell.events import RunOnTk
@@ -29,7 +30,7 @@ log = logging.getLogger(__name__)
 SIZE_BUCKETS = (128, 192, 256, 384, 512, 768, 1024, 1568)
 RETRY_AFTER_S = 3.0          # a thumbnail still being made: ask again after this
 PIXEL_BUDGET = 24_000_000    # decoded pictures kept (about 100 MB of Tk photo memory)
-UNSUPPORTED_CODES = {"UNSUPPORTED_FORMAT", "NOT_FOUND"}
+UNSUPPORTED_CODES = {ErrorCode.UNSUPPORTED_FORMAT, ErrorCode.NOT_FOUND}
 # why a picture shows no thumbnail, in words (the library's `reason`; UNREADABLE: the
 # thumbnail file itself could not be decoded here)
 PROBLEMS = {"damaged": N_("Damaged file"), "not-an-image": N_("Can't read this format"),
@@ -180,7 +181,7 @@ class Thumbnails:
             try:
                 envelope = f.result()
             except Exception as error:
-                envelope = {"status": "error", "error": {"code": "INTERNAL",
+                envelope = {"status": "error", "error": {"code": ErrorCode.INTERNAL,
                                                          "message": str(error)}}
             if envelope.get("status") != "ok":
                 error = envelope.get("error") or {}

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from tkinter import ttk
 from typing import Any
 
+from library.errors import ErrorCode
 from serpent_tk.ui.collections.rule_row import RuleRow
 from serpent_tk.ui.collections.rule_values import RuleContext
 from serpent_tk.ui.language import humanize, translate
@@ -53,11 +54,11 @@ def where_error_goes(field: str) -> tuple[str, int | None]:
     return "general", None
 
 
-def in_words(message: str, field: str, code: str = "INVALID_ARGUMENT") -> str:
+def in_words(message: str, field: str, code: str = ErrorCode.INVALID_ARGUMENT) -> str:
     """The library's message without the field path it starts with, as a sentence (in
     another language than English, what its error code means: the message is English)."""
     if translate.current() != translate.ENGLISH:
-        return _("That name is already taken.") if code == "ALREADY_EXISTS" \
+        return _("That name is already taken.") if code == ErrorCode.ALREADY_EXISTS \
             else _("This value is not accepted; check it.")
     if field and message.startswith(field + ":"):
         message = message[len(field) + 1:].strip()
@@ -215,7 +216,7 @@ class SmartCollectionDialog(Dialog):
             else:
                 self.preview.configure(text=_("Fix the rule marked in red to see what "
                                               "matches.")
-                                       if reply.code == "INVALID_ARGUMENT" else "")
+                                       if reply.code == ErrorCode.INVALID_ARGUMENT else "")
                 self.show_reply_error(reply)
 
         self.commands.call("collection.run-rules", {"libraryId": self.library_id,
@@ -226,18 +227,19 @@ class SmartCollectionDialog(Dialog):
         """Put the library's complaint where it belongs: a rule, the name, or underneath."""
         field = str(reply.error.get("field") or "")
         place, index = where_error_goes(field)
-        if reply.code in ("INVALID_ARGUMENT", "NOT_FOUND", "ALREADY_EXISTS") and (
+        if reply.code in (ErrorCode.INVALID_ARGUMENT, ErrorCode.NOT_FOUND,
+                          ErrorCode.ALREADY_EXISTS) and (
                 place == "name" or (place == "rule" and index is not None
                                     and index < len(self.rows))):
             text = in_words(str(reply.error.get("message") or ""), field, reply.code)
-            if reply.code == "NOT_FOUND" and place == "rule":
+            if reply.code == ErrorCode.NOT_FOUND and place == "rule":
                 text = _("That folder is gone; choose another.")
             if place == "name":
                 self._say(self.name_error, text)
             else:
                 self.rows[index].show_error(text)  # type: ignore[index]
             return
-        if reply.code == "VERSION_CONFLICT":
+        if reply.code == ErrorCode.VERSION_CONFLICT:
             self._say(self.error, _("This collection was changed meanwhile (perhaps by an AI "
                                     "client). Cancel and open it again to see its newest "
                                     "rules."))

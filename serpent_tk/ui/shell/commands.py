@@ -15,6 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
+from library.errors import ErrorCode
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.registry import CommandSpec
 from serpent_tk.ui.language import translate
@@ -26,36 +27,39 @@ log = logging.getLogger(__name__)
 
 # what each error code means, in the window's words; in English the library's own message is
 # said when it has one (it names what is wrong), except for these codes, whose words are ours
-_ALWAYS_OURS = frozenset({"VERSION_CONFLICT", "WORKER_UNAVAILABLE", "BUSY", "LIBRARY_NOT_OPEN",
-                          "HISTORY_EMPTY", "PERMISSION_DENIED"})
-_CODE_WORDS = {
-    "VERSION_CONFLICT": N_("It was changed meanwhile (perhaps by an AI client). The newest "
-                           "version is shown now; please try again."),
-    "WORKER_UNAVAILABLE": N_("The library is restarting. Please try again in a moment."),
-    "BUSY": N_("The library is busy. Please try again in a moment."),
-    "LIBRARY_NOT_OPEN": N_("That library is not open any more."),
-    "HISTORY_EMPTY": N_("There is nothing to undo."),
-    "PERMISSION_DENIED": N_("That is not allowed."),
-    "INVALID_ARGUMENT": N_("That value is not accepted."),
-    "LIBRARY_REQUIRED": N_("No library was named."),
-    "LIBRARY_NOT_FOUND": N_("That library is not known here."),
-    "NOT_FOUND": N_("It is not there any more (perhaps it was deleted meanwhile)."),
-    "ALREADY_EXISTS": N_("That name is already taken."),
-    "STALE_PLAN": N_("Things changed meanwhile; please try again."),
-    "NOT_EMPTY": N_("The folder is not empty."),
-    "PATH_INVALID": N_("That is not a valid path."),
-    "PATH_NOT_FOUND": N_("That file or folder does not exist."),
-    "PATH_FORBIDDEN": N_("That place is not allowed (it is inside a library's own files)."),
-    "UNSUPPORTED_FORMAT": N_("Serpent cannot read that kind of file."),
-    "CHALLENGE_INVALID": N_("The confirmation expired; please try again."),
-    "HISTORY_CONFLICT": N_("That step cannot be undone any more: what it changed has changed "
-                           "since."),
-    "CANCELLED": N_("It was cancelled."),
-    "DISK_FULL": N_("There is not enough free disk space."),
-    "LIBRARY_DAMAGED": N_("The library's database is damaged; Serpent can recover what is "
-                          "still readable into a new library."),
-    "PLUGIN_FAILED": N_("The plugin failed; it keeps running."),
-    "INTERNAL": N_("Something went wrong inside Serpent."),
+_ALWAYS_OURS = frozenset({
+    ErrorCode.VERSION_CONFLICT, ErrorCode.WORKER_UNAVAILABLE, ErrorCode.BUSY,
+    ErrorCode.LIBRARY_NOT_OPEN, ErrorCode.HISTORY_EMPTY, ErrorCode.PERMISSION_DENIED})
+_CODE_WORDS: dict[ErrorCode, str] = {
+    ErrorCode.VERSION_CONFLICT: N_(
+        "It was changed meanwhile (perhaps by an AI client). The newest version is shown "
+        "now; please try again."),
+    ErrorCode.WORKER_UNAVAILABLE: N_("The library is restarting. Please try again in a moment."),
+    ErrorCode.BUSY: N_("The library is busy. Please try again in a moment."),
+    ErrorCode.LIBRARY_NOT_OPEN: N_("That library is not open any more."),
+    ErrorCode.HISTORY_EMPTY: N_("There is nothing to undo."),
+    ErrorCode.PERMISSION_DENIED: N_("That is not allowed."),
+    ErrorCode.INVALID_ARGUMENT: N_("That value is not accepted."),
+    ErrorCode.LIBRARY_REQUIRED: N_("No library was named."),
+    ErrorCode.LIBRARY_NOT_FOUND: N_("That library is not known here."),
+    ErrorCode.NOT_FOUND: N_("It is not there any more (perhaps it was deleted meanwhile)."),
+    ErrorCode.ALREADY_EXISTS: N_("That name is already taken."),
+    ErrorCode.STALE_PLAN: N_("Things changed meanwhile; please try again."),
+    ErrorCode.NOT_EMPTY: N_("The folder is not empty."),
+    ErrorCode.PATH_INVALID: N_("That is not a valid path."),
+    ErrorCode.PATH_NOT_FOUND: N_("That file or folder does not exist."),
+    ErrorCode.PATH_FORBIDDEN: N_("That place is not allowed (it is inside a library's own "
+                                 "files)."),
+    ErrorCode.UNSUPPORTED_FORMAT: N_("Serpent cannot read that kind of file."),
+    ErrorCode.CHALLENGE_INVALID: N_("The confirmation expired; please try again."),
+    ErrorCode.HISTORY_CONFLICT: N_("That step cannot be undone any more: what it changed has "
+                                   "changed since."),
+    ErrorCode.CANCELLED: N_("It was cancelled."),
+    ErrorCode.DISK_FULL: N_("There is not enough free disk space."),
+    ErrorCode.LIBRARY_DAMAGED: N_("The library's database is damaged; Serpent can recover what "
+                                  "is still readable into a new library."),
+    ErrorCode.PLUGIN_FAILED: N_("The plugin failed; it keeps running."),
+    ErrorCode.INTERNAL: N_("Something went wrong inside Serpent."),
 }
 
 
@@ -108,7 +112,7 @@ def describe_error(reply: Reply, doing: str | None = None) -> str:
         message = given
     else:
         message = _(_CODE_WORDS.get(code, N_("Something went wrong.")))
-    if code == "INTERNAL" and reply.error.get("incidentId"):
+    if code == ErrorCode.INTERNAL and reply.error.get("incidentId"):
         message = _("{message} (incident {incident} is in the log)").format(
             message=message, incident=reply.error["incidentId"])
     return _("Could not {doing}: {reason}").format(doing=doing, reason=message) if doing \
@@ -198,11 +202,11 @@ class Commands:
                 return                                     # its window is gone (rebuilt)
             if f.cancelled():
                 envelope: dict[str, Any] = {"status": "error", "error": {
-                    "code": "CANCELLED", "message": _("The command was cancelled.")}}
+                    "code": ErrorCode.CANCELLED, "message": _("The command was cancelled.")}}
             elif f.exception() is not None:                # the gateway promises not to raise
                 log.error("gateway future for %s failed: %s", name, f.exception())
                 envelope = {"status": "error",
-                            "error": {"code": "INTERNAL", "message": str(f.exception())}}
+                            "error": {"code": ErrorCode.INTERNAL, "message": str(f.exception())}}
             else:
                 envelope = f.result()
             reply = Reply(envelope)

@@ -17,6 +17,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+from library.errors import ErrorCode
 from library.library_folder import LIBRARY_SUFFIX
 from serpent_tk.paths import DEFAULT_LIBRARY_NAME, app_dirs
 from serpent_tk.settings import Settings
@@ -110,7 +111,7 @@ class LibrarySession:
             self.show(reply.result)
             self._settle()
             return
-        if reply.code == "LIBRARY_DAMAGED" and path is not None and self.on_damaged:
+        if reply.code == ErrorCode.LIBRARY_DAMAGED and path is not None and self.on_damaged:
             self.on_damaged(path)
         else:
             self.on_problem(describe_error(reply, _("open the library")))
