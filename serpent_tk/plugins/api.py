@@ -124,7 +124,7 @@ def get_assets(api: Api, asset_ids: Sequence[str], *, missing_ok: bool = False,
         found.update({item["id"]: item for item in answer["items"]})
     missing = [asset_id for asset_id in wanted if asset_id not in found]
     if missing and not missing_ok:
-        raise PluginError(f"{len(missing)} of the assets do not exist", "NOT_FOUND",
+        raise PluginError(f"{len(missing)} of the assets do not exist", ErrorCode.NOT_FOUND,
                           notFound=missing[:100])
     return [found[asset_id] for asset_id in wanted if asset_id in found]
 
