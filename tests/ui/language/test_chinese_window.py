@@ -13,6 +13,7 @@ import pytest
 
 from serpent_tk.paths import app_dirs
 from serpent_tk.settings import SettingsStore
+from serpent_tk.ui.browser.layouts import choice as layout_choice
 from serpent_tk.ui.language import font_families, translate
 from serpent_tk.ui.menus.menu_style import themed_menu
 from serpent_tk.ui.menus.menubar import fill
@@ -104,6 +105,24 @@ def test_every_main_view_menu_and_dialog_in_chinese(in_chinese: None, app: App,
     app.pump(lambda: window.inspector.many, "several selected")
     check(app, tmp_path, "several-selected")
 
+    # the other layouts: the list's headings and columns, the justified grid
+    layout_choice.set_layout(window, "list")
+    app.pump(lambda: window.grid.header.headings() and any(
+        c.shown for c in window.grid._cells.values()), "the list")
+    assert window.grid.header.headings()[0] == "名称"
+    check(app, tmp_path, "list")
+    layout_choice.set_layout(window, "justified")
+    app.pump(lambda: any(c.shown for c in window.grid._cells.values()), "the justified grid")
+    check(app, tmp_path, "justified")
+    layout_choice.set_layout(window, "grid")
+    # a narrow window: what steps aside is in the toolbar's ⋯ menu
+    app.root.minsize(400, 300)
+    app.root.geometry("800x560")
+    app.pump(lambda: window.toolbar.hidden_for_room, "the toolbar making room")
+    check(app, tmp_path, "main-800x560")
+    app.root.geometry("1400x860")
+    app.settle(0.3)
+
     for name in ("File", "Edit", "View", "Library", "Help"):
         check(app, tmp_path, f"menu-{name.lower()}", window.menubar.refresh(name))
     window.grid.select_keys([keys[0]])
@@ -145,7 +164,24 @@ def test_every_main_view_menu_and_dialog_in_chinese(in_chinese: None, app: App,
     window.open_viewer([keys[1]])
     app.pump(lambda: window.viewer.is_open and window.viewer.picture.shown, "the viewer")
     check(app, tmp_path, "viewer")
+    window.full_screen.start_slideshow()                # full screen, with what S and Esc do
+    app.pump(lambda: window.full_screen.slideshow, "the slideshow")
+    check(app, tmp_path, "slideshow")
+    window.full_screen.leave()
     window.close_viewer()
+
+    # Ctrl+V with only words on the clipboard: the window says why nothing came in
+    app.root.clipboard_clear()
+    app.root.clipboard_append("只是几个字")
+    window.grid.canvas.focus_force()
+    app.root.update()
+    window.grid.canvas.event_generate("<Control-v>")
+    app.pump(lambda: any("剪贴板里没有可导入的图片或文件" in t for t in window.toasts.texts()),
+             "the paste warning")
+    check(app, tmp_path, "paste-warning")
+    window.asset_menu.ask_tag([keys[0], keys[1]])
+    check(app, tmp_path, "tag-assets", window.asset_menu.dialog)
+    window.asset_menu.dialog.cancel()  # type: ignore[union-attr]
 
     window.open_settings("mcp")
     settings = window.settings_window

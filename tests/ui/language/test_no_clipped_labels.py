@@ -12,6 +12,7 @@ from tkinter import ttk
 
 import pytest
 
+from serpent_tk.ui.browser.layouts import choice as layout_choice
 from tests.ui.conftest import App, make_images
 
 pytestmark = pytest.mark.gui
@@ -57,6 +58,21 @@ def clipped(top: tk.Misc) -> list[str]:
     return found
 
 
+def cut_headings(header: tk.Canvas) -> list[str]:
+    """The list's headings (canvas text) wider than their column."""
+    found = []
+    columns = {ident: width for ident, _x, width, _anchor in header.columns}  # type: ignore[attr-defined]
+    for item in header.find_all():
+        if header.type(item) != "text":
+            continue
+        ident = header.gettags(item)[0]
+        x0, _y0, x1, _y1 = header.bbox(item)
+        if x1 - x0 - 2 > columns[ident]:
+            found.append(f"{header.itemcget(item, 'text')!r}: {x1 - x0} px in a column of "
+                         f"{columns[ident]:.0f} px")
+    return found
+
+
 def _natural_width(widget: tk.Misc) -> int:
     """The width the widget asks for with no width of its own set (its words, padding and
     indicator): a `width=` in characters shorter than the words cuts them."""
@@ -93,8 +109,15 @@ def test_no_label_is_cut_off(app: App, tmp_path: Path, language: str) -> None:
         problems[name] = clipped(top)
 
     look("main", app.root)
+    layout_choice.set_layout(window, "list")
+    app.pump(lambda: window.grid.header.headings(), "the list's headings")
+    look("list", app.root)
+    problems["list headings"] = cut_headings(window.grid.header)
     app.root.minsize(400, 300)
     app.root.geometry("800x560")
+    look("list 800x560", app.root)
+    problems["list headings 800x560"] = cut_headings(window.grid.header)
+    layout_choice.set_layout(window, "grid")
     look("main 800x560", app.root)
     window.importer.frame.pack(side="right")          # an import's progress and Cancel
     look("import progress at 800x560", app.root)
@@ -122,6 +145,24 @@ def test_no_label_is_cut_off(app: App, tmp_path: Path, language: str) -> None:
     window.show_shortcuts()
     look("keyboard shortcuts", window.dialog)
     window.dialog.cancel()
+    window.show_about()
+    look("about", window.dialog)
+    window.dialog.cancel()
+    window.asset_menu.ask_tag(keys[:2])
+    look("tag assets", window.asset_menu.dialog)  # type: ignore[arg-type]
+    window.asset_menu.dialog.cancel()  # type: ignore[union-attr]
+    app.gateway_call("asset.tag", {"libraryId": library_id, "assetIds": keys[:1],
+                                   "tags": ["sky"]})
+    app.pump(lambda: window.sidebar.tree.exists("tag:sky"), "the tag in the sidebar")
+    window.sidebar_menu.delete_tag(window.sidebar.scope("tag:sky"))  # type: ignore[arg-type]
+    look("delete tag", window.sidebar_menu.dialog)  # type: ignore[arg-type]
+    window.sidebar_menu.dialog.cancel()  # type: ignore[union-attr]
+    window.finding.open_duplicates()
+    duplicates = window.finding.duplicates
+    app.pump(lambda: duplicates is not None and not duplicates.review.state.loading,
+             "the duplicates review")
+    look("duplicates", duplicates)  # type: ignore[arg-type]
+    duplicates.close()  # type: ignore[union-attr]
     window.actions.delete_permanently([keys[1]])
     app.pump(lambda: window.actions.dialog is not None, "the confirmation")
     look("delete confirmation", window.actions.dialog)  # type: ignore[arg-type]
