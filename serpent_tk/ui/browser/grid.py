@@ -155,7 +155,9 @@ class VirtualGrid(GridInput, ttk.Frame):
         self.cell_h = self.thumb_px + 2 * self.pad + t.px(4) + body + caption + t.px(2)
         if self.mode == "list":
             self.cell_h = max(self.painter.list_thumb(), body) + 2 * t.px(3)
-            self.arrangement = Uniform(self.cell_w, self.cell_h, 0, self.margin, stretch=True)
+            # the rows start right under the headings
+            self.arrangement = Uniform(self.cell_w, self.cell_h, 0, self.margin, stretch=True,
+                                       top=t.px(2))
         elif self.mode == "justified":
             # pictures close together, as the justified grids of photo sites; the pad is
             # where a selected picture shows its outline

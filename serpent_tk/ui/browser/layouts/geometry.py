@@ -43,8 +43,9 @@ class Uniform:
     `stretch`, one column as wide as the view (the list's rows)."""
 
     def __init__(self, cell_w: float, cell_h: float, gap: float, margin: float, *,
-                 stretch: bool = False) -> None:
+                 stretch: bool = False, top: float | None = None) -> None:
         self.cell_w, self.cell_h, self.gap, self.margin = cell_w, cell_h, gap, margin
+        self.top = margin if top is None else top   # above the first row and below the last
         self.stretch = stretch
         self.step = cell_h + gap
         self.count, self.cols = 0, 1
@@ -65,7 +66,7 @@ class Uniform:
 
     def box(self, index: int) -> Box:
         row, col = divmod(index, self.cols)
-        return (self.x0 + col * self.x_step, self.margin + row * self.step, self.cell_w,
+        return (self.x0 + col * self.x_step, self.top + row * self.step, self.cell_w,
                 self.cell_h)
 
     def row_of(self, index: int) -> int:
@@ -78,16 +79,16 @@ class Uniform:
         return row * self.cols, min(self.count, (row + 1) * self.cols) - 1
 
     def row_top(self, row: int) -> float:
-        return self.margin + row * self.step
+        return self.top + row * self.step
 
     def row_bottom(self, row: int) -> float:
         return self.row_top(row) + self.cell_h
 
     def row_at(self, vy: float) -> int:
-        return max(0, min(self.rows() - 1, int((vy - self.margin) // self.step)))
+        return max(0, min(self.rows() - 1, int((vy - self.top) // self.step)))
 
     def height(self) -> float:
-        return self.margin * 2 + max(0.0, self.rows() * self.step - self.gap)
+        return self.top * 2 + max(0.0, self.rows() * self.step - self.gap)
 
 
 class Justified:

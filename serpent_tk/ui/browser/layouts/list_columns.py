@@ -49,7 +49,7 @@ Column = tuple[str, float, float, str]      # id, x (from the row's left), width
 def _samples(column: str) -> list[str]:
     """The widest words `column` usually shows, in the window's language."""
     if column == "kind":
-        return [_("{type} · {kind}").format(type="WEBP", kind=kind_word(kind))
+        return [_("{type} · {kind}").format(type="BLEND", kind=kind_word(kind))
                 for kind in ("image", "video", "document", "model", "archive")]
     if column == "size":
         return [formats.size(999_900_000), formats.size(999)]

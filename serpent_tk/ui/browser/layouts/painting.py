@@ -99,11 +99,12 @@ class CellPainter:
                 c.config(item, state="hidden")
             return
         _cx, _cy, pw, _ph = self.picture_box(cell.index)
-        sheet = image is None and not data.picture and not listed
+        sheet = image is None and not data.picture
         c.config(cell.page, state="normal" if sheet else "hidden", fill=p.background,
                  outline=p.text_muted, width=1)
         badge = f"{data.badge}\n{problem}" if problem and not listed else data.badge
-        c.config(cell.badge, state="hidden" if image is not None else "normal",
+        # a list row's small picture has no room for words: its Kind column says the type
+        c.config(cell.badge, state="hidden" if image is not None or listed else "normal",
                  text=g.text.fit(badge, FONT_CAPTION, pw) if not problem else badge,
                  fill=p.danger if problem else (p.text_muted if not sheet else p.text),
                  font=FONT_STRONG if sheet else FONT_CAPTION, justify="center")
