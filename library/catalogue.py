@@ -12,7 +12,8 @@ How the worker runs a command (`WorkerMode`):
 
 - `read`:   on a reader thread with its own connection, inside one read transaction.
 - `write`:  on the writer thread, inside one transaction that also journals, bumps the
-            change sequence and stores the result under the idempotency key.
+            change sequence and records the call's request id and answer (the request
+            ledger: a write is never applied twice).
 - `task`:   on the writer thread, opening its own transactions (long work: imports,
             refreshes); may report progress and stop early when cancelled.
 - `derive`: like `read` but on threads of their own and without a read transaction: slow

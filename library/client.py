@@ -3,11 +3,12 @@
 Thread-safe. Every call returns a `Future` at once; a reader thread per worker resolves it
 from the worker's `Response` (matched by request id) and passes the worker's
 `LibraryChanged` and `TaskProgress` on to `on_event` as they came (called on that reader
-thread; it must not block), with its own `WorkerRestarted` and `LibraryClosed`. A worker
-that dies (crash, `kill -9`) fails its in-flight calls with `WORKER_UNAVAILABLE` (retryable),
-is started again on the same library (which recovers first), and calls made meanwhile wait
-for it; a crash never raises into the caller's thread. `library.worker_handle` starts one
-worker and talks over its pipe; this module keeps the libraries, matches answers, restarts.
+thread; it must not block), with its own `WorkerRestarted` and `LibraryClosed`. A worker that
+dies (crash, `kill -9`) is started again on the same library (it recovers before serving):
+its writes in flight go to the new one, which answers what was saved and runs what was not
+(request ids, `library.resend`); its reads fail with `WORKER_UNAVAILABLE`, retryable. Calls
+made meanwhile wait for it; a crash never raises into the caller's thread (one worker and
+its pipe: `library.worker_handle`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from library import pathrules, private_paths
+from library import pathrules, private_paths, resend
 from library.errors import ErrorCode, LibraryError
 from library.events import (
     LibraryChanged,
@@ -195,7 +196,10 @@ class LibraryHost:
 
     # -- calls --------------------------------------------------------------------------
     def call(self, library_id: str, command: str, args: dict[str, Any],
-             meta: CallMeta | None = None, *, plan: bool = False) -> CallFuture:
+             meta: CallMeta | None = None, *, plan: bool = False,
+             lookup: bool = False) -> CallFuture:
+        """A write gets a request id; `lookup`: only ask what became of it (never runs it)."""
+        meta = resend.with_request_id(meta or CallMeta(), command, plan)
         request_id = next(self._ids)
         future = CallFuture(self, library_id, request_id)
         args = dict(args)
@@ -210,8 +214,8 @@ class LibraryHost:
                     ErrorCode.INVALID_ARGUMENT, "libraryId in the arguments names another library.",
                     field="libraryId"))
                 return future
-            request = Request(id=request_id, command=command, args=args,
-                              meta=meta or CallMeta(), plan=plan)
+            request = Request(id=request_id, command=command, args=args, meta=meta,
+                              plan=plan, lookup=lookup)
             worker.pending[request_id] = (future, request)
             if worker.state == "ready":
                 worker.send(request)
@@ -337,6 +341,7 @@ class LibraryHost:
             with self._lock:
                 worker.restarts.clear()  # it served again: not a crash loop
                 entry = worker.pending.pop(message.id, None)
+                cancelled = resend.answered(worker, message.id)
                 worker.change_sequence = max(worker.change_sequence, message.change_sequence)
             if entry is None:
                 return
@@ -346,7 +351,8 @@ class LibraryHost:
             else:
                 error = message.error
                 assert error is not None
-                future.set_exception(LibraryError(error.code, error.message, **error.details))
+                future.set_exception(resend.as_answered(
+                    LibraryError(error.code, error.message, **error.details), cancelled))
         elif isinstance(message, LibraryChanged):
             with self._lock:
                 worker.change_sequence = max(worker.change_sequence, message.change_sequence)
@@ -364,8 +370,6 @@ class LibraryHost:
     # -- internals: a worker ended ----------------------------------------------------------
     def _worker_ended(self, worker: WorkerHandle, exitcode: int | None) -> None:
         with self._lock:
-            pending = list(worker.pending.values())
-            worker.pending.clear()
             if worker.state in ("closing", "closed") or worker.vanished or self._shut:
                 reason = "vanished" if worker.vanished else "closed"
                 self._retire(worker)
@@ -382,11 +386,10 @@ class LibraryHost:
                 if not restart:
                     self._retire(worker)
                 reason = f"the library worker stopped unexpectedly (exit code {exitcode})"
-                failure = LibraryError(ErrorCode.WORKER_UNAVAILABLE, "The library worker "
-                                       "stopped; it is being restarted. Try again.")
-        for future, _request in pending:
-            if not future.done():
-                future.set_exception(failure)
+                failure = resend.death(restart, len(worker.restarts))
+            failed = resend.after_death(worker, restart, failure)
+        for future, error in failed:
+            future.set_exception(error)
         if restart:
             log.warning("library %s: %s; restarting", worker.library_id, reason)
             self._restart(worker, reason)
@@ -407,13 +410,11 @@ class LibraryHost:
                                    "Another library now sits at this path.")
         except LibraryError as error:
             with self._lock:
-                backlog = [worker.pending.pop(r.id, (None, None))[0] for r in worker.backlog]
-                worker.backlog.clear()
+                failed = resend.not_restarted(worker, error)
                 worker.state = "closed"
                 self._retire(worker)
-            for future in backlog:
-                if future is not None and not future.done():
-                    future.set_exception(error)
+            for future, failure in failed:
+                future.set_exception(failure)
             if worker.closed_future is not None and not worker.closed_future.done():
                 worker.closed_future.set_result(None)
             self._emit(LibraryClosed(worker.library_id, f"could not restart: {error.message}"))
@@ -423,6 +424,7 @@ class LibraryHost:
             worker.recovery = dict(hello.recovery)
             worker.change_sequence = max(worker.change_sequence, hello.change_sequence)
             closing = worker.state != "restarting"  # close() was called meanwhile
+            resent = 0 if closing else resend.count_resent(worker)
             if closing:
                 worker.send(Shutdown())  # its reader then finishes the close
             else:
@@ -432,7 +434,8 @@ class LibraryHost:
                 worker.backlog.clear()
         self._start_reader(worker)
         if not closing:
-            self._emit(WorkerRestarted(worker.library_id, reason, dict(hello.recovery)))
+            self._emit(WorkerRestarted(worker.library_id, reason, dict(hello.recovery),
+                                       resent))
 
     def _await_exit(self, worker: WorkerHandle) -> None:
         process = worker.process
@@ -450,19 +453,15 @@ class LibraryHost:
     def _send_cancel(self, library_id: str, request_id: int) -> None:
         with self._lock:
             worker = self._workers.get(library_id)
-            if worker is None:
+            if worker is None or request_id not in worker.pending:
                 return
-            queued = [r for r in worker.backlog if r.id == request_id]
             if worker.state == "ready":
+                worker.cancelled.add(request_id)  # if its worker dies: not run again
                 worker.send(Cancel(id=request_id))
                 return
-        if queued:
-            with self._lock:
-                worker.backlog = [r for r in worker.backlog if r.id != request_id]
-                entry = worker.pending.pop(request_id, None)
-            if entry is not None:
-                cancelled = LibraryError(ErrorCode.CANCELLED, "Cancelled before it started.")
-                entry[0].set_exception(cancelled)
+            failed = resend.cancel_waiting(worker, request_id)
+        for future, error in failed:
+            future.set_exception(error)
 
     def _emit(self, event: LibraryEvent) -> None:
         try:

@@ -81,7 +81,7 @@ class LibraryError(Exception):
     """A failure with a stable code. `message` is for people: no paths of internals, no tokens.
 
     `details` carries the contract's extra fields (`currentVersion`, `field`, `incidentId`,
-    ...). `retryable` is derived from the code.
+    ...). `retryable` is derived from the code (details may say `retryable=False`).
     """
 
     def __init__(self, code: str, message: str, **details: Any) -> None:
@@ -98,7 +98,10 @@ class LibraryError(Exception):
 
     @property
     def retryable(self) -> bool:
-        return self.code in RETRYABLE
+        """From the code, unless the details say otherwise (`retryable=False`: a
+        WORKER_UNAVAILABLE whose write may be saved already)."""
+        said = self.details.get("retryable")
+        return said if isinstance(said, bool) else self.code in RETRYABLE
 
     def __repr__(self) -> str:
         return f"LibraryError({self.code.value!r}, {self.message!r}, **{self.details!r})"

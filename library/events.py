@@ -19,11 +19,13 @@ __all__ = ["LibraryChanged", "TaskProgress", "WorkerRestarted", "LibraryClosed",
 
 @dataclass(frozen=True)
 class WorkerRestarted:
-    """The worker died, was started again and recovered the library before serving."""
+    """The worker died, was started again and recovered the library before serving;
+    `resent`: how many writes it had in flight were sent to the new one (`library.resend`)."""
 
     library_id: str
     reason: str
     recovery: dict[str, Any] = field(default_factory=dict)
+    resent: int = 0
 
 
 @dataclass(frozen=True)

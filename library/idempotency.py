@@ -1,15 +1,20 @@
-"""Idempotency keys, shared by both processes: a call's fingerprint and the refusal of a reused key.
+"""Idempotency keys and request ids, shared by both processes: a call's fingerprint, the refusal
+of a reused key, and the id every write is sent with.
 
 Thread-safe (pure functions). A write retried with its `idempotencyKey` returns the first
 call's result only when it is the very same call: the same command with the same normalized
 arguments (their `arguments_digest`). The same key with another command or other arguments is
 refused with INVALID_ARGUMENT naming the key, never answered with the first call's result.
+Every write also gets a request id from the main process (`new_request_id`), which the worker
+commits with it: the same request sent again after its worker died is answered with what it
+did, never run twice (`library/worker/store/requests.py`, `library/resend.py`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 from typing import Any
 
 from library.errors import INVALID_ARGUMENT, LibraryError
@@ -17,6 +22,11 @@ from library.errors import INVALID_ARGUMENT, LibraryError
 KEY_FIELD = "idempotencyKey"
 IMPORT_COMMAND = "library.import-exported"
 IMPORT_REPLAYED = "replayed"  # reason of the worker's "this import was done already" answer
+
+
+def new_request_id() -> str:
+    """A write's request id: unique, forever (`req_` + 96 random bits)."""
+    return f"req_{secrets.token_hex(12)}"
 
 
 def scope_of(source: str, credential: str | None) -> str:

@@ -24,7 +24,7 @@ from pydantic.alias_generators import to_camel
 
 from library.schemas.common import Actor
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 CRASH_EXIT_CODE = 70  # the worker exits with this when our own code crashed (EX_SOFTWARE)
 
 
@@ -39,6 +39,9 @@ class CallMeta(_Message):
     credential: str | None = None  # credential *name*, never a token
     label: str = "Serpent"  # what the UI shows: "Claude Desktop via MCP"
     idempotency_key: str | None = Field(default=None, max_length=200)
+    # a write's request id (`idempotency.new_request_id`), committed with it: sent again
+    # after its worker died, it is answered, not run again (`worker/store/requests.py`)
+    request_id: str | None = Field(default=None, max_length=64)
     ticket: str | None = Field(default=None, max_length=100)  # the caller's name for this
     # call's work, echoed on its `TaskProgress` (an MCP task follows its import this way)
 
@@ -69,6 +72,7 @@ class Request(_Message):
     args: dict[str, Any] = Field(default_factory=dict)
     meta: CallMeta = Field(default_factory=CallMeta)
     plan: bool = False  # True: only compute the plan / risk report, change nothing
+    lookup: bool = False  # True: answer the write's stored outcome (by request id); never run
 
 
 class Open(_Message):

@@ -51,6 +51,8 @@ class WorkerHandle:
     state: str = "ready"  # ready | restarting | closing | closed
     pending: dict[int, tuple[CallFuture, Request]] = field(default_factory=dict)
     backlog: list[Request] = field(default_factory=list)
+    deaths: dict[int, int] = field(default_factory=dict)  # workers that died under a write
+    cancelled: set[int] = field(default_factory=set)  # writes cancelled while in flight
     send_lock: threading.Lock = field(default_factory=threading.Lock)
     vanished: bool = False
     restarts: list[float] = field(default_factory=list)

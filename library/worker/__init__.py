@@ -13,10 +13,10 @@ Map of the package (each room's `__init__` says what it holds):
   modules found by `pkgutil`); a new command is its catalogue entry plus its handler.
   Commands import the rooms below; the rooms never import `commands`.
 - `store/`: the library folder on disk. `transaction.WriteTx` is the one write helper
-  (journal, change sequence, change log, idempotency); `schema` (numbered migrations),
-  `database` (connections, sqlite -> domain errors), `filestore` (content-addressed files
-  through `.staging/`), `layout` (paths), `lock`, `identity` (ids, timestamps), `archive`
-  (export/unpack).
+  (journal, change sequence, change log, the request ledger `requests`: a write is never
+  applied twice); `schema` (numbered migrations), `database` (connections, sqlite ->
+  domain errors), `filestore` (content-addressed files through `.staging/`), `layout`
+  (paths), `lock`, `identity` (ids, timestamps), `archive` (export/unpack).
 - `rows/`: rows shared by commands: `assetrows`, `folderrows`, `entitystate` (undoable
   state per entity kind, for history) with `tagstate` and `collectionstate`, `filters` (the
   one query builder: a tree of rules and any/all groups to SQL, for smart collections and

@@ -12,13 +12,13 @@ import sqlite3
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 from library.catalogue import HistoryRule
 from library.protocol import CallMeta, TaskProgress
 from library.worker.services import Services
 from library.worker.store.layout import Layout
-from library.worker.store.transaction import StepLink, WriteTx
+from library.worker.store.requests import Call
+from library.worker.store.transaction import WriteTx
 
 
 @dataclass
@@ -49,18 +49,16 @@ class ReadContext:
 class TaskContext:
     """A write command that commits in several transactions (imports) and reports progress.
 
-    `history`: the command's rule; every transaction of the call journals into one history
-    entry (`link`, a `transaction.StepLink`)."""
+    `history`: the command's rule; `link`: the call as the request ledger knows it
+    (`requests.Call`): every transaction of the call records it and joins its one history
+    entry, and a call sent again after its worker died finds in `link.progress` how far it
+    got."""
 
     services: Services
     scope: RequestScope
     history: HistoryRule = "none"
-    link: Any = None
+    link: Call = field(default_factory=lambda: Call(None, ""))
     _last_progress: float = 0.0
-
-    def __post_init__(self) -> None:
-        if self.link is None:
-            self.link = StepLink()
 
     @property
     def layout(self) -> Layout:

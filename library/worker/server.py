@@ -49,10 +49,10 @@ from library.worker.context import ReadContext, RequestScope, TaskContext
 from library.worker.rows import assetrows
 from library.worker.sender import Sender
 from library.worker.services import Services
-from library.worker.store import diskspace
+from library.worker.store import diskspace, requests
 from library.worker.store.database import connect, translate, translate_os
 from library.worker.store.opening import OpenLibrary
-from library.worker.store.transaction import WriteTx, stored_result
+from library.worker.store.transaction import WriteTx
 
 log = logging.getLogger("library.worker")
 READER_THREADS = 2
@@ -218,24 +218,29 @@ class WorkerServer:
 
     def _run_write(self, request: Request, handler: commands.Handler,
                    scope: RequestScope) -> dict[str, Any]:
+        """A write, once: the request ledger answers a call it has done already (sent again
+        after a worker died, or retried with its idempotency key), a `lookup` is answered
+        from the ledger only, and a task that stopped part-way goes on (`link.progress`)."""
         args = handler.input_model.model_validate(request.args)
         services = self.services
-        digest = arguments_digest(_dump(args)) if request.meta.idempotency_key else None
+        digest = arguments_digest(_dump(args))
         with services.write_lock:
-            stored = stored_result(services.writer, handler.name, request.meta, digest)
-            if stored is not None:
-                return stored
+            call = requests.find(services.writer, handler.name, digest, request.meta)
+            if call.state == "done" and call.result is not None:
+                return call.result
+            if request.lookup:
+                raise requests.not_answered(call)
             if not handler.command.frees_space:  # deleting must work on a full disk
                 diskspace.ensure_room(self.library.layout.root)
             rule = handler.command.history
             if handler.mode == "task":
-                result = _dump(handler.run(TaskContext(services, scope, rule), args))
-                if request.meta.idempotency_key:
-                    with WriteTx(services, handler.name, request.meta, digest=digest) as tx:
+                result = _dump(handler.run(TaskContext(services, scope, rule, call), args))
+                if call.id is not None:
+                    with WriteTx(services, handler.name, request.meta, link=call,
+                                 ledger_only=True) as tx:
                         tx.result = result
                 return result
-            with WriteTx(services, handler.name, request.meta, history=rule,
-                         digest=digest) as tx:
+            with WriteTx(services, handler.name, request.meta, history=rule, link=call) as tx:
                 result = _dump(handler.run(tx, args))
                 tx.result = result
             return result

@@ -6,7 +6,9 @@ Order: command lookup → schema validation → caller → capability policy →
 (only from the explicit `libraryId`) → will-hooks → dangerous-command challenge → the worker,
 or the spec's own handler (commands the main process answers, plugin commands) → the spec's
 after-step → completion hooks → audit line. What a command does differently is on its spec;
-the gateway never looks at a command's name.
+the gateway never looks at a command's name. Every write gets a request id its worker commits
+with it, so a write caught by a worker's death is answered, never applied twice
+(`library.resend`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from library.errors import (
     PERMISSION_DENIED,
     LibraryError,
 )
+from library.idempotency import new_request_id
 from library.protocol import CallMeta
 from serpent_tk.automation import audit, envelope, policy
 from serpent_tk.automation.analysis import AnalysisFeeder
@@ -257,6 +260,7 @@ class Gateway:
             meta = CallMeta(source=call.caller.source, credential=call.caller.credential,
                             label=call.caller.label,
                             idempotency_key=checked.idempotency_key,
+                            request_id=new_request_id() if spec.writes else None,
                             ticket=call.caller.ticket)
             command = CommandCall(spec=spec, caller=call.caller, library_id=call.library_id,
                                   library=bound, arguments=checked.arguments, meta=meta,
@@ -370,7 +374,8 @@ class Gateway:
         binding = Binding(caller_key=call.caller.key, command=spec.name,
                           arguments=normalized(checked.full), library_id=call.library_id,
                           targets=())
-        plan_meta = meta.model_copy(update={"idempotency_key": None})  # a plan is no write
+        plan_meta = meta.model_copy(update={"idempotency_key": None,  # a plan is no write
+                                            "request_id": None})
         planning = replace(command, meta=plan_meta)
         if checked.challenge_id is None:
             report = yield from self._plan(planning)

@@ -2,7 +2,8 @@
 
 Importable by other test packages (`from tests.library.factories import ...`): an image
 generator (real JPEG/PNG files Pillow can read), a `call` helper that waits for a worker
-future, an event recorder, and a read-only folder context manager that works as root too.
+future, an event recorder, a read-only folder context manager that works as root too, and
+`writes_held` (another connection holds a library's write lock: a write waits, uncommitted).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import contextlib
 import os
 import random
 import shutil
+import sqlite3
 import stat
 import subprocess
 import threading
@@ -133,3 +135,23 @@ def read_only(folder: Path) -> Iterator[None]:
 def stored_files(library_path: Path) -> set[str]:
     """Names of the files in a library's content store."""
     return {p.name for p in (library_path / "files").rglob("*") if p.is_file()}
+
+
+@contextlib.contextmanager
+def writes_held(library: Path) -> Iterator[Callable[[], None]]:
+    """Another connection holds the library's write lock: an import copies its files but
+    cannot record them until the lock is let go (the returned function; at the latest on
+    leaving). Reads go on. What the tests hold a long import with, not its size."""
+    blocker = sqlite3.connect(library / "library.sqlite", isolation_level=None, timeout=30)
+    blocker.execute("BEGIN IMMEDIATE")
+    held = [True]
+
+    def release() -> None:
+        if held[0]:
+            blocker.execute("ROLLBACK")
+            held[0] = False
+    try:
+        yield release
+    finally:
+        release()
+        blocker.close()

@@ -8,11 +8,12 @@ plus its handler. What a handler gets depends on the catalogue entry's `WorkerMo
 - `read`:   `handler(ctx: ReadContext, args) -> Model | dict`, on a reader thread with its
             own connection; never waits behind a running import.
 - `write`:  `handler(tx: WriteTx, args) -> Model | dict`, on the writer thread inside one
-            transaction that also journals, bumps the change sequence and stores the result
-            under the idempotency key.
+            transaction that also journals, bumps the change sequence and records the
+            call and its answer in the request ledger (`store/requests.py`).
 - `task`:   `handler(ctx: TaskContext, args) -> Model | dict`, on the writer thread; opens
             its own transactions (`ctx.transaction()`) and may report progress and stop
-            early when cancelled.
+            early when cancelled; sent again after its worker died, it goes on where it
+            stopped (`ctx.link`: the call as the request ledger knows it).
 - `derive`: like `read` (a `ReadContext`, no SQLite writes), on threads of their own and
             without a read transaction around it: slow work that writes only derived files
             (thumbnails), so it never holds up reads.

@@ -8,7 +8,9 @@ temporary name beside the target and renamed when complete, so a cancel or a cra
 leaves a half-written archive under the real name (the hidden partial file of a crashed
 export is removed when the library opens again). Shows up as an `export` task while it
 runs (task.cancel stops it). An archive that cannot fit on the target's disk (or a snapshot
-on the library's) is DISK_FULL before anything is written.
+on the library's) is DISK_FULL before anything is written. An export sent again after its
+worker died answers what it wrote (its ledger record says where, `ctx.link.progress`)
+instead of refusing its own archive as already there.
 """
 
 from __future__ import annotations
@@ -43,6 +45,12 @@ CLEANUPS[KIND] = lambda params: remove_partial(Path(params["partialPath"]))
 @handles("library.export")
 def export_library(ctx: TaskContext, args: LibraryExportIn) -> LibraryExportOut:
     root = ctx.layout.root
+    progress = ctx.link.progress
+    if progress.get("exported"):  # sent again: it had finished
+        return LibraryExportOut.model_validate(progress["exported"])
+    written = _written_before(ctx, progress.get("exportingTo"))
+    if written is not None:
+        return written
     state = ctx.conn.execute("SELECT library_id, name FROM library_state").fetchone()
     target = export_target(args.target_path, root, state["name"])
     top = root.name if root.name.endswith(LIBRARY_SUFFIX) else \
@@ -56,6 +64,7 @@ def export_library(ctx: TaskContext, args: LibraryExportIn) -> LibraryExportOut:
     schema_version = ctx.conn.execute("SELECT max(number) FROM schema_migrations").fetchone()[0]
     total = len(entries) + 1
     temporary = partial_path(target)
+    progress["exportingTo"] = str(target)  # recorded with the task's first transaction
     with tracked(ctx, KIND, total, {"targetPath": str(target),
                                     "partialPath": str(temporary)}) as task:
         task.progress(0, total, "Copying the database")
@@ -78,5 +87,17 @@ def export_library(ctx: TaskContext, args: LibraryExportIn) -> LibraryExportOut:
             snapshot.unlink(missing_ok=True)
         task.progress(total, total, "Exported")
         task.result = {"path": str(target), "assetCount": asset_count, "bytes": size}
-    return LibraryExportOut(path=str(target), asset_count=asset_count, bytes=size,
-                            files=total, task_id=task.task_id)
+        out = LibraryExportOut(path=str(target), asset_count=asset_count, bytes=size,
+                               files=total, task_id=task.task_id)
+        progress["exported"] = out.model_dump(mode="json", by_alias=True)  # with its last
+    return out
+
+
+def _written_before(ctx: TaskContext, target: str | None) -> LibraryExportOut | None:
+    """The archive a first run of this call wrote before its worker died, if complete (it
+    gets its real name only once whole; nothing changed in the library since: a task)."""
+    if target is None or not Path(target).is_file() or partial_path(Path(target)).exists():
+        return None
+    count = ctx.conn.execute("SELECT count(*) FROM assets").fetchone()[0]
+    return LibraryExportOut(path=target, asset_count=count, bytes=Path(target).stat().st_size,
+                            files=len(library_entries(ctx.layout.root)) + 1)

@@ -25,7 +25,9 @@ files and things that are not regular files fail with UNSUPPORTED_FORMAT; Serpen
 and system files (/proc...) with PATH_FORBIDDEN, whatever link leads there
 (`library.private_paths`). A file that does not fit on the disk stops the import: DISK_FULL
 for the whole call when nothing was imported yet, else the files left are listed with
-DISK_FULL and what was imported stays.
+DISK_FULL and what was imported stays. An import sent again after its worker died (its
+request id, or its idempotencyKey) goes on where it stopped: the files it recorded are
+`imported` again, found by content and the call (`assets.import_key`), not duplicates.
 
 An import of `TASK_FROM_FILES` files or more is an `import` task while it runs: `task.get`
 shows its progress, `task.cancel` stops it (as cancelling the call does), and the window's
@@ -174,7 +176,7 @@ class _ImportRun:
         self.folders_created = 0
         self.syncer = ThreadPoolExecutor(1, thread_name_prefix="import-sync")
         self.syncing: tuple[list[Pending], Future[None]] | None = None
-        self.key = ctx.scope.meta.idempotency_key
+        self.key = ctx.link.id  # the call's request id: what it recorded, sent again
         self.cancelled = False
         self.done = 0
         self._scanned = 0  # items counted by `_imported_before`

@@ -12,7 +12,9 @@ commands that sync run on the writer thread as `task`s (cancellable, with progre
 command is one undo step with the sync it ran (`linkedstate`): undoing a link removes the
 linked folder and its library folders and trashes what it imported; undoing an unlink,
 reconnect or rules change puts the linked folder back as it was. The watcher's own syncs
-are not steps. Files on disk are never changed or deleted by Serpent.
+are not steps. A command sent again after its worker died goes on where it stopped (what
+its first transaction did is in its ledger record, `ctx.link.progress`). Files on disk are
+never changed or deleted by Serpent.
 """
 
 from __future__ import annotations
@@ -92,12 +94,18 @@ def list_linked(ctx: ReadContext, args: Empty) -> LinkedFolderListOut:
 @handles("linked-folder.create")
 def create(ctx: TaskContext, args: LinkedFolderCreateIn) -> LinkedFolder:
     conn = ctx.conn
+    made = conn.execute("SELECT id, path FROM linked_folders WHERE id = ?",
+                        (ctx.link.progress.get("linkedFolderId"),)).fetchone()
+    if made is not None:  # sent again: it was linked, its sync goes on (in the same step)
+        ctx.link.summary = _linked_summary(Path(made["path"]))
+        _sync(ctx, made["id"])
+        return linked_folder(conn, made["id"])
     path = _disk_folder(args.path)
     _not_linked_yet(conn, path)
     if args.parent_id and not conn.execute("SELECT 1 FROM folders WHERE id = ?",
                                            (args.parent_id,)).fetchone():
         raise LibraryError(NOT_FOUND, "That parent folder does not exist.", field="parentId")
-    ctx.link.summary = f"Linked the folder {path.name or path} on disk"
+    ctx.link.summary = _linked_summary(path)
     with ctx.transaction() as tx:
         folder_id = new_id("fld")
         name = _free_folder_name(tx.conn, args.parent_id, path.name or str(path))
@@ -109,6 +117,7 @@ def create(ctx: TaskContext, args: LinkedFolderCreateIn) -> LinkedFolder:
                         (linked_id, str(path), folder_id, rules_json(args.rules), tx.now))
         tx.created("folder", [folder_id])
         tx.created("linked-folder", [linked_id])
+        ctx.link.progress["linkedFolderId"] = linked_id
     _sync(ctx, linked_id)
     return linked_folder(conn, linked_id)
 
@@ -133,13 +142,18 @@ def refresh(ctx: TaskContext, args: LinkedFolderRefreshIn) -> LinkedFolderRefres
 @handles("linked-folder.reconnect")
 def reconnect(ctx: TaskContext, args: LinkedFolderReconnectIn) -> LinkedFolder:
     row = _row(ctx.conn, args.linked_folder_id)
+    if ctx.link.progress.get("changed"):  # sent again: reconnected, its sync goes on
+        ctx.link.summary = _reconnected_summary(Path(row["path"]))
+        _sync(ctx, row["id"])
+        return linked_folder(ctx.conn, row["id"])
     path = _disk_folder(args.path)
     _not_linked_yet(ctx.conn, path, besides=row["id"])
-    ctx.link.summary = f"Reconnected a linked folder to {path.name or path}"
+    ctx.link.summary = _reconnected_summary(path)
     with ctx.transaction() as tx:
         tx.track("linked-folder", [row["id"]])
         tx.conn.execute("UPDATE linked_folders SET path = ?, status = 'connected', "
                         "version = version + 1 WHERE id = ?", (str(path), row["id"]))
+        ctx.link.progress["changed"] = True
     _sync(ctx, row["id"])
     return linked_folder(ctx.conn, row["id"])
 
@@ -147,10 +161,13 @@ def reconnect(ctx: TaskContext, args: LinkedFolderReconnectIn) -> LinkedFolder:
 @handles("linked-folder.update-rules")
 def update_rules(ctx: TaskContext, args: LinkedFolderUpdateRulesIn) -> LinkedFolder:
     row = _row(ctx.conn, args.linked_folder_id)
+    ctx.link.summary = f"Changed the rules of the linked folder {Path(row['path']).name}"
+    if ctx.link.progress.get("changed"):  # sent again: the rules changed, the sync goes on
+        _sync(ctx, row["id"])
+        return linked_folder(ctx.conn, row["id"])
     if args.expected_version is not None and args.expected_version != row["version"]:
         raise LibraryError(VERSION_CONFLICT, "The linked folder changed since you read it.",
                            currentVersion=row["version"], field="expectedVersion")
-    ctx.link.summary = f"Changed the rules of the linked folder {Path(row['path']).name}"
     with ctx.transaction() as tx:
         tx.track("linked-folder", [row["id"]])
         tx.conn.execute("UPDATE linked_folders SET rules = ?, version = version + 1 "
@@ -162,6 +179,7 @@ def update_rules(ctx: TaskContext, args: LinkedFolderUpdateRulesIn) -> LinkedFol
             tx.conn.execute(f"DELETE FROM linked_files WHERE linked_folder_id = ? AND "
                             f"relative_path IN ({assetrows.marks(len(part))})",
                             (row["id"], *part))
+        ctx.link.progress["changed"] = True
     _sync(ctx, row["id"])
     return linked_folder(ctx.conn, row["id"])
 
@@ -214,6 +232,14 @@ def _job_progress(ctx: JobContext):  # type: ignore[no-untyped-def]
 
 
 # -- helpers ---------------------------------------------------------------------------------
+def _linked_summary(path: Path) -> str:
+    return f"Linked the folder {path.name or path} on disk"
+
+
+def _reconnected_summary(path: Path) -> str:
+    return f"Reconnected a linked folder to {path.name or path}"
+
+
 def _sync(ctx: TaskContext, linked_id: str) -> SyncResult:
     try:
         result = Syncer(ctx.services, ctx.scope.command, ctx.scope.meta, lock=held,

@@ -45,7 +45,8 @@ from library.worker.store.filestore import (
     SourceUnreadable,
 )
 from library.worker.store.identity import new_id
-from library.worker.store.transaction import StepLink, WriteTx
+from library.worker.store.requests import Call
+from library.worker.store.transaction import WriteTx
 
 BATCH = 32
 
@@ -77,7 +78,7 @@ class Syncer:
     meta: CallMeta
     lock: Callable[[], AbstractContextManager[object]]
     history: HistoryRule = "none"
-    link: StepLink | None = None
+    link: Call | None = None
     cancelled: Callable[[], bool] = lambda: False
     progress: Callable[[int, int, str], None] = lambda done, total, message: None
     quiet: bool = False  # a watcher's sync: record nothing when nothing changed
@@ -89,7 +90,11 @@ class Syncer:
         self.store = FileStore(self.services.layout)
 
     def run(self, linked_id: str) -> SyncResult:
-        result = SyncResult()
+        """Sync one linked folder. A call sent again after its worker died goes on where it
+        stopped: what its batches recorded is counted from its ledger note (`link`)."""
+        counted = self.link.progress.get("synced", {}) if self.link is not None else {}
+        result = SyncResult(added=int(counted.get("added", 0)),
+                            updated=int(counted.get("updated", 0)))
         with self.lock():
             row = self.services.writer.execute(
                 "SELECT * FROM linked_folders WHERE id = ?", (linked_id,)).fetchone()
@@ -138,7 +143,11 @@ class Syncer:
         if not copied:
             return
         self.store.make_durable()
+        updated = sum(1 for c in copied if c.previous is not None)
         with self._transaction() as tx:
+            if self.link is not None:  # recorded with the batch, for a call sent again
+                self.link.progress["synced"] = {"added": result.added + len(copied) - updated,
+                                                "updated": result.updated + updated}
             tx.track("asset", [c.asset_id for c in copied if not c.new]
                      + [c.previous for c in copied if c.previous not in (None, c.asset_id)])
             tx.created("asset", [c.asset_id for c in copied if c.new])
@@ -165,8 +174,8 @@ class Syncer:
             tx.summary = f"Synced {len(copied)} file(s) of a linked folder"
         self._wrote = True
         result.new_asset_ids.extend(c.asset_id for c in copied if c.new)
-        result.updated += sum(1 for c in copied if c.previous is not None)
-        result.added += sum(1 for c in copied if c.previous is None)
+        result.updated += updated
+        result.added += len(copied) - updated
 
     def _copy(self, conn: sqlite3.Connection, disk_file: DiskFile, in_batch: dict[str, str],
               result: SyncResult) -> _Copied | None:

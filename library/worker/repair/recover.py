@@ -5,7 +5,7 @@ then opens the new library). The damaged library is never written: its database 
 WAL) is copied into the new library's hidden building folder and read from the copy
 (`salvage`), its stored files are hard-linked (or copied, on another disk) into the new store.
 Tables are carried over by column name; what is derived or tied to the old library is made
-anew (counts, the text index, the undo history, idempotency keys, tasks). Stored files whose
+anew (counts, the text index, the undo history, request ids, tasks). Stored files whose
 record was lost become assets again ("Recovered …", in a folder "Recovered files"), so no
 picture is left out. The new library is `<Name> (recovered).serpent` (or `(recovered 2)`...),
 gets a fresh id, and its first opening checks it whole (integrity and every file).
@@ -38,7 +38,7 @@ from library.worker.store.identity import new_id, new_library_id, utc_now
 from library.worker.store.layout import Layout, enclosing_library
 
 NOT_CARRIED = frozenset({  # made anew, or meaningless in another library
-    "schema_migrations", "asset_counts", "change_log", "idempotency", "history",
+    "schema_migrations", "asset_counts", "change_log", "idempotency", "requests", "history",
     "history_items", "tasks"})
 FIRST = ("tags", "folders", "assets")  # what other tables point at
 STORED_NAME = re.compile(r"^[0-9a-f]{64}(\.[a-z0-9]{1,16})?$")

@@ -395,6 +395,7 @@ MIGRATIONS: list[Migration] = [
     Migration(8, 1, "video, sound, font and document facts; vector kind; found text",
               _MEDIA_AND_FOUND_TEXT, run=lambda conn: _after_media(conn)),
     Migration(9, 1, "history barriers", schema_history.HISTORY_BARRIERS),
+    Migration(10, 1, "request ledger", schema_history.REQUEST_LEDGER),
 ]
 LATEST = MIGRATIONS[-1].number
 

@@ -1,5 +1,5 @@
 """The schema of what undo and retries rely on, added by migrations (`schema.MIGRATIONS`):
-the history's barriers.
+the history's barriers and the request ledger.
 
 Runs in the worker process (read by `schema.check_and_migrate`). Kept apart from the rest of
 the schema so a library on another database keeps the same rules (`transaction`).
@@ -9,4 +9,28 @@ the schema so a library on another database keeps the same rules (`transaction`)
 # undo refuses it and never reaches past it.
 HISTORY_BARRIERS = """
 ALTER TABLE history ADD COLUMN undoable INTEGER NOT NULL DEFAULT 1;
+"""
+
+# The request ledger (`requests.py`): every write's request id and what it answered, kept in
+# the write's own transaction; the caller's idempotency keys move in (their table goes).
+REQUEST_LEDGER = """
+CREATE TABLE requests (
+    id TEXT PRIMARY KEY,
+    scope TEXT,
+    key TEXT,
+    command TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('running', 'done')),
+    progress TEXT,
+    result TEXT,
+    history_id INTEGER,
+    change_sequence INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX requests_by_key ON requests (scope, key) WHERE key IS NOT NULL;
+CREATE INDEX requests_keyed_by_age ON requests (created_at) WHERE key IS NOT NULL;
+CREATE INDEX requests_unkeyed_by_age ON requests (created_at) WHERE key IS NULL;
+INSERT INTO requests (id, scope, key, command, state, result, change_sequence, created_at)
+    SELECT 'req_' || lower(hex(randomblob(12))), scope, key, command, 'done', result,
+           change_sequence, created_at FROM idempotency;
+DROP TABLE idempotency;
 """

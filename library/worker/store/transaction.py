@@ -5,10 +5,12 @@ Runs in the worker process, on the writer thread only. A `WriteTx` is one
 for (`catalogue.HistoryRule`): a `step` journals what undo needs (before/after snapshots of
 every entity the command declared with `track`/`created`), an `irreversible` change leaves a
 barrier entry, (2) bumps the library's change sequence, (3) appends a `change_log` row,
-(4) stores the result under the caller's idempotency key, all in the same transaction; then
-it runs the after-commit steps (file removals) and emits `library.changed`. The several
-transactions of one task (an import's batches) join one history entry (`StepLink`): an
-entity they change twice keeps its first before-state and its last after-state.
+(4) records the call in the request ledger (`requests.Call`: its request id, its caller's
+idempotency key, its answer or, for a task's transaction, how far it got), all in the same
+transaction; then it runs the after-commit steps (file removals) and emits
+`library.changed`. The several transactions of one call (an import's batches) join one
+history entry (`Call.entry`): an entity they change twice keeps its first before-state and
+its last after-state.
 """
 
 from __future__ import annotations
@@ -17,59 +19,23 @@ import contextlib
 import json
 import sqlite3
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from library.catalogue import HistoryRule
-from library.idempotency import key_reused, scope_of
 from library.protocol import CallMeta, LibraryChanged
 from library.schemas.common import Actor
 from library.worker.rows import entitystate, livecounts
 from library.worker.services import Services
 from library.worker.store.database import translate
 from library.worker.store.identity import utc_now
+from library.worker.store.requests import Call
 
 HISTORY_KEEP = 1000
-IDEMPOTENCY_KEEP_DAYS = 14
 MAX_EVENT_IDS = 500
 
 
 def actor_of(meta: CallMeta) -> dict[str, Any]:
     return {"source": meta.source, "credential": meta.credential, "label": meta.label}
-
-
-def idempotency_scope(meta: CallMeta) -> str:
-    return scope_of(meta.source, meta.credential)
-
-
-def stored_result(conn: sqlite3.Connection, command: str, meta: CallMeta,
-                  digest: str | None = None) -> dict[str, Any] | None:
-    """The result a write with this idempotency key already returned, if any.
-
-    The `command` column holds `<command>#<arguments digest>` (rows written before digests
-    were kept hold the command alone and match any arguments). The same key with another
-    command or other arguments is INVALID_ARGUMENT naming the key: never the first result.
-    """
-    if not meta.idempotency_key:
-        return None
-    row = conn.execute("SELECT command, result FROM idempotency WHERE scope = ? AND key = ?",
-                       (idempotency_scope(meta), meta.idempotency_key)).fetchone()
-    if row is None:
-        return None
-    stored_command, _, stored_digest = str(row["command"]).partition("#")
-    if stored_command != command or (digest and stored_digest and stored_digest != digest):
-        raise key_reused(meta.idempotency_key, command, stored_command)
-    stored: dict[str, Any] = json.loads(row["result"])
-    return stored
-
-
-@dataclass
-class StepLink:
-    """The history entry a call's transactions join (None until the first one journals)
-    and, when the call names it, what the entry says (else each transaction's summary)."""
-
-    entry: int | None = None
-    summary: str | None = None
 
 
 class WriteTx:
@@ -82,14 +48,16 @@ class WriteTx:
     to its end).
 
     `history`: the command's rule (`catalogue.HistoryRule`; "none" for the work a worker
-    does by itself); `link`: the entry of the call this transaction is part of."""
+    does by itself); `link`: the call this transaction is part of (its ledger record and
+    history entry; none for the worker's own work); `ledger_only`: a task's last
+    transaction, which only records its answer (no change, no new change sequence)."""
 
     def __init__(self, services: Services, command: str, meta: CallMeta, *,
-                 history: HistoryRule = "none", link: StepLink | None = None,
-                 digest: str | None = None, synced: bool = True) -> None:
+                 history: HistoryRule = "none", link: Call | None = None,
+                 ledger_only: bool = False, synced: bool = True) -> None:
         self.synced = synced
         self.services = services
-        self.digest = digest  # of the arguments, kept with the idempotency key
+        self.ledger_only = ledger_only
         self.conn = services.writer
         self.layout = services.layout
         self.command = command
@@ -100,7 +68,7 @@ class WriteTx:
         self.summary = command
         self.result: dict[str, Any] | None = None
         self.history = history
-        self.link = link if link is not None else StepLink()
+        self.link = link if link is not None else Call(None, command)
         self.change_sequence: int | None = None
         self._kinds: set[str] = set()
         self._entity_ids: list[str] = []
@@ -193,12 +161,16 @@ class WriteTx:
             if isinstance(error, sqlite3.Error):
                 raise translate(error) from error
             raise
-        assert self.change_sequence is not None
-        self._counts.committed(self.change_sequence)
+        if self.change_sequence is not None:
+            self._counts.committed(self.change_sequence)
         return True
 
     def _finish(self) -> None:
         conn = self.conn
+        if self.ledger_only:
+            self.link.save(conn, self.services.change_sequence(conn), self.now,
+                           result=self.result)
+            return
         seq = conn.execute("UPDATE library_state SET change_sequence = change_sequence + 1 "
                            "RETURNING change_sequence").fetchone()[0]
         self.change_sequence = seq
@@ -211,18 +183,8 @@ class WriteTx:
                      (seq, self.now, self.command, self.meta.source, self.meta.credential,
                       self.meta.label, json.dumps(sorted(self._kinds)),
                       json.dumps(self._entity_ids[:MAX_EVENT_IDS])))
-        if self.meta.idempotency_key and self.result is not None:
-            self.store_result(self.result)
+        self.link.save(conn, seq, self.now, result=self.result)
         self._counts.finish(self._kinds, self._touched_assets)
-
-    def store_result(self, result: dict[str, Any]) -> None:
-        seq = self.change_sequence or self.services.change_sequence(self.conn)
-        self.conn.execute(
-            "INSERT OR REPLACE INTO idempotency (scope, key, command, result, change_sequence,"
-            " created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (idempotency_scope(self.meta), self.meta.idempotency_key,
-             f"{self.command}#{self.digest}" if self.digest else self.command,
-             json.dumps(result), seq, self.now))
 
     def _journal(self, seq: int) -> None:
         conn = self.conn
@@ -290,7 +252,8 @@ class WriteTx:
                               "id = ?", (self._step_summary(), seq, self.link.entry))
 
     def _notify(self) -> None:
-        assert self.change_sequence is not None
+        if self.change_sequence is None:
+            return  # only the ledger was written
         name = self.conn.execute("SELECT name FROM library_state").fetchone()[0] \
             if "library" in self._kinds else None
         self.services.emit(LibraryChanged(

@@ -35,7 +35,7 @@ from library.errors import (
 )
 from library.idempotency import IMPORT_COMMAND, IMPORT_REPLAYED, check_stored
 from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX
-from library.worker.store import diskspace
+from library.worker.store import diskspace, requests
 from library.worker.store.archive import MANIFEST
 from library.worker.store.filestore import (
     PRIVATE_FOLDER,
@@ -138,15 +138,14 @@ def find_replay(parent: Path, replay: dict[str, str]) -> Path | None:
         try:
             conn = sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True, timeout=5)
             try:
-                row = conn.execute("SELECT command FROM idempotency WHERE scope = ? AND key = ?",
-                                   (replay["scope"], replay["key"])).fetchone()
+                stored = requests.command_of_key(conn, replay["scope"], replay["key"])
             finally:
                 conn.close()
         except sqlite3.Error:
             continue
-        if row is None:
+        if stored is None:
             continue
-        check_stored(str(row[0]), IMPORT_COMMAND, replay["digest"], replay["key"])
+        check_stored(stored, IMPORT_COMMAND, replay["digest"], replay["key"])
         return folder
     return None
 
@@ -286,12 +285,11 @@ def _adopt(database: Path, replay: dict[str, str] | None = None) -> None:
                                (new_library_id(),)).rowcount
         if changed != 1:
             raise _not_a_library()
-        conn.execute("DELETE FROM idempotency")  # retries belong to the original
-        if replay is not None:
-            conn.execute("INSERT INTO idempotency (scope, key, command, result, "
-                         "change_sequence, created_at) VALUES (?, ?, ?, '{}', 0, ?)",
-                         (replay["scope"], replay["key"],
-                          f"{IMPORT_COMMAND}#{replay['digest']}", utc_now()))
+        if replay is None:  # retries belong to the original
+            requests.start_over(conn)
+        else:
+            requests.start_over(conn, replay["scope"], replay["key"],
+                                f"{IMPORT_COMMAND}#{replay['digest']}", utc_now())
         conn.execute("COMMIT")
     except sqlite3.Error:
         raise _not_a_library() from None

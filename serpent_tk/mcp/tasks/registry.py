@@ -220,7 +220,9 @@ class TaskRegistry:
         if isinstance(target, ProgressFeed):
             target.update(event.done, event.total, event.message)
         elif target is not None:
-            if event.task_id and target.serpent_task_id is None:
+            if event.task_id and event.task_id != target.serpent_task_id:
+                # its first Serpent task, or the one its call runs as after its library's
+                # worker was restarted (the call was sent again: `library.resend`)
                 self.follows(target, event.task_id, event.library_id)
             target.progressed(event.done, event.total, event.message)
             if event.total and event.done >= event.total:
@@ -248,6 +250,8 @@ class TaskRegistry:
 
     def follows(self, task: McpTask, serpent_task_id: str, library_id: str) -> None:
         """`task` is (or follows) this Serpent task: its progress and its end."""
+        if task.serpent_task_id and self._by_serpent.get(task.serpent_task_id) is task:
+            del self._by_serpent[task.serpent_task_id]
         task.serpent_task_id, task.library_id = serpent_task_id, library_id
         self._by_serpent[serpent_task_id] = task
 

@@ -61,6 +61,14 @@ _CODE_WORDS: dict[ErrorCode, str] = {
     ErrorCode.PLUGIN_FAILED: N_("The plugin failed; it keeps running."),
     ErrorCode.INTERNAL: N_("Something went wrong inside Serpent."),
 }
+# a write caught by its library worker's death, when Serpent could not answer it for sure
+# (`outcome` of WORKER_UNAVAILABLE; `not-saved` keeps the code's words: try again)
+_OUTCOME_WORDS = {
+    "partial": N_("The library stopped twice while doing this. What it did so far is saved; "
+                  "look before trying again."),
+    "unknown": N_("The library stopped and did not come back, so whether this was saved is "
+                  "not known. Look once the library is open again before trying again."),
+}
 
 
 @dataclass(frozen=True)
@@ -108,7 +116,10 @@ def describe_error(reply: Reply, doing: str | None = None) -> str:
     given = str(reply.error.get("message") or "")
     english = translate.current() == translate.ENGLISH
     vetoed = reply.error.get("reason") == "veto"   # a plugin's check refused it: say why
-    if given and (vetoed or (english and code not in _ALWAYS_OURS)):
+    outcome = reply.error.get("outcome")
+    if code == ErrorCode.WORKER_UNAVAILABLE and outcome in _OUTCOME_WORDS:
+        message = _(_OUTCOME_WORDS[str(outcome)])
+    elif given and (vetoed or (english and code not in _ALWAYS_OURS)):
         message = given
     else:
         message = _(_CODE_WORDS.get(code, N_("Something went wrong.")))

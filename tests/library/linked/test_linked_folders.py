@@ -194,15 +194,20 @@ def test_a_crash_mid_sync_loses_nothing_and_copies_nothing_twice(host, library, 
     wait_until(lambda: any(e.command == "linked-folder.create" and e.done >= 32
                            for e in events.of(TaskProgress)), "a first batch")
     os.kill(host.worker_pid(library_id), signal.SIGKILL)
-    assert running.exception(TIMEOUT).code == "WORKER_UNAVAILABLE"
+    linked = running.result(TIMEOUT)  # sent again with its request id: the link goes on
+    assert linked["assetCount"] == 120
     wait_until(lambda: events.of(WorkerRestarted), "the restart")
     db = sqlite3.connect(f"file:{root / 'library.sqlite'}?mode=ro", uri=True)
     try:
-        [(linked_id,)] = db.execute("SELECT id FROM linked_folders").fetchall()
+        assert db.execute("SELECT id FROM linked_folders").fetchall() == [(linked["id"],)]
     finally:
         db.close()
-    out = call(host, library_id, "linked-folder.refresh", {"linkedFolderId": linked_id})
+    out = call(host, library_id, "linked-folder.refresh", {"linkedFolderId": linked["id"]})
     assert out["linkedFolder"]["assetCount"] == 120 and out["failed"] == 0
+    assert out["added"] == 0  # nothing left to copy
+    steps = [e for e in call(host, library_id, "history.list")["items"]
+             if e["command"] == "linked-folder.create"]
+    assert len(steps) == 1  # one link, one undo step
     assert call(host, library_id, "asset.search")["total"] == 120  # each file once
     stored = {p.name for p in (root / "files").rglob("*") if p.is_file()}
     db = sqlite3.connect(f"file:{root / 'library.sqlite'}?mode=ro", uri=True)

@@ -71,16 +71,21 @@ def orphan_count(root: Path) -> int:
     return sum(1 for p in (root / ".orphans").rglob("*") if p.is_file())
 
 
-def test_a_killed_worker_fails_in_flight_calls_retryably_and_comes_back(host, library, events,
+def test_a_killed_worker_comes_back_and_finishes_the_write_it_was_doing(host, library, events,
                                                                         sources):
+    """The import in flight is sent to the restarted worker with its request id: it goes on
+    where the killed one stopped (issue 25: it used to answer WORKER_UNAVAILABLE, and a
+    retry as told imported the saved part twice)."""
     library_id = library["libraryId"]
     make_images(sources, 300, size=(32, 32))
     future = host.call(library_id, "file.import", {"sourcePaths": [str(sources)]})
     events.wait_for(lambda e: isinstance(e, TaskProgress) and e.done >= 3)  # surely running
     old_pid = kill_worker(host, library_id)
-    error = future.exception(TIMEOUT)
-    assert isinstance(error, LibraryError)
-    assert error.code == "WORKER_UNAVAILABLE" and error.retryable
+    result = future.result(TIMEOUT)
+    assert result["imported"] == 300 and result["duplicates"] == 0
+    imports = [e for e in call(host, library_id, "history.list")["items"]
+               if e["command"] == "file.import"]
+    assert len(imports) == 1 and imports[0]["summary"] == "Imported 300 files"
     restarted = wait_restarted(events, 1)
     assert restarted.library_id == library_id and "exit code -9" in restarted.reason
     assert restarted.recovery["fullScan"] is True and restarted.recovery["integrity"] == "ok"

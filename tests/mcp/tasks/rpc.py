@@ -1,15 +1,14 @@
 """A raw JSON-RPC MCP client over real HTTP, for what no SDK client here sends: a 2025-11-25
 session (initialize, its GET stream, `task` on tools/call, `tasks/*`) and 2026-07-28 requests
-written by hand. Also what these tests import: 2,000 tiny distinct pictures, and a library.
+written by hand. Also what these tests import: 2,000 tiny distinct pictures, a library, and
+`writes_held` (from `tests.library.factories`).
 
 Its own thread per GET stream; everything else on the test's thread.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,6 +19,7 @@ import httpx2
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.gateway import Gateway
 from tests import waiting
+from tests.library.factories import writes_held as writes_held  # the tasks tests' own
 from tests.library.pictures import tiny_png
 
 LEGACY = "2025-11-25"
@@ -60,26 +60,6 @@ def as_person(gateway: Gateway, name: str, args: dict[str, Any]) -> dict[str, An
     envelope = gateway.submit(name, args, Caller.ui()).result(TIMEOUT)
     assert envelope["status"] == "ok", envelope
     return dict(envelope["result"])
-
-
-@contextlib.contextmanager
-def writes_held(library: Path) -> Iterator[Callable[[], None]]:
-    """Another connection holds the library's write lock: an import copies its files but
-    cannot record them until the lock is let go (the returned function; at the latest on
-    leaving). Reads go on. What the tests hold a long import with, not its size."""
-    blocker = sqlite3.connect(library / "library.sqlite", isolation_level=None, timeout=30)
-    blocker.execute("BEGIN IMMEDIATE")
-    held = [True]
-
-    def release() -> None:
-        if held[0]:
-            blocker.execute("ROLLBACK")
-            held[0] = False
-    try:
-        yield release
-    finally:
-        release()
-        blocker.close()
 
 
 def wait_until(check: Callable[[], Any], what: str, timeout: float = TIMEOUT) -> Any:
