@@ -18,6 +18,7 @@ are redone by themselves.
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import sqlite3
 import threading
@@ -123,7 +124,7 @@ def analysis_job(ctx: JobContext) -> None:
             if row is not None and (force or row["analyser"] is None
                                     or row["analyser"] < ANALYSER):
                 work[asset_id] = pool.submit(
-                    lambda row=row: analyse(ctx.services.layout, row), previews.ANALYSIS)
+                    functools.partial(analyse, ctx.services.layout, row), previews.ANALYSIS)
         for asset_id in batch:
             if ctx.should_stop():
                 for pending in work.values():

@@ -11,6 +11,7 @@ is missing or stale (a batch of names is planned as a whole: half of it would ma
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 from library.errors import NOT_FOUND, VERSION_CONFLICT, LibraryError
@@ -196,7 +197,8 @@ def move(tx: WriteTx, args: AssetMoveIn) -> AssetBatchOut:
     return batch_result(conn, args.asset_ids, found, set(changed))
 
 
-def batch_result(conn, asset_ids: list[str], found: dict, changed: set[str]) -> AssetBatchOut:
+def batch_result(conn: sqlite3.Connection, asset_ids: list[str], found: dict[str, Any],
+                 changed: set[str]) -> AssetBatchOut:
     versions = dict(conn.execute(
         f"SELECT id, version FROM assets WHERE id IN ({assetrows.marks(len(found))})",
         list(found)).fetchall()) if found else {}

@@ -55,17 +55,17 @@ class CountCache:
 
     def __init__(self, size: int = 128) -> None:
         self._size = size
-        self._totals: OrderedDict[tuple, int] = OrderedDict()
+        self._totals: OrderedDict[tuple[Any, ...], int] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple) -> int | None:
+    def get(self, key: tuple[Any, ...]) -> int | None:
         with self._lock:
             if key in self._totals:
                 self._totals.move_to_end(key)
                 return self._totals[key]
             return None
 
-    def put(self, key: tuple, total: int) -> None:
+    def put(self, key: tuple[Any, ...], total: int) -> None:
         with self._lock:
             self._totals[key] = total
             while len(self._totals) > self._size:
@@ -149,15 +149,15 @@ def _sort(conn: sqlite3.Connection, args: AssetSearchIn) -> tuple[str, str, list
             "AND ca.asset_id = a.id)", "ASC", [args.collection_id])
 
 
-def _total(conn: sqlite3.Connection, where: list[str], params: list,
+def _total(conn: sqlite3.Connection, where: list[str], params: list[Any],
            text: textindex.TextMatch | None, *, only_text: bool, follow: bool) -> int:
     """How many assets match: the trash flag alone from its counter; anything else counted
     once and then followed across changes (`livecounts`). A free text is followed by its
     `LIKE` form (cheap on the assets a write changed) and counted the first time through
     the index (`_text_count`)."""
     if len(where) == 1:  # only the trash flag: kept by triggers
-        return conn.execute("SELECT n FROM asset_counts WHERE trashed = ?",
-                            params).fetchone()[0]
+        return int(conn.execute("SELECT n FROM asset_counts WHERE trashed = ?",
+                                params).fetchone()[0])
     sequence = conn.execute("SELECT change_sequence FROM library_state").fetchone()[0]
     key = (sequence, tuple(where), tuple(params))
     total = _COUNTS.get(key)
@@ -176,7 +176,7 @@ def _total(conn: sqlite3.Connection, where: list[str], params: list,
     return total
 
 
-def _text_count(conn: sqlite3.Connection, where: list[str], params: list,
+def _text_count(conn: sqlite3.Connection, where: list[str], params: list[Any],
                 text: textindex.TextMatch, *, only_text: bool) -> int:
     """A search with free text counted afresh: from the index alone when the text is the
     only filter (`TextMatch.total`), else with the index's conditions (`count_where`)."""
@@ -189,7 +189,7 @@ def _text_count(conn: sqlite3.Connection, where: list[str], params: list,
 
 
 def _filters(conn: sqlite3.Connection, args: AssetSearchIn
-             ) -> tuple[list[str] | None, list, bool]:
+             ) -> tuple[list[str] | None, list[Any], bool]:
     """The conditions of every filter but the free text (`textindex.match`): the trash
     flag, then the filter tree (`searchtree`) compiled by the query builder smart
     collections use (`filters`)."""

@@ -117,11 +117,13 @@ def _group(rows: list[sqlite3.Row], sigs: similarity.Signatures,
            members: list[int]) -> DuplicateGroup:
     keep = max(members, key=lambda i: _keep_rank(rows[i]))
     others = [i for i in members if i != keep]
-    _similar, distances, colours = sigs.compare(keep, _indices(others)) if others else \
-        (None, [], [])
+    distances: list[int] = []
+    colours: list[float] = []
+    if others:
+        _similar, found, colour = sigs.compare(keep, _indices(others))
+        distances, colours = [int(d) for d in found], [float(c) for c in colour]
     ordered = [_member(rows[keep], 0, 0.0)] + [
-        _member(rows[i], int(d), float(c)) for i, d, c in zip(others, distances, colours,
-                                                               strict=True)]
+        _member(rows[i], d, c) for i, d, c in zip(others, distances, colours, strict=True)]
     row = rows[keep]
     pixels = (row["width"] or 0) * (row["height"] or 0)
     reason = (f"the largest picture ({row['width']} x {row['height']})"

@@ -44,7 +44,8 @@ def _get(conn: sqlite3.Connection, folder_id: str, field: str = "folderId") -> s
     if row is None:
         raise LibraryError(NOT_FOUND, "That folder does not exist.", field=field,
                            folderId=folder_id)
-    return row
+    found: sqlite3.Row = row
+    return found
 
 
 def _check_sibling_names(conn: sqlite3.Connection, name: str, parent_id: str | None,

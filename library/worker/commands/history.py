@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from typing import Any
 
 from library.errors import (
     HISTORY_CONFLICT,
@@ -183,7 +184,8 @@ def _step(tx: WriteTx, entry: sqlite3.Row, *, undoing: bool) -> HistoryStepOut:
     return HistoryStepOut(entry=_entry(row))
 
 
-def _states(item: sqlite3.Row, *, undoing: bool) -> tuple[dict | None, dict | None]:
+def _states(item: sqlite3.Row, *, undoing: bool
+            ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """(the state to put back, the other one) of a journal item."""
     before = None if item["before_state"] is None else json.loads(item["before_state"])
     after = json.loads(item["after_state"])

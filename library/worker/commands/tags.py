@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from library.errors import INVALID_ARGUMENT, LibraryError
-from library.schemas import TagListIn, TagListOut
+from library.schemas import Tag, TagListIn, TagListOut
 from library.worker.commands import handles
 from library.worker.context import ReadContext
 from library.worker.rows import tagfold
@@ -35,7 +35,7 @@ def list_tags(ctx: ReadContext, args: TagListIn) -> TagListOut:
     total = ctx.conn.execute(f"SELECT count(*) FROM tags t {where}", params).fetchone()[0]
     more = len(rows) > args.limit
     rows = rows[:args.limit]
-    return TagListOut(items=[{"name": r["name"], "count": r["count"], "version": r["version"]}
+    return TagListOut(items=[Tag(name=r["name"], count=r["count"], version=r["version"])
                              for r in rows], total=total,
                       next_cursor=_make_cursor(start + len(rows), args) if more else None)
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from library.errors import NOT_FOUND, UNSUPPORTED_FORMAT, LibraryError
 from library.media import readers
@@ -115,6 +115,7 @@ def _sheet_cells(ctx: ReadContext, asset_ids: list[str]) -> AssetThumbnailOut:
         if row is None:
             cells.append(SheetCell(index=index, asset_id=asset_id, status="not_found"))
             continue
+        status: Literal["shown", "no_preview", "file_missing"]
         try:
             thumb = _thumb(ctx, row, SHEET_CELL_SIZE)
         except FileNotFoundError:

@@ -29,6 +29,7 @@ stops; previews are also made when asked for, and the analysis task makes any mi
 from __future__ import annotations
 
 import contextlib
+import functools
 import heapq
 import itertools
 import logging
@@ -251,7 +252,7 @@ class PreviewPool:
                 run = self.run = Run(new_id("tsk"), utc_now())
             run.total += len(jobs)
         for job in jobs:
-            self.submit(lambda job=job, run=run: self._make(job, run), IMPORTED, job.asset_id,
+            self.submit(functools.partial(self._make, job, run), IMPORTED, job.asset_id,
                         after_imports=job.light)
         self._report(run, force=started)  # a new task shows at once; later ones throttled
 

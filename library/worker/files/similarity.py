@@ -122,8 +122,10 @@ class Signatures:
         """Delta E between the mean colours of pairs (i, j) (broadcast)."""
         import numpy as np
 
-        return np.sqrt((self.lightness[i] - self.lightness[j]) ** 2
-                       + (self.a[i] - self.a[j]) ** 2 + (self.b[i] - self.b[j]) ** 2)
+        distance: NDArray[np.float32] = np.sqrt(
+            (self.lightness[i] - self.lightness[j]) ** 2 + (self.a[i] - self.a[j]) ** 2
+            + (self.b[i] - self.b[j]) ** 2)
+        return distance
 
     def compare(self, i: int | NDArray[np.intp], j: NDArray[np.intp],
                 limit: int | None = None

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from PIL import Image, ImageFile, UnidentifiedImageError
 
@@ -141,7 +142,7 @@ class ThumbStore:
         except OSError:
             return set()
 
-    def failure(self, sha256: str) -> dict | None:
+    def failure(self, sha256: str) -> dict[str, Any] | None:
         """The failure recorded for this content by today's decoders, if any."""
         try:
             data = json.loads(self._marker(sha256).read_text("utf-8"))
@@ -403,7 +404,8 @@ def _decoded(image: Image.Image, target: tuple[int, int]) -> tuple[Image.Image, 
         frame = frame.transpose(_TRANSPOSE[orientation])
     if frame.mode in ("RGBA", "LA", "RGBa", "La"):
         frame = frame.convert("RGBA")
-        if frame.getchannel("A").getextrema()[0] < 255:
+        lowest_alpha = frame.getchannel("A").getextrema()[0]  # one band: (low, high) ints
+        if isinstance(lowest_alpha, int | float) and lowest_alpha < 255:
             return frame, True
         return frame.convert("RGB"), False
     if frame.mode not in ("RGB", "L"):
@@ -425,5 +427,6 @@ def _palette_alpha(image: Image.Image) -> bool:
 def _stretched(image: Image.Image) -> Image.Image:
     """A 32-bit integer or float image (scientific TIFF) mapped onto 0-255 by its range."""
     low, high = image.getextrema()
+    assert isinstance(low, int | float) and isinstance(high, int | float)  # one band
     scale = 255 / (high - low) if high != low else 0
     return image.point(lambda value: (value - low) * scale).convert("L")
