@@ -12,6 +12,7 @@ Desktop (stdio only) through Serpent's own bridge, so nobody needs Node.
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import os
 import shutil
@@ -453,8 +454,13 @@ def _read_config(path: Path) -> str:
 def _replace(path: Path, existing: str, new_text: str) -> Path | None:
     """Backup of the previous file (when there was one), then the new text atomically."""
     backup = None
-    if existing:
-        backup = path.with_name(f"{path.name}.serpent-backup-{time.strftime('%Y%m%d-%H%M%S')}")
+    if existing:  # never over an earlier backup (an install and an uninstall in one second)
+        stamp = f"{path.name}.serpent-backup-{time.strftime('%Y%m%d-%H%M%S')}"
+        backup = path.with_name(stamp)
+        for number in itertools.count(2):
+            if not backup.exists():
+                break
+            backup = path.with_name(f"{stamp}-{number}")
         shutil.copy2(path, backup)
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
     atomic_write_text(path, new_text, mode=mode)

@@ -204,6 +204,9 @@ def test_install_then_uninstall_keeps_every_comment_and_other_server(tmp_path: P
     assert all("removed from" in r.sentence() and r.backup for r in removed)
     assert zed.read_text() == ZED_SETTINGS  # byte for byte: as the person wrote it
     assert codex.read_text() == CODEX_CONFIG
+    backups = sorted(zed.parent.glob("settings.json.serpent-backup-*"))
+    assert len(backups) == 2  # the uninstall's backup never replaces the install's
+    assert ZED_SETTINGS in {b.read_text() for b in backups}
     assert uninstall("zed", **where) == []  # nothing left to take out: the file is not touched
 
 
