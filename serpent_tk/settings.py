@@ -73,6 +73,17 @@ def _geometry_or_none(value: Any) -> Any:
 
 
 Geometry = Annotated[str | None, BeforeValidator(_geometry_or_none)]
+SLIDESHOW_SECONDS = 4
+
+
+def _seconds_or_default(value: Any) -> Any:
+    """A slideshow interval outside 1-60 s (a hand-edited file) gives the usual 4 s back; the
+    rest of the settings stay."""
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    return value if whole and 1 <= value <= 60 else SLIDESHOW_SECONDS
+
+
+SlideSeconds = Annotated[int, BeforeValidator(_seconds_or_default)]
 
 
 class _Section(BaseModel):
@@ -99,6 +110,7 @@ class UiSettings(_Section):
     include_subfolders: bool = True
     sort: str = Field(default="added-desc", max_length=40)  # the grid's order, kept
     layout: Literal["grid", "justified", "list"] = "grid"   # square cells, justified, list
+    slideshow_seconds: SlideSeconds = SLIDESHOW_SECONDS      # View → Slideshow interval
     # the window's size was saved at this many pixels per point (a screen of another scale
     # gets it scaled: a window saved at 96 dpi is twice as big on a 192-dpi screen)
     window_scale: float | None = Field(default=None, gt=0, le=20)

@@ -163,3 +163,14 @@ def test_version_1_plugin_switches_are_read_as_enabled_and_saved_as_version_2(
     saved = json.loads(store.path.read_text())
     assert saved["version"] == SETTINGS_VERSION == 2
     assert saved["plugins"]["palette"] == {"enabled": True, "exposed": False}
+
+
+@pytest.mark.parametrize("seconds", [0, -4, 61, 2.5, "8", True, None])
+def test_a_slideshow_interval_out_of_reach_gives_four_seconds_back(store: SettingsStore,
+                                                                  seconds: object) -> None:
+    store.path.write_text(json.dumps({"ui": {"slideshow_seconds": seconds, "theme": "dark"}}))
+    loaded = store.load()
+    assert loaded.notices == [] and loaded.settings.ui.theme == "dark"
+    assert loaded.settings.ui.slideshow_seconds == 4
+    store.update(lambda s: setattr(s.ui, "slideshow_seconds", 15))
+    assert store.load().settings.ui.slideshow_seconds == 15

@@ -5,6 +5,8 @@ Tk thread only. A toast never takes focus and never waits for anyone; it goes aw
 itself (later while the pointer rests on it) or with its close button. Toasts with the
 same `key` replace each other, so a busy agent yields one updating toast, not fifty. A toast
 about an undoable change carries an action button ("Undo") that runs it and closes the toast.
+While the viewer is full screen the toasts are held (`hold`): none covers the picture or
+runs out unseen; they come back when the window does.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class ToastStack:
         self.right = right         # ... and at the right (the inspector)
         self._toasts: list[_Toast] = []
         self._restack_pending = False
+        self._held = False
         # after sv-ttk's own pass over every Tk widget (tk_setPalette, at idle), which would
         # otherwise put the window's text colour on the toasts' inverted colours
         theme.on_change(lambda: self.window.after_idle(self._recolour))
@@ -76,14 +79,31 @@ class ToastStack:
         self._arm(toast)
         self._schedule_restack()
 
+    def hold(self, held: bool) -> None:
+        """Hold the toasts (`held`): off the screen, their clocks stopped, new ones kept
+        (the full-screen viewer). Let go: they come back, each for its full time."""
+        if held == self._held:
+            return
+        self._held = held
+        for toast in self._toasts:
+            self._arm(toast)
+            if held:
+                toast.frame.place_forget()
+        self._schedule_restack()
+
     def texts(self) -> list[str]:
-        """What is on screen now, oldest first (title and text)."""
+        """The toasts, oldest first (title and text): on screen, or held."""
         result = []
         for toast in self._toasts:
             title = toast.title.cget("text")
             body = toast.body.cget("text")
             result.append(f"{title}: {body}" if title else body)
         return result
+
+    def on_screen(self) -> list[str]:
+        """The toasts a person sees now (mapped: not held, placed), oldest first."""
+        return [text for toast, text in zip(self._toasts, self.texts(), strict=True)
+                if toast.frame.winfo_exists() and toast.frame.winfo_ismapped()]
 
     def actions(self) -> list[str]:
         """The action buttons on screen now, oldest toast first ("" for none)."""
@@ -183,7 +203,7 @@ class ToastStack:
         if toast.timer is not None:
             self.window.after_cancel(toast.timer)
             toast.timer = None
-        if not toast.hovered:
+        if not toast.hovered and not self._held:
             shown = SHOW_MS[toast.level] + (ACTION_EXTRA_MS if toast.action else 0)
             toast.timer = self.window.after(shown, lambda: self._dismiss(toast))
 
@@ -215,6 +235,8 @@ class ToastStack:
 
     def _restack(self) -> None:
         self._restack_pending = False
+        if self._held:
+            return
         px = self.theme.px
         y = -px(14) - self.bottom()
         x = -px(14) - max(0, self.right())

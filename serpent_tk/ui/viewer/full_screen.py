@@ -3,10 +3,13 @@
 F11 (View → Full screen) or a double-click on the picture: the window goes full screen and
 shows the picture alone on black — the menu bar, the toolbar, the sidebar, the inspector,
 the viewer's bar and the status bar step aside, and come back as they were with F11, Esc or
-another double-click. The viewer's keys go on working (arrows, zoom, 0, 1, Delete).
+another double-click. The viewer's keys go on working (arrows, zoom, 0, 1, Delete). Toasts
+are held meanwhile (`ToastStack.hold`) and shown when the window comes back: someone
+watching a slideshow wants the picture whole, and the news ("Imported 3 files") kept.
 
 View → Slideshow (S in the viewer) shows the view's assets one after another in full screen,
-`SLIDE_MS` each (4 s; View → Slideshow interval: 2 to 15 s), in the grid's order from the one
+4 s each (View → Slideshow interval: 2 to 15 s, remembered in
+settings.ui.slideshow_seconds), in the grid's order from the one
 selected, and starts again at the first after the last; S pauses and goes on, the arrows
 step (the next slide waits its full time), Esc ends it.
 """
@@ -20,7 +23,6 @@ from typing import Any
 from serpent_tk.ui.language.translate import _, ngettext
 from serpent_tk.ui.viewer.order import LOADING
 
-SLIDE_MS = 4000
 INTERVALS_S = (2, 4, 8, 15)   # View → Slideshow interval
 RETRY_MS = 150           # the next page of the view is on its way
 BACKDROP = "#000000"
@@ -32,7 +34,7 @@ class FullScreen:
         self.window = window
         self.active = False
         self.slideshow = False
-        self.slide_ms = SLIDE_MS
+        self.slide_ms = window.services.settings.ui.slideshow_seconds * 1000
         self._restore: list[Any] = []         # what enter() changed, undone by leave()
         self._timer: str | None = None
         self._shown_key: str | None = None    # what the running slide timer is for
@@ -77,6 +79,7 @@ class FullScreen:
         viewer.canvas.itemconfigure(viewer.message, fill=CAPTION)
         self._restore = [chrome, bar, panes, menu, w.paned]
         self.active = True
+        w.toasts.hold(True)
         with contextlib.suppress(tk.TclError):
             root.attributes("-fullscreen", True)
         viewer.canvas.focus_set()
@@ -103,6 +106,7 @@ class FullScreen:
         for name, shown in panes.items():
             w.panes.show(name, shown)
         viewer._restyle()
+        w.toasts.hold(False)                  # what came meanwhile, over the window again
         if viewer.is_open:
             viewer.canvas.focus_set()
 
@@ -146,8 +150,13 @@ class FullScreen:
                  lambda seconds=seconds: self.set_interval(seconds)) for seconds in INTERVALS_S]
 
     def set_interval(self, seconds: float) -> None:
-        """Each slide shows for `seconds` from now on (a running slideshow: from this one)."""
+        """Each slide shows for `seconds` from now on (a running slideshow: from this one);
+        remembered for the next start."""
+        from serpent_tk.ui.shell import window_state
+
         self.slide_ms = int(seconds * 1000)
+        if self.window.services.settings.ui.slideshow_seconds != int(seconds):
+            window_state.keep_setting(self.window, "slideshow_seconds", int(seconds))
         if self.slideshow:
             self._schedule()
             self.window.viewer.flash(ngettext("Next slide in {n} second",

@@ -1,16 +1,25 @@
 """The full-screen viewer and the slideshow (issue 27): F11 or a double-click on the picture
 shows it alone over the whole screen, Esc brings the window back as it was; the slideshow
-goes through the view in the grid's order and starts again after the last. Screenshots:
+goes through the view in the grid's order and starts again after the last; toasts wait
+while the picture is full screen; the slideshow interval is remembered. Screenshots:
 test-artifacts/viewer-full-screen*.png."""
 
 from __future__ import annotations
 
 import tkinter as tk
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.ui.conftest import App, make_images
+from serpent_tk.automation.gateway import Gateway
+from serpent_tk.paths import app_dirs
+from serpent_tk.settings import SettingsStore
+from serpent_tk.ui.shell.bus import UiBus
+from serpent_tk.ui.shell.desktop import attach, cancel_timers
+from serpent_tk.ui.shell.main_window import WindowServices
+from tests.ui.conftest import _ROOTS, App, make_images
 
 pytestmark = pytest.mark.gui
 
@@ -134,3 +143,74 @@ def test_the_slideshow_goes_through_the_view_and_starts_again(app: App,
     assert full.slideshow and full.slide_ms == 8000
     press(app, "<Escape>")
     assert not full.active and not full.slideshow and viewer.is_open
+
+
+def test_toasts_wait_while_the_picture_is_full_screen_and_come_back_after(
+        app: App, tmp_path: Path) -> None:
+    app.open_default()
+    app.import_images(make_images(tmp_path / "refs", 3))
+    window = app.window
+    toasts, full, viewer = window.toasts, window.full_screen, window.viewer
+    toasts.clear()
+    window.toast("Imported 3 files", "success")
+    app.pump(lambda: toasts.on_screen() == ["Imported 3 files"], "the toast on screen")
+
+    full.start_slideshow()
+    assert full.active and full.slideshow
+    app.root.update()
+    assert toasts.on_screen() == []                          # off the picture at once
+    window.toast("Tagged 2 assets", "info")                 # news during the slideshow
+    window.toast("Could not read b.psd", "error")
+    app.settle(0.3)
+    assert toasts.on_screen() == []                          # nothing over the picture
+    app.pump(lambda: viewer.sharp, "the picture")
+    app.shot(tmp_path, "viewer-full-screen-no-toasts", app.root)
+
+    full.leave()
+    # back in the window: everything that came meanwhile, none lost and none run out
+    app.pump(lambda: toasts.on_screen() == ["Imported 3 files", "Tagged 2 assets",
+                                            "Could not read b.psd"], "the toasts back")
+
+
+@pytest.fixture
+def restart(display: str, gateway: Gateway) -> Iterator[Any]:
+    """Builds the window again on a root of its own from the saved settings (a restart)."""
+    made: list[tuple[tk.Tk, Any]] = []
+
+    def build() -> Any:
+        root = tk.Tk(className="Serpent")
+        store = SettingsStore(app_dirs().ensure().settings_file)
+        services = WindowServices(bus=UiBus(), gateway=gateway, settings_store=store,
+                                  settings=store.load().settings)
+        window, close = attach(root, services)
+        made.append((root, close))
+        root.update()
+        return window
+
+    yield build
+    for root, close in made:
+        close()
+        cancel_timers(root)
+        _ROOTS.append(root)
+
+
+def test_the_slideshow_interval_is_remembered_after_a_restart(
+        app: App, tmp_path: Path, restart: Any) -> None:
+    app.open_default()
+    app.import_images(make_images(tmp_path / "refs", 2))
+    full = app.window.full_screen
+    assert full.slide_ms == 4000                             # the first time: 4 s
+    view = app.window.menubar.refresh("View")
+    entry = next(i for i in range(int(view.index("end")) + 1)
+                 if view.type(i) == "cascade"
+                 and view.entrycget(i, "label") == "Slideshow interval")
+    view.nametowidget(view.entrycget(entry, "menu")).invoke(3)   # 15 seconds
+    assert full.slide_ms == 15000
+    store = SettingsStore(app_dirs().settings_file)
+    app.pump(lambda: store.load().settings.ui.slideshow_seconds == 15, "the interval saved")
+    app.close()
+
+    again = restart().full_screen
+    assert again.slide_ms == 15000
+    assert [label for label, _run in again.intervals()] == [
+        "2 seconds", "4 seconds", "8 seconds", "✓ 15 seconds"]
