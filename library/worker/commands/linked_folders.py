@@ -80,7 +80,8 @@ def _row(conn: sqlite3.Connection, linked_id: str) -> sqlite3.Row:
     if row is None:
         raise LibraryError(NOT_FOUND, "There is no linked folder with this id.",
                            field="linkedFolderId", linkedFolderId=linked_id)
-    return row
+    found: sqlite3.Row = row
+    return found
 
 
 # -- the commands ------------------------------------------------------------------------------
@@ -220,8 +221,10 @@ def sync_job(ctx: JobContext) -> None:
     result = syncer.run(str(ctx.params.get("linkedFolderId", "")))
     ctx.result.update({"added": result.added, "updated": result.updated,
                        "missing": result.missing, "failed": result.failed})
-    ctx.commit(lambda tx: queue_analysis(tx, result.new_asset_ids), message="Synced",
-               outcome=ctx.outcome() if ctx.should_stop() else "done")
+    def record(tx: WriteTx) -> None:
+        queue_analysis(tx, result.new_asset_ids)
+
+    ctx.commit(record, message="Synced", outcome=ctx.outcome() if ctx.should_stop() else "done")
 
 
 def _job_progress(ctx: JobContext):  # type: ignore[no-untyped-def]

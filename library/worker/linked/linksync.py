@@ -68,7 +68,8 @@ class _Copied:
     asset_id: str
     new: bool  # a new asset (else: content the library already had)
     previous: str | None  # the asset the file had before it changed
-    insert: tuple | None = None  # type: ignore[type-arg]  # new_asset_row's name...facts
+    # new_asset_row's name, original name, ext, size, sha256 and facts
+    insert: tuple[str, str, str, int, str, media.ImageFacts] | None = None
 
 
 @dataclass

@@ -12,7 +12,7 @@ import math
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from library.worker.files import media
 from library.worker.rows import tagfold
@@ -20,6 +20,7 @@ from library.worker.store.layout import Layout
 
 SUMMARY_COLUMNS = ("a.id, a.name, a.ext, a.kind, a.size, a.width, a.height, a.rating, "
                    "a.version, a.added_at, a.trashed, a.missing, a.problem")
+T = TypeVar("T")
 CHUNK = 500
 PROBLEMS = {  # assets.problem -> what the person reads
     "damaged": "Damaged file: it cannot be decoded (the file is kept as it is).",
@@ -76,7 +77,7 @@ def search_text_of(name: str, original_name: str, notes: str = "",
     return f"{text} {font.casefold()}" if font else text
 
 
-def chunks(ids: Sequence[str], size: int = CHUNK) -> Iterable[Sequence[str]]:
+def chunks(ids: Sequence[T], size: int = CHUNK) -> Iterable[Sequence[T]]:
     for start in range(0, len(ids), size):
         yield ids[start:start + size]
 
