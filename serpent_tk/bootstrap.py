@@ -32,10 +32,11 @@ VENV = Path(os.environ.get("SERPENT_VENV", ROOT / ".venv"))
 MIN_PYTHON = (3, 11)
 # the window tests' virtual display, its Latin and Chinese fonts (the window is tested in
 # 简体中文 too), xclip (another program holding the clipboard for the paste test, and the
-# window's reader of big pasted pictures), and the browser the MCP App host test renders
-# the grid in
+# window's reader of big pasted pictures), the browser the MCP App host test renders the
+# grid in, and the PostgreSQL server the studio-library tests start themselves
+# (tests/postgres/; pg_trgm included)
 TEST_APT_PACKAGES = ("xvfb", "xauth", "fonts-dejavu-core", "fonts-noto-cjk", "xclip",
-                     "chromium")
+                     "chromium", "postgresql")
 DEJAVU_FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 CJK_FONT = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
 # the window's catalogues: each language's .po, compiled to the .mo the window reads
@@ -176,13 +177,16 @@ def ensure_test_display_packages() -> None:
         missing.append("xclip")
     if not CHROMIUM.exists():
         missing.append("chromium")
+    if not any(Path("/usr/lib/postgresql").glob("*/bin/initdb")):
+        missing.append("postgresql")
     if not missing:
         return
     if can_apt():
         apt_install(missing)
         return
     raise BootstrapError(
-        "The window tests need a virtual display and the MCP App test a browser. Install "
+        "The window tests need a virtual display, the MCP App test a browser and the "
+        "studio-library tests PostgreSQL. Install "
         f"them with: sudo apt install {' '.join(TEST_APT_PACKAGES)}"
     )
 

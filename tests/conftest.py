@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.postgres import PostgresServer, PostgresUnavailable
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -86,3 +88,27 @@ def display(xvfb_display: str, monkeypatch: pytest.MonkeyPatch) -> str:
 def serpent_command(*args: str) -> list[str]:
     """The command line of `serpent-tk ARGS` run from this checkout's Python."""
     return [sys.executable, "-m", "serpent_tk", *args]
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """The session's real PostgreSQL (tests/postgres), started on first use."""
+    try:
+        server = PostgresServer.start()
+    except PostgresUnavailable as problem:
+        pytest.fail(f"the test PostgreSQL could not start: {problem}. Run the README's test "
+                    "command (it installs postgresql), or apt install postgresql")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_database(postgres_server: PostgresServer) -> Iterator[str]:
+    """A new, empty database of the session's server: its URI (no password)."""
+    uri = postgres_server.new_database()
+    try:
+        yield uri
+    finally:
+        postgres_server.drop_database(uri)
