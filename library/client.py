@@ -31,14 +31,15 @@ from typing import Any
 from library import pathrules, private_paths, resend
 from library.errors import ErrorCode, LibraryError
 from library.events import (
+    DatabaseStatus,
     LibraryChanged,
     LibraryClosed,
     LibraryEvent,
     TaskProgress,
     WorkerRestarted,
 )
-from library.idempotency import IMPORT_REPLAYED, arguments_digest, scope_of
-from library.import_replays import ImportReplays, Replay
+from library.idempotency import arguments_digest, scope_of
+from library.import_replays import ImportReplays, Replay, unpack_once
 from library.protocol import (
     CallMeta,
     Cancel,
@@ -50,7 +51,7 @@ from library.protocol import (
     encode,
 )
 from library.spare_worker import SpareWorkers
-from library.worker_handle import STARTUP_TIMEOUT, WorkerHandle, hand_over, log_worker, spawn
+from library.worker_handle import WorkerHandle, hand_over, log_worker, spawn
 
 log = logging.getLogger(__name__)
 
@@ -77,16 +78,17 @@ class LibraryHost:
     def __init__(self, on_event: Callable[[LibraryEvent], None] | None = None, *,
                  private_paths: Sequence[str | Path] = (),
                  replay_file: Path | None = None,
-                 spares: SpareWorkers | None = None) -> None:
+                 spares: SpareWorkers | None = None, machine: str | None = None) -> None:
         """`private_paths`: Serpent's own folders, never read for a caller (every worker is
         told them, see `library.private_paths`); `replay_file`: where
         `library.import-exported` keeps its idempotency keys (`library.import_replays`);
         `spares`: a spare worker to open the next library in (the host shuts it down with
-        itself)."""
+        itself); `machine`: this Serpent's name in a studio library (default: host name)."""
         self._on_event = on_event
         self._private = [str(Path(p)) for p in private_paths]
         self._replays = ImportReplays(replay_file)
         self._spares = spares
+        self._machine = machine
         self._context = multiprocessing.get_context("spawn")
         self._lock = threading.RLock()
         self._workers: dict[str, WorkerHandle] = {}
@@ -97,10 +99,14 @@ class LibraryHost:
         _HOSTS.add(self)
 
     # -- opening and closing ----------------------------------------------------------
-    def create(self, parent: str | Path, name: str, meta: CallMeta | None = None
-               ) -> Future[dict]:  # type: ignore[type-arg]
-        """Create `<parent>/<name>.serpent` and open it; resolves to its LibraryRef dict."""
-        return self._in_new_worker({"action": "create", "parent": str(parent), "name": name})
+    def create(self, parent: str | Path, name: str, meta: CallMeta | None = None,
+               database: str | None = None) -> Future[dict]:  # type: ignore[type-arg]
+        """Create `<parent>/<name>.serpent` and open it; resolves to its LibraryRef dict
+        (`database`: a studio library's PostgreSQL URI, docs/studio.md)."""
+        opening = {"action": "create", "parent": str(parent), "name": name}
+        if database:
+            opening["database"] = database
+        return self._in_new_worker(opening)
 
     def repair(self, path: str | Path) -> Future[dict]:  # type: ignore[type-arg]
         """A damaged library recovered into a new one, opened (`recovery_report`: "repair")."""
@@ -249,32 +255,13 @@ class LibraryHost:
 
     def _import_thread(self, archive: str, parent: str, replay: Replay | None,
                        future: Future) -> None:  # type: ignore[type-arg]
-        try:
-            made = self._replays.lookup(replay) if replay is not None else None
-            if made is not None:  # the first call with this key made it: open that one
-                future.set_result(self.open(made).result(STARTUP_TIMEOUT))
-                return
-            unpacked: Future = Future()  # type: ignore[type-arg]
-            self._open_thread({"action": "import", "archive": archive, "parent": parent,
-                               "replay": replay.as_opening() if replay else None},
-                              unpacked, None)
-            try:
-                ref = unpacked.result()
-            except LibraryError as error:
-                if replay is None or error.details.get("reason") != IMPORT_REPLAYED:
-                    raise
-                ref = self.open(str(error.details["path"])).result(STARTUP_TIMEOUT)
-            if replay is not None:
-                self._replays.remember(replay, ref["path"])
-            future.set_result(ref)
-        except BaseException as error:
-            future.set_exception(error if isinstance(error, LibraryError) else LibraryError(
-                ErrorCode.INTERNAL, "The library archive could not be unpacked."))
+        unpack_once(self._replays, self.open, lambda opening, unpacked: self._open_thread(
+            opening, unpacked, None), archive, parent, replay, future)
 
     def _spawn(self, opening: dict[str, Any]) -> tuple[Any, Connection, Any]:
         """Start a worker (or hand the spare the library); it is told Serpent's private
         folders, whatever it opens."""
-        opening = {**opening, private_paths.OPENING_KEY: self._private}
+        opening = {**opening, private_paths.OPENING_KEY: self._private, "machine": self._machine}
         spare = self._spares.take() if self._spares is not None else None
         if spare is not None:
             return hand_over(*spare, opening)
@@ -366,6 +353,9 @@ class LibraryHost:
                 worker.vanished = True
             elif message.name == "worker.log":
                 log_worker(message)
+            elif message.name == "library.database":
+                self._emit(DatabaseStatus(worker.library_id, bool(message.data.get("reachable")),
+                                          str(message.data.get("message") or "")))
 
     # -- internals: a worker ended ----------------------------------------------------------
     def _worker_ended(self, worker: WorkerHandle, exitcode: int | None) -> None:

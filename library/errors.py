@@ -35,6 +35,9 @@ class ErrorCode(StrEnum):
     CANCELLED = "CANCELLED"
     BUSY = "BUSY"
     WORKER_UNAVAILABLE = "WORKER_UNAVAILABLE"
+    # a studio library's PostgreSQL server cannot be reached (down, network, credentials
+    # refused on reconnect): nothing of the call was committed; Serpent reconnects by itself
+    DATABASE_UNAVAILABLE = "DATABASE_UNAVAILABLE"
     SERPENT_NOT_RUNNING = "SERPENT_NOT_RUNNING"  # answered by the stdio bridge's stand-in
     # details: freeBytes, neededBytes (what must be free, reserve included)
     DISK_FULL = "DISK_FULL"
@@ -67,6 +70,7 @@ HISTORY_IRREVERSIBLE = ErrorCode.HISTORY_IRREVERSIBLE
 CANCELLED = ErrorCode.CANCELLED
 BUSY = ErrorCode.BUSY
 WORKER_UNAVAILABLE = ErrorCode.WORKER_UNAVAILABLE
+DATABASE_UNAVAILABLE = ErrorCode.DATABASE_UNAVAILABLE
 SERPENT_NOT_RUNNING = ErrorCode.SERPENT_NOT_RUNNING
 DISK_FULL = ErrorCode.DISK_FULL
 PLUGIN_FAILED = ErrorCode.PLUGIN_FAILED
@@ -74,7 +78,8 @@ LIBRARY_DAMAGED = ErrorCode.LIBRARY_DAMAGED
 INTERNAL = ErrorCode.INTERNAL
 
 ALL_CODES = tuple(ErrorCode)
-RETRYABLE = frozenset({STALE_PLAN, BUSY, WORKER_UNAVAILABLE, SERPENT_NOT_RUNNING})
+RETRYABLE = frozenset({STALE_PLAN, BUSY, WORKER_UNAVAILABLE, DATABASE_UNAVAILABLE,
+                       SERPENT_NOT_RUNNING})
 
 
 class LibraryError(Exception):

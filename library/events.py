@@ -14,7 +14,7 @@ from typing import Any
 from library.protocol import LibraryChanged, TaskProgress
 
 __all__ = ["LibraryChanged", "TaskProgress", "WorkerRestarted", "LibraryClosed",
-           "LibraryEvent"]
+           "DatabaseStatus", "LibraryEvent"]
 
 
 @dataclass(frozen=True)
@@ -37,4 +37,15 @@ class LibraryClosed:
     reason: str
 
 
-LibraryEvent = LibraryChanged | TaskProgress | WorkerRestarted | LibraryClosed
+@dataclass(frozen=True)
+class DatabaseStatus:
+    """A studio library's database server could not be reached (`reachable` false: its
+    calls answer DATABASE_UNAVAILABLE while Serpent connects again by itself), or can be
+    again."""
+
+    library_id: str
+    reachable: bool
+    message: str = ""
+
+
+LibraryEvent = LibraryChanged | TaskProgress | WorkerRestarted | LibraryClosed | DatabaseStatus

@@ -23,6 +23,8 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,8 +32,10 @@ from typing import Any
 from library.disk import statejson
 from library.disk.atomicfile import atomic_write_text
 from library.disk.locks import LockBusy, locked
+from library.errors import ErrorCode, LibraryError
 from library.idempotency import IMPORT_COMMAND as COMMAND
-from library.idempotency import key_reused
+from library.idempotency import IMPORT_REPLAYED, key_reused
+from library.worker_handle import STARTUP_TIMEOUT
 
 log = logging.getLogger(__name__)
 
@@ -123,3 +127,30 @@ class ImportReplays:
             # owner-only: the map names folders and the callers' keys
             atomic_write_text(self.path, json.dumps({"version": 1, "entries": dict(kept)},
                                                     indent=1), mode=0o600)
+
+
+def unpack_once(replays: ImportReplays, open_library: Callable[[Path], Future[Any]],
+                unpack: Callable[[dict[str, Any], Future[Any]], None], archive: str,
+                parent: str, replay: Replay | None, future: Future[Any]) -> None:
+    """`LibraryHost.import_exported`'s thread: open the library the first call with this key
+    made, or have a worker unpack the archive (`unpack`), and remember which it made."""
+    try:
+        made = replays.lookup(replay) if replay is not None else None
+        if made is not None:  # the first call with this key made it: open that one
+            future.set_result(open_library(made).result(STARTUP_TIMEOUT))
+            return
+        unpacked: Future[Any] = Future()
+        unpack({"action": "import", "archive": archive, "parent": parent,
+                "replay": replay.as_opening() if replay else None}, unpacked)
+        try:
+            ref = unpacked.result()
+        except LibraryError as error:
+            if replay is None or error.details.get("reason") != IMPORT_REPLAYED:
+                raise
+            ref = open_library(Path(error.details["path"])).result(STARTUP_TIMEOUT)
+        if replay is not None:
+            replays.remember(replay, ref["path"])
+        future.set_result(ref)
+    except BaseException as error:
+        future.set_exception(error if isinstance(error, LibraryError) else LibraryError(
+            ErrorCode.INTERNAL, "The library archive could not be unpacked."))

@@ -2,12 +2,17 @@
 
 Thread-safe (pure functions). `SERPENT_USER_DATA_PATH=DIR` moves every piece of state under
 DIR (tests and end-to-end runs always set it), otherwise platformdirs picks the per-OS
-locations. Nothing here creates a directory until `ensure()` is called.
+locations. Nothing here creates a directory until `ensure()` is called (or `machine_name`,
+which keeps its name in the data folder).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import secrets
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,6 +64,11 @@ class AppDirs:
         return self.data / "import-keys.json"
 
     @property
+    def machine_file(self) -> Path:
+        """This Serpent's name among those that share a studio library (`machine_name`)."""
+        return self.data / "machine.txt"
+
+    @property
     def plugins(self) -> Path:
         """The person's plugins, one folder each (`<id>/plugin.toml` and its module)."""
         return self.data / "plugins"
@@ -90,6 +100,24 @@ def app_dirs() -> AppDirs:
         log=Path(platformdirs.user_log_dir(APP_NAME, appauthor=False)),
         cache=Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)),
     )
+
+
+def machine_name(dirs: AppDirs) -> str:
+    """This Serpent's name in a studio library's folder (its own lock and staging there):
+    the computer's name and a random part kept in the data folder, so two user data folders
+    on one computer are two machines (as the tests' two `serve` processes are)."""
+    try:
+        name = dirs.machine_file.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        name = ""
+    if re.fullmatch(r"[a-z0-9-]{1,60}", name):
+        return name
+    host = re.sub(r"[^a-z0-9-]+", "-", socket.gethostname().lower()).strip("-")[:40]
+    name = f"{host or 'machine'}-{secrets.token_hex(3)}"
+    with contextlib.suppress(OSError):  # a read-only data folder: this run's name only
+        dirs.data.mkdir(parents=True, exist_ok=True)
+        dirs.machine_file.write_text(name + "\n", encoding="utf-8")
+    return name
 
 
 def to_portable(path: Path | str) -> str:

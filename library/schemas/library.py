@@ -53,6 +53,10 @@ class LibraryCreateIn(Model):
 
     selected_parent_path: LibraryPath = Field(description="The folder to create it in.")
     name: EntityName = Field(description="The library's name.")
+    database: str | None = Field(
+        default=None, max_length=2000,
+        description="A studio library shared by several people: an empty PostgreSQL "
+                    "database, postgresql://user@host/db (no password in it).")
 
 
 class LibraryOpenIn(Model):

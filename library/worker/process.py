@@ -53,9 +53,10 @@ class PipeLogHandler(logging.Handler):
 
 def worker_main(conn: Connection, opening: dict[str, Any]) -> None:
     """Spawn target. `opening` is {"action": "open", "path"}, {"action": "create",
-    "parent", "name"}, {"action": "import", "archive", "parent", "replay"} or
-    {"action": "repair", "path"} (the damaged library's folder), each with
-    `privatePaths` (Serpent's own folders, see `library.private_paths`)."""
+    "parent", "name"} (and "database" for a studio library), {"action": "import",
+    "archive", "parent", "replay"} or {"action": "repair", "path"} (the damaged library's
+    folder), each with `privatePaths` (Serpent's own folders, see `library.private_paths`)
+    and `machine` (this Serpent's name in a studio library)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
     # Reads answer quickly even while another thread computes (thumbnails, analysis): the
     # GIL is handed over after 1 ms instead of Python's default 5 ms.
@@ -102,6 +103,11 @@ def _library_path(opening: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
         from library.worker.repair.recover import repair_library
 
         return repair_library(opening["path"])
+    if opening.get("database"):
+        from library.worker.studio.opening import create_studio_library
+
+        return create_studio_library(opening["parent"], opening["name"],
+                                     opening["database"]), None
     from library.worker.store.opening import create_library
 
     return create_library(opening["parent"], opening["name"]), None
@@ -112,7 +118,7 @@ def _run(conn: Connection, sender: Sender, opening: dict[str, Any]) -> int:
 
     try:
         path, repaired = _library_path(opening)
-        library = open_library(str(path))
+        library = open_library(str(path), opening.get("machine"))
         if repaired is not None:
             library.recovery["repair"] = repaired
     except LibraryError as error:

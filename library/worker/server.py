@@ -46,11 +46,10 @@ from library.protocol import (
 )
 from library.worker import commands
 from library.worker.context import ReadContext, RequestScope, TaskContext
-from library.worker.rows import assetrows
 from library.worker.sender import Sender
 from library.worker.services import Services
 from library.worker.store import diskspace, requests
-from library.worker.store.database import connect, translate, translate_os
+from library.worker.store.database import translate, translate_os
 from library.worker.store.opening import OpenLibrary
 from library.worker.store.transaction import WriteTx
 
@@ -72,7 +71,8 @@ class WorkerServer:
         self.sender = sender
         self.commands = commands.load()
         self.services = Services(layout=library.layout, library_id=library.library_id,
-                                 writer=library.writer, emit=self._emit)
+                                 writer=library.writer, emit=self._emit,
+                                 connect_reader=library.reader, kind=library.kind)
         self.sequence = library.change_sequence
         self._writes: queue.Queue[Any] = queue.Queue()
         self._reads: queue.Queue[Any] = queue.Queue()
@@ -89,6 +89,8 @@ class WorkerServer:
         Returns whether the library was left in a clean state.
         """
         stoppers = [start(self.services, self._stopping) for start in commands.BACKGROUND]
+        if self.library.kind == "studio":
+            stoppers.append(self._listen_to_other_machines())
         readers = [threading.Thread(target=self._read_loop, args=(self._reads,),
                                     name=f"reader-{n}", daemon=True)
                    for n in range(READER_THREADS)]
@@ -169,8 +171,7 @@ class WorkerServer:
                 return
 
     def _read_loop(self, work: queue.Queue[Any]) -> None:
-        conn = connect(self.library.layout.database, reader=True)
-        assetrows.register_functions(conn)
+        conn = self.library.reader()
         try:
             while True:
                 item = work.get()
@@ -246,6 +247,19 @@ class WorkerServer:
             return result
 
     # -- helpers ----------------------------------------------------------------------
+    def _listen_to_other_machines(self) -> Any:
+        """A studio library: the other machines' changes as events here, and the
+        database's reachability as `library.database` events (`studio.listener`)."""
+        from library.worker.studio.listener import ChangeListener
+
+        def status(reachable: bool, why: str) -> None:
+            self.sender.event("library.database", {"reachable": reachable, "message": why})
+
+        listener = ChangeListener(self.services, self.library.reader,
+                                  self.library.layout.machine or "", self.sequence, status)
+        listener.start()
+        return listener.stop
+
     def _emit(self, news: LibraryNews) -> None:
         if isinstance(news, LibraryChanged):
             self.sequence = max(self.sequence, news.change_sequence)
@@ -253,7 +267,7 @@ class WorkerServer:
 
     def _vanished(self) -> bool:
         try:
-            stat = self.library.layout.database.stat()
+            stat = self.library.marker.stat()
             gone = (stat.st_dev, stat.st_ino) != self.library.identity
         except OSError:
             gone = True

@@ -71,7 +71,7 @@ from serpent_tk.automation.registry import (
 )
 from serpent_tk.credentials import MODES
 from serpent_tk.listeners import Listeners
-from serpent_tk.paths import app_dirs
+from serpent_tk.paths import app_dirs, machine_name
 from serpent_tk.settings import SettingsStore
 
 if TYPE_CHECKING:
@@ -429,7 +429,8 @@ def default_host(on_event: Callable[[object], None],
     the desktop app hands it a spare worker (`library.spare_worker`) for the next open."""
     dirs = app_dirs()
     return LibraryHost(on_event, private_paths=dirs.private_roots,
-                       replay_file=dirs.import_keys_file, spares=spares)
+                       replay_file=dirs.import_keys_file, spares=spares,
+                       machine=machine_name(dirs))
 
 
 def _outcome(future: Future[Any]) -> tuple[Any, BaseException | None]:

@@ -2,7 +2,9 @@
 
 Runs in the worker process, writer thread (a `task`: nothing changes while it runs; reads
 go on). The database goes in as a consistent snapshot made with SQLite's backup API (into
-`.staging/`, removed afterwards); files, thumbnails and set-aside orphans go in as they are
+`.staging/`, removed afterwards; a studio library's rows are copied from one snapshot of its
+PostgreSQL database into a new SQLite file, `studio.transfer`, so the archive is a library
+of one file like any other); files, thumbnails and set-aside orphans go in as they are
 (content-addressed: a file never changes under its name). The archive is written under a
 temporary name beside the target and renamed when complete, so a cancel or a crash never
 leaves a half-written archive under the real name (the hidden partial file of a crashed
@@ -56,7 +58,8 @@ def export_library(ctx: TaskContext, args: LibraryExportIn) -> LibraryExportOut:
     top = root.name if root.name.endswith(LIBRARY_SUFFIX) else \
         f"{pathrules.safe_disk_name(state['name'], suffix=LIBRARY_SUFFIX)}{LIBRARY_SUFFIX}"
     entries = library_entries(root)
-    database_size = ctx.layout.database.stat().st_size
+    studio = ctx.services.kind == "studio"
+    database_size = _studio_size(ctx) if studio else ctx.layout.database.stat().st_size
     diskspace.ensure_room(ctx.layout.staging, database_size)  # the snapshot
     diskspace.ensure_room(target.parent, database_size + sum(e.size for e in entries),
                           where="the disk of targetPath", field="targetPath")
@@ -70,13 +73,17 @@ def export_library(ctx: TaskContext, args: LibraryExportIn) -> LibraryExportOut:
         task.progress(0, total, "Copying the database")
         snapshot = ctx.layout.staging / f"export-{secrets.token_hex(6)}.sqlite"
         try:
-            copy = sqlite3.connect(snapshot)
-            try:
-                ctx.conn.backup(copy)
-            finally:
-                copy.close()
+            if studio:  # its rows, from the studio database, into one SQLite file
+                _studio_snapshot(ctx, snapshot)
+            else:
+                copy = sqlite3.connect(snapshot)
+                try:
+                    ctx.conn.backup(copy)
+                finally:
+                    copy.close()
+            mode = (ctx.layout.studio_file if studio else ctx.layout.database).stat().st_mode
             database = Entry(DATABASE_NAME, snapshot, snapshot.stat().st_size,
-                             stat.S_IMODE(ctx.layout.database.stat().st_mode))
+                             stat.S_IMODE(mode))
             size = write_archive(
                 target, temporary, top, database, entries,
                 manifest_for(state["library_id"], state["name"], schema_version),
@@ -101,3 +108,18 @@ def _written_before(ctx: TaskContext, target: str | None) -> LibraryExportOut | 
     count = ctx.conn.execute("SELECT count(*) FROM assets").fetchone()[0]
     return LibraryExportOut(path=target, asset_count=count, bytes=Path(target).stat().st_size,
                             files=len(library_entries(ctx.layout.root)) + 1)
+
+
+def _studio_size(ctx: TaskContext) -> int:
+    """About what a studio library's rows take as a SQLite file (room to check for)."""
+    return int(ctx.conn.execute("SELECT pg_database_size(current_database())").fetchone()[0])
+
+
+def _studio_snapshot(ctx: TaskContext, snapshot: Path) -> None:
+    from library.worker.studio.transfer import sqlite_snapshot
+
+    reader = ctx.services.reader()
+    try:
+        sqlite_snapshot(reader, snapshot)
+    finally:
+        reader.close()

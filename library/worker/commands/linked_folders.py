@@ -26,6 +26,7 @@ from pathlib import Path
 from library import pathrules, private_paths
 from library.errors import (
     ALREADY_EXISTS,
+    INVALID_ARGUMENT,
     NOT_FOUND,
     PATH_FORBIDDEN,
     PATH_INVALID,
@@ -95,6 +96,10 @@ def list_linked(ctx: ReadContext, args: Empty) -> LinkedFolderListOut:
 @handles("linked-folder.create")
 def create(ctx: TaskContext, args: LinkedFolderCreateIn) -> LinkedFolder:
     conn = ctx.conn
+    if ctx.services.kind == "studio":  # a folder on one machine's disk: not for the team
+        raise LibraryError(INVALID_ARGUMENT, "Linked folders are not supported in a studio "
+                           "library yet (docs/studio.md).", field="path",
+                           reason="studio-library")
     made = conn.execute("SELECT id, path FROM linked_folders WHERE id = ?",
                         (ctx.link.progress.get("linkedFolderId"),)).fetchone()
     if made is not None:  # sent again: it was linked, its sync goes on (in the same step)

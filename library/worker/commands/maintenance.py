@@ -8,7 +8,9 @@ It first runs SQLite's `quick_check` (the check an open skips after a clean clos
 database fails the refresh with `INTERNAL` / reason `corrupt` and nothing is changed.
 Files without a record go to `.orphans/<time>/` and are reported, never deleted; records
 whose file is gone are flagged `missing` (kept, reported) and unflagged when the file is
-back; a size that differs from the record is reported as damaged. The flag changes are one
+back (in a studio library, a file without a record that is younger than `IN_FLIGHT_SECONDS`
+stays: another machine may be about to commit its record); a size that differs from the
+record is reported as damaged. The flag changes are one
 transaction that bumps the affected assets' versions (not undoable: it states what is on
 disk). Then thumbnails missing for images are made again (two threads), and stale ones of
 content no longer in the library are removed (derived files only).
@@ -24,6 +26,7 @@ import contextlib
 import hashlib
 import os
 import sqlite3
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -48,6 +51,7 @@ from library.worker.store.recovery import check_database, move_orphans
 from library.worker.tasks.taskrunner import Tracked, tracked
 
 MAX_REPORTED = 200
+IN_FLIGHT_SECONDS = 600
 THUMB_SIZE = 256
 THUMB_THREADS = 2
 
@@ -79,6 +83,8 @@ def _check_files(ctx: TaskContext, task: Tracked, rows: list[sqlite3.Row],
     layout = ctx.layout
     expected = {stored_name(r["sha256"], r["ext"]): r for r in rows}
     present, orphans = _scan_store(layout, expected)
+    if ctx.services.kind == "studio":
+        orphans = [path for path in orphans if not _in_flight(path)]
     missing, back, damaged = [], [], []
     for index, row in enumerate(rows):
         if task.cancelled():
@@ -115,6 +121,15 @@ def _check_files(ctx: TaskContext, task: Tracked, rows: list[sqlite3.Row],
     out.damaged_asset_ids = damaged[:MAX_REPORTED]
     back_ids = set(back)
     return set(missing) | {r["id"] for r in rows if r["missing"] and r["id"] not in back_ids}
+
+
+def _in_flight(path: Path) -> bool:
+    """Written (or renamed into place) lately: maybe another machine's import under way."""
+    try:
+        status = path.stat(follow_symlinks=False)
+    except OSError:
+        return True
+    return time.time() - max(status.st_mtime, status.st_ctime) < IN_FLIGHT_SECONDS
 
 
 def _scan_store(layout: Layout, expected: dict[str, sqlite3.Row]

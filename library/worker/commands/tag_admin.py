@@ -165,7 +165,7 @@ def cooccurrence(ctx: ReadContext, args: TagCooccurrenceIn) -> TagCooccurrenceOu
         "JOIN assets a ON a.id = x.asset_id AND a.trashed = 0 "
         "JOIN asset_tags y ON y.asset_id = x.asset_id AND y.tag_id != x.tag_id "
         "JOIN tags t ON t.id = y.tag_id "
-        "WHERE x.tag_id = ? GROUP BY y.tag_id ORDER BY n DESC, t.name COLLATE NOCASE, t.id "
+        "WHERE x.tag_id = ? GROUP BY t.id, t.name ORDER BY n DESC, t.name COLLATE NOCASE, t.id "
         "LIMIT ?", (row["id"], args.limit)).fetchall()
     return TagCooccurrenceOut(tag=row["name"], count=count,
                               items=[TagCount(name=r["name"], count=r["n"]) for r in items])

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from library import pathrules, private_paths
 from library.errors import PATH_FORBIDDEN, PATH_NOT_FOUND, LibraryError
-from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX
+from library.library_folder import holds_library
 from library.schemas import FileImportIn, ImportItem
 from library.worker.rows.folderrows import disk_name
 from library.worker.store.layout import enclosing_library
@@ -130,7 +130,7 @@ def _skipped_folder(path: Path, private: private_paths.PrivateFolders
         return "hidden", "A hidden folder: its files are not imported."
     if path.is_symlink():
         return "link", "A link to another folder: it is not followed."
-    if path.name.endswith(LIBRARY_SUFFIX) and (path / DATABASE_NAME).exists():
+    if holds_library(path):
         return "library", "A Serpent library: import its archive or open it instead."
     if private.is_private_folder(path):
         return "private", "Serpent's own folder (settings, credentials, logs): not imported."

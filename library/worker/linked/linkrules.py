@@ -15,7 +15,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX
+from library.library_folder import holds_library
 from library.schemas import LinkedFolderRules
 from library.worker.files import media
 
@@ -86,4 +86,4 @@ def scan_tree(root: Path, rules: LinkedFolderRules) -> tuple[dict[str, DiskFile]
 
 
 def _is_library(path: Path) -> bool:
-    return path.name.endswith(LIBRARY_SUFFIX) and (path / DATABASE_NAME).exists()
+    return holds_library(path)

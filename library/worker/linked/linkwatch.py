@@ -34,7 +34,6 @@ from library.worker.linked import watching
 from library.worker.linked.linkmirror import Mirror
 from library.worker.rows import assetrows
 from library.worker.services import Services
-from library.worker.store.database import connect
 from library.worker.store.transaction import WriteTx
 from library.worker.tasks import taskrows
 from library.worker.tasks.taskboard import board_for
@@ -119,7 +118,7 @@ class LinkWatcher:
 
     def reload(self) -> None:
         """Watch exactly the linked folders that want it (after a linked-folder change)."""
-        conn = connect(self.services.layout.database, reader=True)
+        conn = self.services.reader()
         try:
             rows = conn.execute("SELECT id, path, rules, status FROM linked_folders").fetchall()
         finally:
@@ -278,7 +277,7 @@ def follow_moves(services: Services, linked_id: str, moves: list[Move]) -> None:
 
 
 def _rules_of(services: Services, linked_id: str) -> LinkedFolderRules | None:
-    conn = connect(services.layout.database, reader=True)
+    conn = services.reader()
     try:
         row = conn.execute("SELECT rules FROM linked_folders WHERE id = ?",
                            (linked_id,)).fetchone()

@@ -169,6 +169,9 @@ def _matching(conn: sqlite3.Connection, key: Key, ids: Sequence[str]) -> int:
 
 
 def _database(conn: sqlite3.Connection) -> str:
+    key = getattr(conn, "key", None)  # a studio library's database (`studio.pgconn`)
+    if key is not None:
+        return str(key)
     row = conn.execute("PRAGMA database_list").fetchone()
     return str(row[2])
 

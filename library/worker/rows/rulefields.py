@@ -49,8 +49,8 @@ _TAGGED = ("a.id IN (SELECT at.asset_id FROM asset_tags at JOIN tags t ON t.id =
            "WHERE {test})")
 _IN_FOLDER = "a.id IN (SELECT asset_id FROM asset_folders WHERE folder_id = ?)"
 IN_TREE = ("a.id IN (SELECT asset_id FROM asset_folders WHERE folder_id IN (WITH RECURSIVE "
-           "tree(id) AS (SELECT ? UNION SELECT f.id FROM folders f JOIN tree ON "
-           "f.parent_id = tree.id) SELECT id FROM tree))")
+           "tree(id) AS (SELECT id FROM folders WHERE id = ? UNION SELECT f.id FROM folders f "
+           "JOIN tree ON f.parent_id = tree.id) SELECT id FROM tree))")
 _HAS_SIZE = "a.width > 0 AND a.height > 0"
 SHAPES: dict[str, str] = {  # width and height as displayed
     "square": "a.width * 100 <= a.height * 105 AND a.height * 100 <= a.width * 105",

@@ -7,7 +7,9 @@ merges and undo/redo included; triggers on that one column keep the index in ste
 the same transaction. A search word of 3+ characters is a substring match through the
 index (trigrams: any script, any position); shorter words, and a SQLite without trigram
 support (before 3.34, or built without FTS5), use the `LIKE` scan. Both give the same
-answer: every word is a case-insensitive substring of some field.
+answer: every word is a case-insensitive substring of some field. On a studio library
+(PostgreSQL) every word is that `LIKE`, which the trigram GIN index over `search_text`
+answers (`studio/pgschema.py`).
 
 A library carried to a SQLite that cannot use the index keeps working: `ensure` drops the
 triggers (writes stay possible) and search uses `LIKE`; back on a capable SQLite, `ensure`
@@ -101,7 +103,10 @@ def ensure(conn: sqlite3.Connection, *, available: bool | None = None) -> str:
 
 
 def indexed(conn: sqlite3.Connection) -> bool:
-    """Whether the index is kept in step in this library (its triggers are there)."""
+    """Whether the index is kept in step in this library (its triggers are there). A studio
+    library has no FTS5: its `LIKE` conditions are served by a pg_trgm index instead."""
+    if getattr(conn, "dialect", "sqlite") != "sqlite":
+        return False
     return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?",
                         (_TRIGGERS[0],)).fetchone() is not None
 

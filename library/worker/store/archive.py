@@ -35,7 +35,7 @@ from library.errors import (
     PERMISSION_DENIED,
     LibraryError,
 )
-from library.library_folder import DATABASE_NAME
+from library.library_folder import DATABASE_NAME, STUDIO_NAME
 from library.worker.store import diskspace
 from library.worker.store.filestore import PRIVATE_FILE, SHARED_READ, stored_mode
 from library.worker.store.identity import utc_now
@@ -45,7 +45,8 @@ MANIFEST = "serpent-export.json"
 PARTIAL_SUFFIX = ".part"
 FORMAT = 1
 SKIPPED_TOP = {".lock", ".staging", f"{DATABASE_NAME}-wal", f"{DATABASE_NAME}-shm",
-               f"{DATABASE_NAME}-journal", DATABASE_NAME}  # the database goes in as a snapshot
+               f"{DATABASE_NAME}-journal", DATABASE_NAME,  # the database goes in as a snapshot
+               STUDIO_NAME, ".machines"}  # a studio library's: the archive is a local one
 SKIPPED_DIRS = {("thumbs", ".tmp")}
 COPY_CHUNK = 1024 * 1024
 SPARSE_SLACK = 1024 * 1024  # fewer bytes allocated than this below its size: it has holes

@@ -43,7 +43,11 @@ def connect(path: Path, *, reader: bool = False) -> sqlite3.Connection:
 
 
 def translate(error: sqlite3.Error) -> LibraryError:
-    """A sqlite error as the stable error a caller can act on."""
+    """A sqlite error as the stable error a caller can act on (a studio library's
+    PostgreSQL error comes as one too, with the stable error it means: `problem`)."""
+    problem = getattr(error, "problem", None)
+    if isinstance(problem, LibraryError):
+        return problem
     text = str(error).lower()
     if isinstance(error, sqlite3.IntegrityError) and "unique" in text:
         return LibraryError(ALREADY_EXISTS, "Something with that name already exists.")

@@ -1,6 +1,8 @@
 """Where things live inside a `<Name>.serpent/` library folder.
 
-Runs in the worker process. Pure path arithmetic: nothing here touches the disk.
+Runs in the worker process. Pure path arithmetic: nothing here touches the disk. A studio
+library's folder (docs/studio.md) is shared by several machines: each has its own lock
+file and staging folder in it (`machine`), and the store, thumbnails and orphans are one.
 """
 
 from __future__ import annotations
@@ -8,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX
+from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX, STUDIO_NAME, holds_library
 
 
 @dataclass(frozen=True)
 class Layout:
     root: Path
+    machine: str | None = None  # a studio library: this machine's own lock and staging
 
     @property
     def database(self) -> Path:
@@ -28,7 +31,13 @@ class Layout:
         return self.root / "thumbs"
 
     @property
+    def studio_file(self) -> Path:
+        return self.root / STUDIO_NAME
+
+    @property
     def staging(self) -> Path:
+        if self.machine is not None:
+            return self.root / ".staging" / self.machine
         return self.root / ".staging"
 
     @property
@@ -37,6 +46,8 @@ class Layout:
 
     @property
     def lock(self) -> Path:
+        if self.machine is not None:
+            return self.root / ".machines" / f"{self.machine}.lock"
         return self.root / ".lock"
 
     def file_for(self, sha256: str, ext: str) -> Path:
@@ -52,12 +63,13 @@ def stored_name(sha256: str, ext: str) -> str:
 
 
 def is_library_folder(path: Path) -> bool:
-    return path.name.endswith(LIBRARY_SUFFIX) and (path / DATABASE_NAME).is_file()
+    return path.name.endswith(LIBRARY_SUFFIX) and (
+        (path / DATABASE_NAME).is_file() or (path / STUDIO_NAME).is_file())
 
 
 def enclosing_library(path: Path) -> Path | None:
     """The library folder `path` lies in (or is), if any."""
     for candidate in (path, *path.parents):
-        if candidate.name.endswith(LIBRARY_SUFFIX) and (candidate / DATABASE_NAME).exists():
+        if holds_library(candidate):
             return candidate
     return None

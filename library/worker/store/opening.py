@@ -17,6 +17,7 @@ import os
 import shutil
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ from library.errors import (
     PATH_NOT_FOUND,
     LibraryError,
 )
-from library.library_folder import LIBRARY_SUFFIX
+from library.library_folder import LIBRARY_SUFFIX, STUDIO_NAME
 from library.worker.rows import assetrows, textindex
 from library.worker.store import cleanclose, recovery, schema
 from library.worker.store.database import connect, damaged, translate, translate_os
@@ -52,9 +53,30 @@ class OpenLibrary:
     schema_version: int
     change_sequence: int
     recovery: dict[str, Any]
-    identity: tuple[int, int]  # (st_dev, st_ino) of library.sqlite: notices a vanished folder
+    identity: tuple[int, int]  # (st_dev, st_ino) of `marker`: notices a vanished folder
+    kind: str = "local"  # or "studio": the rows in PostgreSQL (library/worker/studio)
+    connect_reader: Callable[[], Any] | None = None  # a studio library's read connections
+
+    @property
+    def marker(self) -> Path:
+        """The file that makes the folder this library (its database, or studio.json)."""
+        return self.layout.studio_file if self.kind == "studio" else self.layout.database
+
+    def reader(self) -> Any:
+        """A new read-only connection (one per reader thread)."""
+        if self.connect_reader is not None:
+            return self.connect_reader()
+        conn = connect(self.layout.database, reader=True)
+        assetrows.register_functions(conn)
+        return conn
 
     def close(self, *, clean: bool) -> None:
+        if self.kind == "studio":  # nothing to checkpoint: the server keeps the rows
+            try:
+                self.writer.close()
+            finally:
+                self.lock.release()
+            return
         marked = False
         try:
             if clean:
@@ -71,8 +93,9 @@ class OpenLibrary:
             self.lock.release()
 
 
-def create_library(parent: str, name: str) -> Path:
-    """Make `<parent>/<name>.serpent/` with an empty database; returns its path."""
+def new_library_place(parent: str, name: str) -> tuple[Path, str, Path]:
+    """Where `library.create` makes `<name>.serpent`: (the parent folder, the folder name
+    without the suffix, the final path); every reason it cannot be made there as an error."""
     given = Path(pathrules.parse_user_path(parent, field="selectedParentPath"))
     if not given.is_dir():
         raise LibraryError(PATH_NOT_FOUND, "The folder for the new library does not exist.",
@@ -89,6 +112,12 @@ def create_library(parent: str, name: str) -> Path:
     if final.exists():
         raise LibraryError(ALREADY_EXISTS, f"A library called {folder_name!r} already exists "
                            "in that folder.", field="name")
+    return parent_path, folder_name, final
+
+
+def create_library(parent: str, name: str) -> Path:
+    """Make `<parent>/<name>.serpent/` with an empty database; returns its path."""
+    parent_path, folder_name, final = new_library_place(parent, name)
     building = parent_path / f".{folder_name}{LIBRARY_SUFFIX}.creating-{os.getpid()}"
     try:
         shutil.rmtree(building, ignore_errors=True)
@@ -128,12 +157,20 @@ def create_library(parent: str, name: str) -> Path:
     return final
 
 
-def open_library(path: str) -> OpenLibrary:
+def open_library(path: str, machine: str | None = None) -> OpenLibrary:
+    """Open a library folder to serve it (`machine`: this Serpent's name among those that
+    share a studio library; see `library.worker.studio`)."""
     started = time.perf_counter()
     root = Path(pathrules.parse_user_path(path, field="path"))
     if not root.exists():
         raise LibraryError(PATH_NOT_FOUND, "The library folder is not there (moved, deleted, or "
                            "on a drive that is not connected).", field="path", reason="missing")
+    if root.is_dir() and (root / STUDIO_NAME).is_file():
+        from library.worker.studio.opening import open_studio_library
+
+        opened = open_studio_library(root, machine)
+        opened.recovery["openMs"] = round((time.perf_counter() - started) * 1000, 1)
+        return opened
     layout = Layout(root)
     if not root.is_dir() or not layout.database.is_file():
         raise _not_a_library()

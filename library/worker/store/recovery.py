@@ -47,7 +47,7 @@ def check(conn: sqlite3.Connection, *, full: bool, check: bool = True) -> dict[s
 def recover(conn: sqlite3.Connection, layout: Layout, report: dict[str, Any]
             ) -> dict[str, Any]:
     """After `check`: staging cleared, and after an unclean end files and rows reconciled."""
-    report["stagingRemoved"] = _clear_staging(layout)
+    report["stagingRemoved"] = clear_staging(layout)
     if report["fullScan"]:
         report.update(_reconcile_files(conn, layout))
     return report
@@ -55,7 +55,10 @@ def recover(conn: sqlite3.Connection, layout: Layout, report: dict[str, Any]
 
 def check_database(conn: sqlite3.Connection, pragma: str = "quick_check") -> None:
     """SQLite's own check of every page (it writes nothing); a damaged database is
-    LIBRARY_DAMAGED, never served."""
+    LIBRARY_DAMAGED, never served. (A studio library's PostgreSQL server checks its own
+    pages: nothing to do here.)"""
+    if getattr(conn, "dialect", "sqlite") != "sqlite":
+        return
     try:
         problems = [str(row[0]) for row in conn.execute(f"PRAGMA {pragma}").fetchall()]
     except sqlite3.DatabaseError as error:  # too damaged to even check
@@ -64,7 +67,7 @@ def check_database(conn: sqlite3.Connection, pragma: str = "quick_check") -> Non
         raise damaged(problems)
 
 
-def _clear_staging(layout: Layout) -> int:
+def clear_staging(layout: Layout) -> int:
     removed = 0
     for entry in list(layout.staging.iterdir()):
         if entry.is_dir() and not entry.is_symlink():

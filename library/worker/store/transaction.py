@@ -11,6 +11,11 @@ transaction; then it runs the after-commit steps (file removals) and emits
 `library.changed`. The several transactions of one call (an import's batches) join one
 history entry (`Call.entry`): an entity they change twice keeps its first before-state and
 its last after-state.
+
+On a studio library (`library.worker.studio`) the connection is PostgreSQL's: `BEGIN
+IMMEDIATE` takes the write lock every machine takes, the commit also notifies the other
+machines (`NOTIFY_CHANNEL`, carrying the change sequence), and the lock is let go only after
+the after-commit steps, so no machine writes between a commit and its file removals.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from library.worker.store.requests import Call
 
 HISTORY_KEEP = 1000
 MAX_EVENT_IDS = 500
+NOTIFY_CHANNEL = "serpent_changes"  # studio libraries: LISTENed to by every other machine
 
 
 def actor_of(meta: CallMeta) -> dict[str, Any]:
@@ -55,8 +61,9 @@ class WriteTx:
     def __init__(self, services: Services, command: str, meta: CallMeta, *,
                  history: HistoryRule = "none", link: Call | None = None,
                  ledger_only: bool = False, synced: bool = True) -> None:
-        self.synced = synced
         self.services = services
+        self.studio = getattr(services.writer, "dialect", "sqlite") == "postgres"
+        self.synced = synced or self.studio  # PostgreSQL: every commit is durable
         self.ledger_only = ledger_only
         self.conn = services.writer
         self.layout = services.layout
@@ -123,21 +130,29 @@ class WriteTx:
             self.conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as error:
             self._sync_again()
+            self._release()
             raise translate(error) from error
         self._counts.begin()
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         try:
-            committed = self._end(exc_type, exc)
+            try:
+                committed = self._end(exc_type, exc)
+            finally:
+                self._counts.end()
+                self._sync_again()
+            if not committed:
+                return
+            for step in self._after_commit:
+                step()
         finally:
-            self._counts.end()
-            self._sync_again()
-        if not committed:
-            return
-        for step in self._after_commit:
-            step()
+            self._release()
         self._notify()
+
+    def _release(self) -> None:
+        if self.studio:  # the other machines may write again
+            self.conn.release_write_lock()  # type: ignore[attr-defined]
 
     def _sync_again(self) -> None:
         if not self.synced:
@@ -185,6 +200,8 @@ class WriteTx:
                       json.dumps(self._entity_ids[:MAX_EVENT_IDS])))
         self.link.save(conn, seq, self.now, result=self.result)
         self._counts.finish(self._kinds, self._touched_assets)
+        if self.studio:  # delivered to the other machines when (and if) this commits
+            conn.execute("SELECT pg_notify(?, ?)", (NOTIFY_CHANNEL, str(seq)))
 
     def _journal(self, seq: int) -> None:
         conn = self.conn

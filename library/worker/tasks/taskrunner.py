@@ -30,7 +30,7 @@ from library.protocol import CallMeta, TaskProgress
 from library.worker.context import TaskContext
 from library.worker.services import Services
 from library.worker.store import diskspace
-from library.worker.store.database import connect, translate
+from library.worker.store.database import translate
 from library.worker.store.identity import utc_now
 from library.worker.store.transaction import WriteTx
 from library.worker.tasks import taskrows
@@ -169,7 +169,7 @@ def _clean_up(row: sqlite3.Row) -> None:
 def _run_forever(services: Services, stopping: threading.Event) -> None:
     board = board_for(services.layout.root)
     try:
-        conn = connect(services.layout.database, reader=True)
+        conn = services.reader()
     except sqlite3.Error:
         log.exception("the task runner could not open the library")
         return

@@ -70,7 +70,8 @@ def open_library(call: CommandCall) -> Steps:
 def create_library(call: CommandCall) -> Steps:
     side, args = call.gateway, call.arguments
     parent = Path(args["selectedParentPath"]).expanduser()
-    started = yield side.in_background(side.host.create, parent, args["name"], call.meta)
+    started = yield side.in_background(side.host.create, parent, args["name"], call.meta,
+                                       args.get("database"))
     return (yield from _opened(call, started))
 
 

@@ -9,6 +9,8 @@ from library.events import LibraryChanged
 from library.schemas import Collection, CollectionListOut
 from tests.library.factories import call, call_error, make_images
 
+pytestmark = pytest.mark.both_kinds  # a local and a studio library
+
 SKY = {"match": "all", "rules": [{"field": "tag", "op": "is", "value": "sky"}]}
 
 

@@ -23,6 +23,7 @@ def assets(host, library_id, sources):
     return [item["assetId"] for item in result["items"]]
 
 
+@pytest.mark.both_kinds
 def test_update_with_expected_version_and_conflict(host, library_id, assets, events):
     asset_id = assets[0]
     out = AssetUpdateOut.model_validate(call(
@@ -52,6 +53,7 @@ def test_update_with_expected_version_and_conflict(host, library_id, assets, eve
     assert changed[0].entity_ids == [asset_id] and changed[0].kinds == ["asset"]
 
 
+@pytest.mark.both_kinds
 def test_one_update_changes_many_assets_in_one_undo_step(host, library_id, assets, events):
     a, b, c = assets
     missing = "ast_00000000000000"
@@ -89,6 +91,7 @@ def test_one_update_changes_many_assets_in_one_undo_step(host, library_id, asset
     assert {a, b} in changed  # the batch's one event names what it changed
 
 
+@pytest.mark.both_kinds
 def test_tags_per_asset_in_one_call_and_one_undo_step(host, library_id, assets):
     a, b, c = assets
     out = AssetBatchOut.model_validate(call(host, library_id, "asset.tag", {"tagsByAsset": {
@@ -108,6 +111,7 @@ def test_tags_per_asset_in_one_call_and_one_undo_step(host, library_id, assets):
         assert call_error(host, library_id, "asset.tag", bad).code == "INVALID_ARGUMENT"
 
 
+@pytest.mark.both_kinds
 def test_tag_and_untag_answer_per_asset_and_bump_only_changed(host, library_id, assets):
     tagged = AssetBatchOut.model_validate(call(
         host, library_id, "asset.tag", {"assetIds": assets[:2] + ["ast_00000000000000"],
@@ -125,6 +129,7 @@ def test_tag_and_untag_answer_per_asset_and_bump_only_changed(host, library_id, 
     assert [t["name"] for t in call(host, library_id, "tag.list")["items"]] == ["sky"]
 
 
+@pytest.mark.both_kinds
 def test_folders_and_move(host, library_id, assets):
     top = Folder.model_validate(call(host, library_id, "folder.create", {"name": "Trips"}))
     sub = call(host, library_id, "folder.create", {"name": "Alps", "parentId": top.id})
@@ -150,6 +155,7 @@ def test_folders_and_move(host, library_id, assets):
     assert error.code == "NOT_FOUND"
 
 
+@pytest.mark.both_kinds
 def test_an_idempotency_key_returns_the_first_result_and_changes_nothing(host, library,
                                                                          assets):
     library_id = library["libraryId"]

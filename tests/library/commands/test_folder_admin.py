@@ -9,6 +9,8 @@ from library.events import LibraryChanged
 from library.schemas import AssetBatchOut, Folder
 from tests.library.factories import call, call_error, make_images
 
+pytestmark = pytest.mark.both_kinds  # a local and a studio library
+
 
 def folder(host, library_id, name, parent=None) -> dict:
     return call(host, library_id, "folder.create", {"name": name, "parentId": parent})

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.library.factories import call, make_images
+
+pytestmark = pytest.mark.both_kinds  # a local and a studio library
 
 
 def test_a_parent_counts_what_its_subfolders_hold(host, library_id, tmp_path: Path) -> None:

@@ -9,6 +9,8 @@ import pytest
 from library.schemas import AssetSearchOut, TagListOut
 from tests.library.factories import call, call_error, make_file, make_images
 
+pytestmark = pytest.mark.both_kinds  # a local and a studio library
+
 
 @pytest.fixture
 def stocked(host, library_id, sources):

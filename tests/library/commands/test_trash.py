@@ -9,6 +9,8 @@ import pytest
 from library.schemas import AssetSearchOut, DeleteOut, RiskReport
 from tests.library.factories import call, call_error, make_images, stored_files
 
+pytestmark = pytest.mark.both_kinds  # a local and a studio library
+
 
 @pytest.fixture
 def assets(host, library_id, sources):

@@ -5,11 +5,14 @@ hue. tests/library/files/test_colour_match.py holds what "close" means."""
 
 from __future__ import annotations
 
+import pytest
 from PIL import Image, ImageDraw
 
 from tests.library.factories import call, call_error
 from tests.library.pictures import FINISHED
 from tests.waiting import wait_until
+
+pytestmark = pytest.mark.both_kinds  # a local and a studio library
 
 COLOURS = {"red": (255, 0, 0), "orange": (255, 128, 0), "yellow": (255, 255, 0),
            "green": (0, 255, 0), "blue": (0, 0, 255), "grey": (128, 128, 128),

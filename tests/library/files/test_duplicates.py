@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
 from tests.library.factories import call, call_error
 from tests.library.pictures import FINISHED
 from tests.library.planted import VARIANTS, original, score, write
 from tests.waiting import wait_until
+
+pytestmark = pytest.mark.both_kinds  # a local and a studio library
 
 RECALL, PRECISION = 0.95, 0.98
 

@@ -14,6 +14,8 @@ from tests.library.factories import TIMEOUT, make_file, make_image
 from tests.library.pictures import FINISHED
 from tests.waiting import wait_until
 
+pytestmark = pytest.mark.both_kinds  # a local and a studio library
+
 
 class Shelf:
     def __init__(self, host: LibraryHost, library_id: str) -> None:

@@ -9,6 +9,8 @@ from library.protocol import CallMeta
 from library.schemas import HistoryListOut, HistoryStepOut
 from tests.library.factories import call, call_error, make_images
 
+pytestmark = pytest.mark.both_kinds  # a local and a studio library
+
 AGENT = CallMeta(source="mcp", credential="claude", label="Claude via MCP")
 PERSON = CallMeta(source="ui", label="You")
 

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import os
 import random
-import sqlite3
 from pathlib import Path
 
+import pytest
+
 from library.errors import LibraryError
+from tests.library.database import reading
 from tests.library.factories import call, make_images
+
+pytestmark = pytest.mark.both_kinds  # a local and a studio library
 
 OPS = int(os.environ.get("SERPENT_LIVE_COUNT_OPS", "120"))
 NAMES = ["sky", "Sky", "red", "forest"]
@@ -42,9 +46,8 @@ SEARCHES = {
 }
 
 
-def fresh_assets(database: Path) -> list[dict]:
-    db = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
-    try:
+def fresh_assets(root: Path) -> list[dict]:
+    with reading(root) as db:
         tags: dict[str, set[str]] = {}
         for asset_id, name in db.execute("SELECT at.asset_id, t.name FROM asset_tags at "
                                          "JOIN tags t ON t.id = at.tag_id"):
@@ -52,8 +55,6 @@ def fresh_assets(database: Path) -> list[dict]:
         return [{"id": i, "name": n, "rating": r, "tags": tags.get(i, set()), "text": t}
                 for i, n, r, t in db.execute("SELECT id, name, rating, search_text FROM "
                                              "assets WHERE trashed = 0")]
-    finally:
-        db.close()
 
 
 def check(host, library_id: str, database: Path, ids: dict[str, str], step: str) -> None:
@@ -71,7 +72,7 @@ def check(host, library_id: str, database: Path, ids: dict[str, str], step: str)
 
 
 def test_counts_match_a_fresh_count_after_every_change(host, library, sources):
-    library_id, database = library["libraryId"], Path(library["path"]) / "library.sqlite"
+    library_id, database = library["libraryId"], Path(library["path"])
     rng = random.Random(15)
     made = 0
 

@@ -15,6 +15,8 @@ import pytest
 from library.client import LibraryHost
 from tests.library.factories import TIMEOUT, make_file, make_image
 
+pytestmark = pytest.mark.both_kinds  # a local and a studio library
+
 TODAY = datetime.now(UTC).date()
 
 

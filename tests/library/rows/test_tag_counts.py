@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import os
 import random
-import sqlite3
 from pathlib import Path
 
+import pytest
+
 from library.errors import LibraryError
+from tests.library.database import reading
 from tests.library.factories import call, make_images
+
+pytestmark = pytest.mark.both_kinds  # the kept counts are SQLite's and PostgreSQL's triggers
 
 OPS = int(os.environ.get("SERPENT_TAG_COUNT_OPS", "160"))
 NAMES = ["sky", "Sky", "blue", "forest", "night", "red", "todo", "ref", "SKETCH", "sketch"]
@@ -21,12 +25,9 @@ FRESH = ("SELECT t.name, t.live_count, (SELECT count(*) FROM asset_tags at JOIN 
          "ON a.id = at.asset_id WHERE at.tag_id = t.id AND a.trashed = 0) FROM tags t")
 
 
-def kept_and_fresh(database: Path) -> list[tuple[str, int, int]]:
-    db = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
-    try:
-        return db.execute(FRESH).fetchall()
-    finally:
-        db.close()
+def kept_and_fresh(root: Path) -> list[tuple[str, int, int]]:
+    with reading(root) as db:
+        return [tuple(row) for row in db.execute(FRESH).fetchall()]
 
 
 def check(host, library_id: str, database: Path, step: str) -> None:
@@ -43,7 +44,7 @@ def check(host, library_id: str, database: Path, step: str) -> None:
 
 def test_kept_tag_counts_match_a_fresh_count_after_random_operations(host, library,
                                                                      sources):
-    library_id, database = library["libraryId"], Path(library["path"]) / "library.sqlite"
+    library_id, database = library["libraryId"], Path(library["path"])
     rng = random.Random(11)
     made = 0
 

@@ -8,11 +8,14 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from tests.library.factories import call, make_images
 
 FROZEN_V5 = Path(__file__).parents[1] / "store" / "frozen" / "schema-v5" / "Frozen.serpent"
 
 
+@pytest.mark.both_kinds
 def test_one_tag_whatever_the_case(host, library_id, sources):
     ids = [i["assetId"] for i in call(host, library_id, "file.import", {
         "sourcePaths": [str(p) for p in make_images(sources, 3)], "tags": ["Été"]})["items"]]

@@ -1,0 +1,162 @@
+"""Making and opening a studio library: its folder on the shared drive, its PostgreSQL
+database, and this machine's place among those that share it.
+
+Runs in the worker process at startup. A studio library is made the way a local one is (a
+hidden folder beside its final place, renamed into place), with `studio.json` instead of
+`library.sqlite`, and its schema installed in the (empty) database in one transaction that
+commits only once the folder is in place. Opening it on any machine reads `studio.json`,
+connects, checks the schema and that the database holds this very library, and takes this
+machine's own lock (`.machines/<machine>.lock`: one worker per machine; the machines
+themselves coordinate only through PostgreSQL) and staging folder. Nothing is reconciled at
+open: another machine may be writing this moment (recovery clears only this machine's
+staging; `library.refresh` checks files and rows).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from library.errors import ALREADY_EXISTS, INVALID_ARGUMENT, PATH_INVALID, LibraryError
+from library.library_folder import LIBRARY_SUFFIX
+from library.worker.store import schema
+from library.worker.store.database import translate_os
+from library.worker.store.filestore import PRIVATE_FOLDER, create_buckets
+from library.worker.store.identity import new_library_id, utc_now
+from library.worker.store.layout import Layout
+from library.worker.store.lock import LibraryLock
+from library.worker.store.opening import OpenLibrary, new_library_place
+from library.worker.store.recovery import clear_staging
+from library.worker.studio import casefold, pgschema, studiofile
+from library.worker.studio.pgconn import PgConnection, StudioDatabaseError, problem_of
+
+_MACHINE = re.compile(r"[^a-z0-9-]+")
+
+
+def machine_name(given: str | None) -> str:
+    """A machine's name as the folder's lock and staging names use it."""
+    name = _MACHINE.sub("-", (given or socket.gethostname() or "machine").lower()).strip("-")
+    return name[:60] or "machine"
+
+
+def create_studio_library(parent: str, name: str, database: str) -> Path:
+    """Make `<parent>/<name>.serpent/` whose rows live in the empty PostgreSQL `database`."""
+    uri = studiofile.check_uri(database)
+    parent_path, folder_name, final = new_library_place(parent, name)
+    building = parent_path / f".{folder_name}{LIBRARY_SUFFIX}.creating-{os.getpid()}"
+    try:
+        raw = psycopg.connect(uri, connect_timeout=10)
+    except psycopg.Error as error:
+        raise problem_of(error) from error
+    try:
+        _refuse_used(raw)
+        library_id = new_library_id()
+        shutil.rmtree(building, ignore_errors=True)
+        building.mkdir(PRIVATE_FOLDER)
+        layout = Layout(building)
+        for directory in (layout.files, layout.thumbs, layout.orphans, building / ".staging",
+                          building / ".machines"):
+            directory.mkdir(PRIVATE_FOLDER)
+        create_buckets(layout.files)
+        studiofile.write(layout.studio_file, uri, library_id)
+        pgschema.install(raw, casefold.function_sql(raw))
+        raw.execute("INSERT INTO library_state (singleton, library_id, name, created_at, "
+                    "change_sequence, schema_major, clean_shutdown) "
+                    "VALUES (1, %s, %s, %s, 0, %s, 1)",
+                    (library_id, folder_name, utc_now(), schema.SCHEMA_MAJOR))
+        if final.exists():
+            raise LibraryError(ALREADY_EXISTS, f"A library called {folder_name!r} already "
+                               "exists in that folder.", field="name")
+        os.replace(building, final)
+        try:
+            raw.commit()
+        except psycopg.Error:
+            shutil.rmtree(final, ignore_errors=True)
+            raise
+    except psycopg.Error as error:
+        shutil.rmtree(building, ignore_errors=True)
+        raise problem_of(error) from error
+    except OSError as error:
+        shutil.rmtree(building, ignore_errors=True)
+        raise translate_os(error, "The folder for the new library") from error
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)
+        raise
+    finally:
+        raw.close()
+    return final
+
+
+def _refuse_used(raw: Any) -> None:
+    if raw.execute("SELECT to_regclass('library_state')").fetchone()[0] is not None:
+        raise LibraryError(ALREADY_EXISTS, "database: that database holds a Serpent library "
+                           "already; open its folder instead", field="database")
+    tables = raw.execute("SELECT count(*) FROM pg_tables WHERE schemaname = "
+                         "current_schema()").fetchone()[0]
+    if tables:
+        raise LibraryError(INVALID_ARGUMENT, "database: give an empty database (this one "
+                           f"has {tables} tables)", field="database", reason="not-empty")
+
+
+def open_studio_library(root: Path, machine: str | None) -> OpenLibrary:
+    info = studiofile.read(root / "studio.json")
+    uri, library_id = info["database"], info["libraryId"]
+    layout = Layout(root, machine=machine_name(machine))
+    try:
+        layout.lock.parent.mkdir(PRIVATE_FOLDER, exist_ok=True)
+        layout.staging.mkdir(PRIVATE_FOLDER, parents=True, exist_ok=True)
+        for directory in (layout.files, layout.thumbs, layout.orphans):
+            directory.mkdir(PRIVATE_FOLDER, exist_ok=True)
+    except OSError as error:
+        raise translate_os(error) from error
+    lock = LibraryLock(layout.lock)
+    try:
+        lock.acquire()
+    except OSError as error:
+        raise translate_os(error) from error
+    writer = None
+    try:
+        key = studiofile.database_key(uri)
+        application = f"Serpent {layout.machine}"
+        writer = PgConnection.open(uri, reader=False, key=key, application=application,
+                                   machine=layout.machine or "")
+        version = pgschema.check(writer.raw)
+        state = writer.execute("SELECT library_id, name, change_sequence FROM "
+                               "library_state").fetchone()
+        if state is None or state["library_id"] != library_id:
+            raise LibraryError(PATH_INVALID, "This studio library's database holds another "
+                               "library (studio.json and the database disagree).",
+                               field="path", reason="database-mismatch")
+        report = {"check": "postgres", "integrity": "server", "fullScan": False,
+                  "stagingRemoved": clear_staging(layout), "machine": layout.machine}
+        stat = layout.studio_file.stat()
+
+        def reader() -> PgConnection:
+            return PgConnection.open(uri, reader=True, key=key, application=application,
+                                     machine=layout.machine or "")
+        return OpenLibrary(layout, lock, writer, state["library_id"],  # type: ignore[arg-type]
+                           state["name"], version, state["change_sequence"], report,
+                           (stat.st_dev, stat.st_ino), kind="studio", connect_reader=reader)
+    except StudioDatabaseError as error:
+        _give_up(writer, lock)
+        raise error.problem from error
+    except OSError as error:
+        _give_up(writer, lock)
+        raise translate_os(error) from error
+    except BaseException:
+        _give_up(writer, lock)
+        raise
+
+
+def _give_up(writer: PgConnection | None, lock: LibraryLock) -> None:
+    try:
+        if writer is not None:
+            writer.close()
+    finally:
+        lock.release()
