@@ -159,7 +159,8 @@ CREATE TABLE history (
     actor TEXT NOT NULL,
     at TEXT NOT NULL,
     state TEXT NOT NULL CHECK (state IN ('done', 'undone')),
-    change_sequence INTEGER NOT NULL
+    change_sequence INTEGER NOT NULL,
+    undoable INTEGER NOT NULL DEFAULT 1
 );
 
 CREATE TABLE history_items (
