@@ -50,7 +50,7 @@ from library.worker.sender import Sender
 from library.worker.services import Services
 from library.worker.store import diskspace, requests
 from library.worker.store.database import translate, translate_os
-from library.worker.store.opening import OpenLibrary
+from library.worker.store.openlibrary import OpenLibrary
 from library.worker.store.transaction import WriteTx
 
 log = logging.getLogger("library.worker")

@@ -12,6 +12,7 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from library.protocol import LibraryNews
 from library.worker.store.layout import Layout
@@ -23,9 +24,19 @@ Emit = Callable[[LibraryNews], None]  # to the main process (the server keeps it
 class Services:
     layout: Layout
     library_id: str
-    writer: sqlite3.Connection
+    writer: sqlite3.Connection  # on a studio library, a `studio.pgconn.PgConnection`
     emit: Emit
     write_lock: threading.Lock = field(default_factory=threading.Lock)
+    connect_reader: Callable[[], Any] | None = None  # new read connections (None: SQLite's)
+    kind: str = "local"  # or "studio"
+
+    def reader(self) -> Any:
+        """A new read-only connection to the library (for a thread of its own)."""
+        if self.connect_reader is not None:
+            return self.connect_reader()
+        from library.worker.store.database import connect
+
+        return connect(self.layout.database, reader=True)
 
     def change_sequence(self, conn: sqlite3.Connection | None = None) -> int:
         row = (conn or self.writer).execute(

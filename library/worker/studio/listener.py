@@ -27,7 +27,7 @@ import psycopg
 
 from library.protocol import LibraryChanged
 from library.schemas.common import Actor
-from library.worker.context import Services
+from library.worker.services import Services
 from library.worker.store.transaction import MAX_EVENT_IDS, NOTIFY_CHANNEL
 from library.worker.studio.pgconn import PgConnection, StudioDatabaseError
 

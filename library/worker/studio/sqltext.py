@@ -11,7 +11,10 @@ not SQLAlchemy). What it rewrites, and why each is exact:
   schema, where `lower` folds ASCII only and compares bytes, exactly SQLite's NOCASE;
 - `INSERT OR IGNORE` becomes `... ON CONFLICT DO NOTHING`, `INSERT OR REPLACE` an upsert on
   the table's primary key (`PRIMARY_KEYS`), replacing every other column given;
-- `group_concat(` becomes `string_agg(`, `CAST(... AS REAL)` a double precision.
+- `group_concat(` becomes `string_agg(`, `CAST(... AS REAL)` a double precision;
+- SQLite's scalar `min(a, b, ...)` / `max(a, b, ...)` (more than one argument) become
+  `least(...)` / `greatest(...)` (the aggregates, one argument, stay): the same for values
+  that are not NULL, which is how the library calls them (SQLite would answer NULL).
 
 `a.rowid` needs nothing: a studio `assets` table has a `rowid` column in import order.
 """
@@ -40,6 +43,8 @@ _NOCASE = re.compile(r"((?:\w+\.)?\w+) COLLATE NOCASE")
 _INSERT_OR = re.compile(r"^\s*INSERT OR (IGNORE|REPLACE) INTO (\w+)\s*\(([^)]*)\)",
                         re.IGNORECASE)
 _RETURNING = re.compile(r"\sRETURNING\s", re.IGNORECASE)
+_MIN_MAX = re.compile(r"(?<![\w.])(min|max)\(", re.IGNORECASE)
+_SCALAR = {"min": "least", "max": "greatest"}
 
 
 class Untranslatable(ValueError):
@@ -61,7 +66,7 @@ def postgres(sql: str) -> str:
         last = literal.end()
     parts.append(_code(sql[last:]))
     text = "".join(parts)
-    return _insert_or(text)
+    return _insert_or(_scalar_min_max(text))
 
 
 def _code(code: str) -> str:
@@ -73,6 +78,41 @@ def _code(code: str) -> str:
     code = code.replace("group_concat(", "string_agg(")
     code = re.sub(r"\bAS REAL\)", "AS DOUBLE PRECISION)", code)
     return code.replace("?", "%s")
+
+
+def _scalar_min_max(text: str) -> str:
+    """Each `min(`/`max(` whose parentheses hold a comma at their own level, renamed."""
+    out: list[str] = []
+    last = 0
+    for call in _MIN_MAX.finditer(text):
+        if _arguments(text, call.end()) > 1:
+            out.append(text[last:call.start()])
+            out.append(_SCALAR[call.group(1).lower()] + "(")
+            last = call.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _arguments(text: str, start: int) -> int:
+    """How many arguments the call whose `(` ends just before `start` has."""
+    depth, count, at = 0, 1, start
+    while at < len(text):
+        char = text[at]
+        if char == "'":  # a string literal: skip it ('' inside is an escaped quote)
+            at = text.index("'", at + 1) + 1
+            while at < len(text) and text[at] == "'":
+                at = text.index("'", at + 1) + 1
+            continue
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            if depth == 0:
+                return count
+            depth -= 1
+        elif char == "," and depth == 0:
+            count += 1
+        at += 1
+    return count
 
 
 def _insert_or(text: str) -> str:

@@ -5,17 +5,16 @@ Runs in the worker process. The file holds the PostgreSQL URI (never a password:
 reads it from the password file, `~/.pgpass` or `PGPASSFILE`, as every PostgreSQL tool
 does) and the library's id, so a folder opened on another machine finds the same library
 and a folder pointed at another library's database is refused. It is written once, when
-the library is made (atomically: a temporary file renamed into place, fsynced).
+the library is made (library.disk.atomicfile).
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-from library.disk.durable import fsync_directory
+from library.disk.atomicfile import atomic_write_text
 from library.errors import INVALID_ARGUMENT, PATH_INVALID, LibraryError
 
 FORMAT = 1
@@ -55,15 +54,9 @@ def database_key(uri: str) -> str:
 
 
 def write(path: Path, uri: str, library_id: str) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    data = json.dumps({"format": FORMAT, "database": uri, "libraryId": library_id},
-                      indent=2) + "\n"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-    fsync_directory(path.parent)
+    """Owner-only, like every other file of a library (its folder is private too)."""
+    atomic_write_text(path, json.dumps({"format": FORMAT, "database": uri,
+                                        "libraryId": library_id}, indent=2) + "\n")
 
 
 def read(path: Path) -> dict[str, Any]:

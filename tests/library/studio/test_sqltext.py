@@ -34,6 +34,10 @@ from library.worker.studio.sqltext import Untranslatable, postgres
     ("SELECT group_concat(t.name, ' ') FROM tags t", "SELECT string_agg(t.name, ' ') FROM tags t"),
     ("SELECT (CAST(a.width AS REAL) / a.height) FROM assets a",
      "SELECT (CAST(a.width AS DOUBLE PRECISION) / a.height) FROM assets a"),
+    ("SELECT max(0.0, (c.a - ?) * 2) / (1 + min(?, c.ch)), min(x), max('a,b') FROM c",
+     "SELECT greatest(0.0, (c.a - %s) * 2) / (1 + least(%s, c.ch)), min(x), max('a,b') FROM c"),
+    ("SELECT coalesce((SELECT min(d + min(?, e)) FROM c), 1e9)",
+     "SELECT coalesce((SELECT min(d + least(%s, e)) FROM c), 1e9)"),
 ])
 def test_each_rewrite(sqlite: str, postgresql: str) -> None:
     assert postgres(sqlite) == postgresql
