@@ -104,7 +104,7 @@ def _library_path(opening: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
 
         return repair_library(opening["path"])
     if opening.get("database"):
-        from library.worker.studio.opening import create_studio_library
+        from library.worker.studio.make_and_open import create_studio_library
 
         return create_studio_library(opening["parent"], opening["name"],
                                      opening["database"]), None

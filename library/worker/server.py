@@ -50,7 +50,7 @@ from library.worker.sender import Sender
 from library.worker.services import Services
 from library.worker.store import diskspace, requests
 from library.worker.store.database import translate, translate_os
-from library.worker.store.openlibrary import OpenLibrary
+from library.worker.store.open_library import OpenLibrary
 from library.worker.store.transaction import WriteTx
 
 log = logging.getLogger("library.worker")
@@ -249,8 +249,8 @@ class WorkerServer:
     # -- helpers ----------------------------------------------------------------------
     def _listen_to_other_machines(self) -> Any:
         """A studio library: the other machines' changes as events here, and the
-        database's reachability as `library.database` events (`studio.listener`)."""
-        from library.worker.studio.listener import ChangeListener
+        database's reachability as `library.database` events (`studio.change_feed`)."""
+        from library.worker.studio.change_feed import ChangeListener
 
         def status(reachable: bool, why: str) -> None:
             self.sender.event("library.database", {"reachable": reachable, "message": why})

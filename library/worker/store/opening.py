@@ -35,7 +35,7 @@ from library.worker.store.filestore import PRIVATE_FOLDER, create_buckets
 from library.worker.store.identity import new_library_id, utc_now
 from library.worker.store.layout import Layout
 from library.worker.store.lock import LibraryLock
-from library.worker.store.openlibrary import OpenLibrary, new_library_place
+from library.worker.store.open_library import OpenLibrary, new_library_place
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -91,7 +91,7 @@ def open_library(path: str, machine: str | None = None) -> OpenLibrary:
         raise LibraryError(PATH_NOT_FOUND, "The library folder is not there (moved, deleted, or "
                            "on a drive that is not connected).", field="path", reason="missing")
     if root.is_dir() and (root / STUDIO_NAME).is_file():
-        from library.worker.studio.opening import open_studio_library
+        from library.worker.studio.make_and_open import open_studio_library
 
         opened = open_studio_library(root, machine)
         opened.recovery["openMs"] = round((time.perf_counter() - started) * 1000, 1)

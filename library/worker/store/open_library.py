@@ -2,7 +2,7 @@
 `library.create` makes a new one (`new_library_place`).
 
 Runs in the worker process. Apart from `opening` (local libraries) so that
-`library.worker.studio.opening` builds the same thing without importing the module that
+`library.worker.studio.make_and_open` builds the same thing without importing the module that
 dispatches to it.
 """
 

@@ -31,7 +31,7 @@ from library.worker.store.filestore import PRIVATE_FOLDER, create_buckets
 from library.worker.store.identity import new_library_id, utc_now
 from library.worker.store.layout import Layout
 from library.worker.store.lock import LibraryLock
-from library.worker.store.openlibrary import OpenLibrary, new_library_place
+from library.worker.store.open_library import OpenLibrary, new_library_place
 from library.worker.store.recovery import clear_staging
 from library.worker.studio import casefold, pgschema, studiofile
 from library.worker.studio.pgconn import PgConnection, StudioDatabaseError, problem_of
