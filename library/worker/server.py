@@ -46,11 +46,11 @@ from library.protocol import (
 )
 from library.worker import commands
 from library.worker.context import ReadContext, RequestScope, TaskContext
+from library.worker.opened_library import OpenLibrary
 from library.worker.sender import Sender
 from library.worker.services import Services
 from library.worker.store import diskspace, requests
 from library.worker.store.database import translate, translate_os
-from library.worker.store.open_library import OpenLibrary
 from library.worker.store.transaction import WriteTx
 
 log = logging.getLogger("library.worker")

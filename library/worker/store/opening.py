@@ -28,6 +28,7 @@ from library.errors import (
     LibraryError,
 )
 from library.library_folder import LIBRARY_SUFFIX, STUDIO_NAME
+from library.worker.opened_library import OpenLibrary, new_library_place
 from library.worker.rows import assetrows, textindex
 from library.worker.store import cleanclose, recovery, schema
 from library.worker.store.database import connect, damaged, translate, translate_os
@@ -35,7 +36,6 @@ from library.worker.store.filestore import PRIVATE_FOLDER, create_buckets
 from library.worker.store.identity import new_library_id, utc_now
 from library.worker.store.layout import Layout
 from library.worker.store.lock import LibraryLock
-from library.worker.store.open_library import OpenLibrary, new_library_place
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 

@@ -25,13 +25,13 @@ import psycopg
 
 from library.errors import ALREADY_EXISTS, INVALID_ARGUMENT, PATH_INVALID, LibraryError
 from library.library_folder import LIBRARY_SUFFIX
+from library.worker.opened_library import OpenLibrary, new_library_place
 from library.worker.store import schema
 from library.worker.store.database import translate_os
 from library.worker.store.filestore import PRIVATE_FOLDER, create_buckets
 from library.worker.store.identity import new_library_id, utc_now
 from library.worker.store.layout import Layout
 from library.worker.store.lock import LibraryLock
-from library.worker.store.open_library import OpenLibrary, new_library_place
 from library.worker.store.recovery import clear_staging
 from library.worker.studio import casefold, pgschema, studiofile
 from library.worker.studio.pgconn import PgConnection, StudioDatabaseError, problem_of

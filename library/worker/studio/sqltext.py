@@ -26,7 +26,7 @@ from functools import lru_cache
 
 # the primary key of every table an `INSERT OR REPLACE` writes to
 PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
-    "idempotency": ("scope", "key"),
+    "requests": ("id",),
     "history_items": ("entry_id", "kind", "entity_id"),
     "linked_dirs": ("linked_folder_id", "relative_dir"),
     "linked_files": ("linked_folder_id", "relative_path"),

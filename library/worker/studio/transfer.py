@@ -18,7 +18,7 @@ from typing import Any
 BATCH = 1000
 # parent tables first; `tasks` last (a studio database: this machine's, via its view)
 TABLES = ("library_state", "folders", "tags", "assets", "asset_tags", "asset_folders",
-          "collections", "collection_assets", "change_log", "idempotency", "history",
+          "collections", "collection_assets", "change_log", "requests", "history",
           "history_items", "asset_analysis", "asset_colors", "asset_texts", "analyser_runs",
           "linked_folders", "linked_files", "linked_dirs", "tasks")
 ORDER = {"assets": "rowid", "tags": "id", "history": "id", "change_log": "seq"}

@@ -1,7 +1,7 @@
 """What a worker holds of a library it opened (`OpenLibrary`: local or studio) and where
 `library.create` makes a new one (`new_library_place`).
 
-Runs in the worker process. Apart from `opening` (local libraries) so that
+Runs in the worker process. Apart from `store.opening` (local libraries) so that
 `library.worker.studio.make_and_open` builds the same thing without importing the module that
 dispatches to it.
 """
