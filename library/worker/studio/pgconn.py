@@ -28,6 +28,7 @@ from typing import Any
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg.adapt import Dumper, Loader
+from psycopg.pq import TransactionStatus
 
 from library.errors import (
     ALREADY_EXISTS,
@@ -42,6 +43,7 @@ from library.worker.studio.sqltext import postgres
 log = logging.getLogger("library.worker.studio")
 
 DIALECT = "postgres"
+RETRIED = ("SELECT", "WITH", "BEGIN")  # sent again on a new connection (`execute`)
 WRITE_LOCK = 0x5E4BE47  # pg_advisory_lock key: one writer at a time, on every machine
 
 
@@ -217,19 +219,39 @@ class PgConnection:
 
     def execute(self, sql: str, parameters: Sequence[Any] | dict[str, Any] = ()) -> PgCursor:
         head = sql.lstrip()[:16].upper()
+        idle = self._idle()
         try:
-            if head.startswith("BEGIN"):
-                return self._begin(immediate="IMMEDIATE" in head)
-            if head.startswith(("COMMIT", "ROLLBACK")) and (self._raw is None or
-                                                             self._raw.broken):
-                if head.startswith("ROLLBACK"):
-                    return PgCursor(None)  # nothing to roll back on a lost connection
-                raise StudioDatabaseError(unavailable())
-            cursor = self.raw.cursor()
-            cursor.execute(postgres(sql), _params(parameters))
-            return PgCursor(cursor)
+            return self._execute(head, sql, parameters)
+        except psycopg.OperationalError as error:
+            # A connection that died while idle (the server went away and came back) fails
+            # at its next statement without running it: a read or a transaction's start is
+            # sent once more, on a new connection. Nothing else: it might have run.
+            if not (idle and head.startswith(RETRIED) and self._raw is not None
+                    and self._raw.broken):
+                raise StudioDatabaseError(problem_of(error)) from error
         except psycopg.Error as error:
             raise StudioDatabaseError(problem_of(error)) from error
+        try:
+            return self._execute(head, sql, parameters)
+        except psycopg.Error as error:
+            raise StudioDatabaseError(problem_of(error)) from error
+
+    def _idle(self) -> bool:
+        raw = self._raw
+        return raw is not None and not raw.closed and not raw.broken and \
+            raw.info.transaction_status == TransactionStatus.IDLE
+
+    def _execute(self, head: str, sql: str, parameters: Sequence[Any] | dict[str, Any]
+                 ) -> PgCursor:
+        if head.startswith("BEGIN"):
+            return self._begin(immediate="IMMEDIATE" in head)
+        if head.startswith(("COMMIT", "ROLLBACK")) and (self._raw is None or self._raw.broken):
+            if head.startswith("ROLLBACK"):
+                return PgCursor(None)  # nothing to roll back on a lost connection
+            raise StudioDatabaseError(unavailable())
+        cursor = self.raw.cursor()
+        cursor.execute(postgres(sql), _params(parameters))
+        return PgCursor(cursor)
 
     def executemany(self, sql: str, seq: Iterable[Sequence[Any]]) -> PgCursor:
         try:
