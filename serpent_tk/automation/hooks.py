@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from library.errors import PERMISSION_DENIED, LibraryError
-from library.events import LibraryClosed, WorkerRestarted
+from library.events import DatabaseStatus, LibraryClosed, WorkerRestarted
 from serpent_tk.automation.analysis import AnalysisQueue
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.effects import CoreEffects
@@ -152,7 +152,7 @@ class Hooks:
 
     def library_event(self, event: object) -> None:
         """Turn an event of the library host into gateway events. Runs on its reader thread."""
-        if isinstance(event, LibraryChanged | TaskProgress):
+        if isinstance(event, LibraryChanged | TaskProgress | DatabaseStatus):
             self._publish(event)  # the worker's own event, as it came
         elif isinstance(event, LibraryClosed) and event.reason != "closed":
             # A close somebody asked for has its lifecycle event from `completed` already;

@@ -102,9 +102,12 @@ class LibrarySession:
         self.commands.call("library.open", {"path": str(path)},
                            lambda reply: self._opened_reply(reply, Path(path)))
 
-    def create(self, parent: str | Path, name: str) -> None:
-        self.commands.call("library.create", {"selectedParentPath": str(parent), "name": name},
-                           self._opened_reply)
+    def create(self, parent: str | Path, name: str, database: str | None = None) -> None:
+        """Make the library and show it (`database`: a studio library's PostgreSQL URI)."""
+        args = {"selectedParentPath": str(parent), "name": name}
+        if database:
+            args["database"] = database
+        self.commands.call("library.create", args, self._opened_reply)
 
     def _opened_reply(self, reply: Reply, path: Path | None = None) -> None:
         if reply.ok:

@@ -27,6 +27,8 @@ class LibrarySwitcher(ttk.Menubutton):
         self["menu"] = self.menu
         self.items: list[dict[str, Any]] = []
         self.dialog: Dialog | None = None
+        self.database: tk.StringVar | None = None  # the New library dialog's database field
+        self.database_entry: ttk.Entry | None = None
         self.on_error: Callable[[str], None] = lambda text: None
         self._build_menu()
 
@@ -63,12 +65,31 @@ class LibrarySwitcher(ttk.Menubutton):
         parent = filedialog.askdirectory(parent=self,
                                          title=_("Where should the new library go?"),
                                          initialdir=str(app_dirs().libraries), mustexist=True)
-        if not parent:
-            return
-        self.dialog = AskTextDialog(self, self.theme, title=_("New library"),
-                                    prompt=_("Name of the new library:"),
-                                    initial=_("References"), confirm_label=_("Create"),
-                                    on_confirm=lambda name: self.session.create(parent, name))
+        if parent:
+            self.ask_name(parent)
+
+    def ask_name(self, parent: str) -> None:
+        """The new library's name and, for a studio library shared by a team, its database
+        (docs/studio.md); left empty, a library on this computer."""
+        database = tk.StringVar(value="")
+        px = self.theme.px
+
+        def studio_field(holder: ttk.Frame) -> None:
+            ttk.Label(holder, text=_("Studio database (optional):")).pack(anchor="w")
+            self.database_entry = ttk.Entry(holder, textvariable=database, width=36)
+            self.database_entry.pack(fill="x", pady=(px(4), px(2)))
+            ttk.Label(holder, style="Muted.TLabel", wraplength=px(340), justify="left",
+                      text=_("Leave it empty for a library on this computer. For a library "
+                             "your team shares: its PostgreSQL address, such as "
+                             "postgresql://serpent@studio-server/refs (the password goes in "
+                             "the PostgreSQL password file, never here).")).pack(anchor="w")
+
+        self.database = database
+        self.dialog = AskTextDialog(
+            self, self.theme, title=_("New library"), prompt=_("Name of the new library:"),
+            initial=_("References"), confirm_label=_("Create"), extra=studio_field,
+            on_confirm=lambda name: self.session.create(parent, name,
+                                                        database.get().strip() or None))
 
     def ask_open(self) -> None:
         path = filedialog.askdirectory(parent=self,

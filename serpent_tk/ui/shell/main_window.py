@@ -1,9 +1,8 @@
 """The main window: builds the views and connects them. Wiring only. Tk thread only.
 
 Menu bar · toolbar · sidebar | grid or viewer | inspector · status bar, plus toasts, the
-empty-state panel and drag and drop. Every action (menus, keys, right-click menus) comes
-from one table (`ui/menus/window_actions`). Gateway events reach the views through the
-UiBus.
+banners, the empty-state panel and drag and drop. Every action (menus, keys, right-click
+menus) comes from one table (`ui/menus/window_actions`); gateway events come by the UiBus.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ from dataclasses import dataclass, field
 from tkinter import ttk
 from typing import TYPE_CHECKING, Any
 
+from library.events import DatabaseStatus
 from serpent_tk import APP_NAME
 from serpent_tk.automation.events import (
     ChangeMade,
@@ -35,6 +35,7 @@ from serpent_tk.ui.actions.finding import Finding
 from serpent_tk.ui.actions.importing import DropZone, Importer
 from serpent_tk.ui.actions.plugin_commands import PluginCommands
 from serpent_tk.ui.activity.agent_activity import AgentActivity
+from serpent_tk.ui.activity.database_banner import DatabaseBanner
 from serpent_tk.ui.activity.status_bar import StatusBar
 from serpent_tk.ui.activity.task_status import TaskStatus
 from serpent_tk.ui.activity.toasts import ToastStack
@@ -173,6 +174,7 @@ class MainWindow:
         self.grid.pack(side="top", fill="both", expand=True)
         self.banner = ScopeBanner(self.middle, theme)
         self.banner.place_above(self.grid)
+        self.database_banner = DatabaseBanner(self.middle, theme, self.grid, self.session)
         self.actions = AssetActions(commands, theme, root, lambda: self.session.current,
                                     self.toast)
         self.inspector_holder = ScrollableFrame(self.paned, theme)
@@ -292,6 +294,7 @@ class MainWindow:
                 (ChangeMade, self._change_made), (LibraryLifecycle, self._lifecycle),
                 (TaskProgress, self.importer.progress), (TaskProgress, self.tasks.progress),
                 (ShowInDesktop, self._show_in_desktop),
+                (DatabaseStatus, self.database_banner.status),
                 (ToolsChanged, lambda e: self.browser._sections()),
                 (PluginsChanged, lambda e: self.menubar.refresh("Library"))):
             self._bus_off.append(bus.subscribe(event, handler))
@@ -322,6 +325,7 @@ class MainWindow:
         self.root.title(f"{library_name(ref['name'])} — {APP_NAME}")
         self.switcher.show(library_name(ref["name"]))
         self.tasks.show_library(ref["libraryId"])
+        self.database_banner.showing()
         if self.browser.library_id != ref["libraryId"]:
             self.close_viewer()
             self.search.clear_all(notify=False)
