@@ -114,6 +114,9 @@ class UiSettings(_Section):
     # the window's size was saved at this many pixels per point (a screen of another scale
     # gets it scaled: a window saved at 96 dpi is twice as big on a 192-dpi screen)
     window_scale: float | None = Field(default=None, gt=0, le=20)
+    # the person at this Serpent, as a studio library's history names them ("Anna's Claude
+    # via MCP"); empty: the client alone
+    person_name: str = Field(default="", max_length=60)
 
 
 class PluginSettings(_Section):

@@ -37,7 +37,7 @@ from library.idempotency import new_request_id
 from library.protocol import CallMeta
 from serpent_tk.automation import audit, envelope, policy
 from serpent_tk.automation.analysis import AnalysisFeeder
-from serpent_tk.automation.caller import SOURCES, Caller
+from serpent_tk.automation.caller import MAX_LABEL_LENGTH, SOURCES, Caller
 from serpent_tk.automation.challenge import (
     Binding,
     ChallengeStore,
@@ -128,6 +128,7 @@ class Gateway:
         self._unhook_exposure = self.exposure.on_change(lambda: self.publish(ToolsChanged()))
         self.host: LibraryHost = (host_factory or default_host)(self.on_library_event)
         self.libraries = Libraries(self.host, settings)
+        self.person = settings.load().settings.ui.person_name  # Settings → General
         self.analysis_feeder = AnalysisFeeder(self.hooks.analysis, self.host, self.registry)
         self.analysis_feeder.start()
         self._io.submit(self.libraries.finish_deletions)  # what a crash left half deleted
@@ -258,7 +259,7 @@ class Gateway:
                 except Exception as error:
                     raise self.hooks.refusal(owner, context, error) from None
             meta = CallMeta(source=call.caller.source, credential=call.caller.credential,
-                            label=call.caller.label,
+                            label=attributed(call.caller, self.person),
                             idempotency_key=checked.idempotency_key,
                             request_id=new_request_id() if spec.writes else None,
                             ticket=call.caller.ticket)
@@ -431,6 +432,14 @@ def default_host(on_event: Callable[[object], None],
     return LibraryHost(on_event, private_paths=dirs.private_roots,
                        replay_file=dirs.import_keys_file, spares=spares,
                        machine=machine_name(dirs))
+
+
+def attributed(caller: Caller, person: str) -> str:
+    """The audit label a change keeps: an AI client's is the person's ("Anna's Claude via
+    MCP") once Settings → General names them, so a studio's history says whose it was."""
+    if caller.source == "mcp" and person.strip():
+        return f"{person.strip()}'s {caller.label}"[:MAX_LABEL_LENGTH]
+    return caller.label
 
 
 def _outcome(future: Future[Any]) -> tuple[Any, BaseException | None]:

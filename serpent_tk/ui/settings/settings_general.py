@@ -71,6 +71,18 @@ class GeneralSettingsPage(ttk.Frame):
         self.size_scale.grid(row=2, column=1, columnspan=3, sticky="we", pady=(px(10), 0))
         card.columnconfigure(3, weight=1)
 
+        ttk.Label(self, text=_("Your name"), style="Strong.TLabel").pack(
+            anchor="w", pady=(px(16), px(2)))
+        ttk.Label(self, style="Caption.TLabel", wraplength=px(520), justify="left",
+                  text=_("In a library your team shares, what your AI clients change is "
+                         "shown as yours: “Changed by Anna's Claude via MCP”.")).pack(
+            anchor="w")
+        self.person_var = tk.StringVar(value=settings.ui.person_name)
+        self.person_entry = ttk.Entry(self, textvariable=self.person_var, width=30)
+        self.person_entry.pack(anchor="w", pady=(px(6), 0))
+        self.person_entry.bind("<Return>", lambda _e: self.person_named())
+        self.person_entry.bind("<FocusOut>", lambda _e: self.person_named())
+
         ttk.Label(self, text=_("Move your settings to another computer"),
                   style="Strong.TLabel").pack(anchor="w", pady=(px(16), px(2)))
         ttk.Label(self, style="Caption.TLabel", wraplength=px(520), justify="left",
@@ -94,6 +106,17 @@ class GeneralSettingsPage(ttk.Frame):
         self.missing_frame = ttk.Frame(card)
         self.missing_frame.pack(fill="x")
         self.refresh_missing()
+
+    # the person --------------------------------------------------------------------------
+    def person_named(self) -> None:
+        """Keep the name (saved, and used by the gateway from the next call on)."""
+        name = " ".join(self.person_var.get().split())[:60]
+        if name == self.settings.ui.person_name:
+            return
+        self.settings.ui.person_name = name
+        self.commands.gateway.person = name
+        self.commands.background(lambda: self.store.update(
+            lambda s: setattr(s.ui, "person_name", name)))
 
     # appearance --------------------------------------------------------------------------
     def _theme_chosen(self) -> None:
