@@ -120,6 +120,11 @@ def stop(server: subprocess.Popen[bytes]) -> None:
 def main() -> int:
     folder = Path(sys.argv[1])
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is pytest's: we follow our stdin
+    # a SIGTERM to the test run's process group (`timeout`, a CI runner) reaches us too:
+    # go as at EOF, stopping the server first (it runs in its own session, so nothing else
+    # would; seen: a server left running after `timeout pytest` was terminated)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda _sig, _frame: sys.exit(0))
     bindir = binaries()
     server = None
     try:
