@@ -39,8 +39,10 @@ pytestmark = [
 # every locale, 32.9 MB): 238.1 MB (measured 230.6 MB). Then the media previews and the OCR
 # plugin (measured 622.9 MB, +392.3 MB: OpenCV 179.4 that RapidOCR pulls, PyAV with FFmpeg
 # 105.5, ONNX Runtime 36.6, RapidOCR's models 31.9, PDFium 8.3, fontTools 7.1, the rest
-# theirs and their dependencies'): 630.4 MB. Raise it only with what came in, and say so.
-SIZE_BUDGET = 630_400_000
+# theirs and their dependencies'): 630.4 MB. Then studio libraries (psycopg 3 with libpq in its
+# wheel) and tomlkit (client configs kept as written): measured 635.3 MB, +12.4 MB: 642.8 MB.
+# Raise it only with what came in, and say so.
+SIZE_BUDGET = 642_800_000
 NEVER_BUNDLED = ("scipy", "pywt", "imagehash", "mypy", "pytest", "PyInstaller")
 
 

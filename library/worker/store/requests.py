@@ -132,8 +132,8 @@ def not_answered(call: Call) -> LibraryError:
     if call.key:
         again = "Sending it again with the same idempotencyKey goes on from there."
     else:
-        again = ("Look at history.list before sending it again: sent again, it is a new "
-                 "change (an import finds what was saved as duplicates).")
+        again = ("Look at what the library holds now before sending it again: sent again, "
+                 "it is a new change (an import finds what was saved as duplicates).")
     return LibraryError(WORKER_UNAVAILABLE, "The library worker stopped part-way through this "
                         f"change, twice: {saved}. {again}", outcome="partial",
                         historyId=call.entry, retryable=False)

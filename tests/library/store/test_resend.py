@@ -114,7 +114,7 @@ def test_a_task_killed_twice_part_way_says_what_it_saved(host, library, events, 
     assert error.details["outcome"] == "partial" and not error.retryable
     [step] = [e for e in call(host, library_id, "history.list")["items"]
               if e["command"] == "file.import"]
-    assert error.details["historyId"] == step["id"] and "history.list" in error.message
+    assert error.details["historyId"] == step["id"] and f"historyId {step['id']}" in error.message
     saved = call(host, library_id, "asset.search", {"limit": 1})["total"]
     assert 0 < saved <= 300
     again = call(host, library_id, "file.import", {"sourcePaths": [str(sources)]})
