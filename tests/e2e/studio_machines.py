@@ -5,8 +5,6 @@ studio library on one PostgreSQL (tests/e2e/test_studio_machines.py)."""
 from __future__ import annotations
 
 import os
-import re
-import signal
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,8 +13,7 @@ from pathlib import Path
 
 from serpent_tk.credentials import CredentialStore
 from tests.conftest import serpent_command
-
-LISTENING = re.compile(r"^MCP server listening on (http://127\.0\.0\.1:\d+/mcp)$")
+from tests.mcp.serve_process import LISTENING, stop
 
 
 @dataclass(frozen=True)
@@ -66,12 +63,4 @@ def machine(root: Path, name: str) -> Iterator[Machine]:
         assert found, f"{name} did not start: {line!r}"
         yield Machine(name, found.group(1), token, process, data)
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(30)
-        if process.stdout is not None:
-            process.stdout.close()
+        stop(process)

@@ -38,13 +38,19 @@ def serving() -> Iterator[Served]:
         assert match, (line, process.stderr.read() if process.poll() is not None else "")
         yield Served(match.group(1), int(match.group(2)), process)
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM if os.name == "posix" else signal.SIGINT)
-            try:
-                process.wait(STOP_S)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(STOP_S)
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
+        stop(process)
+
+
+def stop(process: subprocess.Popen[str]) -> None:
+    """End a `serve` as a person would (SIGTERM; killed if it has not stopped in `STOP_S`)
+    and close its pipes."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM if os.name == "posix" else signal.SIGINT)
+        try:
+            process.wait(STOP_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(STOP_S)
+    for stream in (process.stdin, process.stdout, process.stderr):
+        if stream is not None:
+            stream.close()
