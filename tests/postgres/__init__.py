@@ -44,9 +44,12 @@ class PostgresServer:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
-    def start(cls) -> PostgresServer:
+    def start(cls, *, durable: bool = False) -> PostgresServer:
+        """`durable`: fsync and full-page writes on, as on a real server (the benchmarks);
+        the tests' server skips them."""
         folder = Path(tempfile.mkdtemp(prefix="serpent-pg-"))
-        keeper = subprocess.Popen([sys.executable, str(KEEPER), str(folder)],
+        keeper = subprocess.Popen([sys.executable, str(KEEPER), str(folder),
+                                   *(["--durable"] if durable else [])],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert keeper.stdout is not None
         line = keeper.stdout.readline().decode().strip()

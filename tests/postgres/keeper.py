@@ -1,6 +1,6 @@
 """Keeps one test PostgreSQL server: initdb, start, and stop it when its stdin closes.
 
-Runs as its own process (`python tests/postgres/keeper.py FOLDER`), started by
+Runs as its own process (`python tests/postgres/keeper.py FOLDER [--durable]`), started by
 `tests.postgres` with a pipe as stdin. It makes the cluster in FOLDER (as the `postgres`
 user when run as root: PostgreSQL refuses to run as root), starts the server on a free
 loopback port with its socket in FOLDER, prints `READY <port> <bindir>` (or `FAILED
@@ -8,7 +8,8 @@ loopback port with its socket in FOLDER, prints `READY <port> <bindir>` (or `FAI
 need one; it answers `STOPPED`), a line `start` starts it again on the same port (`READY`).
 When its stdin closes (the test session ended, or the pytest process died, even by
 `kill -9`) it stops the server (fast shutdown, then immediate, then SIGKILL) and removes
-FOLDER: no test run leaves a PostgreSQL behind. Standard library only.
+FOLDER: no test run leaves a PostgreSQL behind. The tests' server skips fsync for speed;
+`--durable` (the benchmarks) keeps PostgreSQL's defaults. Standard library only.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def _accepting(folder: Path, port: int) -> bool:
     return (folder / f".s.PGSQL.{port}").exists() and (folder / "data" / "postmaster.pid").exists()
 
 
-def start(folder: Path, bindir: Path, port: int | None = None
+def start(folder: Path, bindir: Path, port: int | None = None, durable: bool = False
           ) -> tuple[subprocess.Popen[bytes], int]:
     data = folder / "data"
     if not data.exists():
@@ -69,7 +70,7 @@ def start(folder: Path, bindir: Path, port: int | None = None
         server = subprocess.Popen(
             [str(bindir / "postgres"), "-D", str(data), "-p", str(port), "-k", str(folder),
              "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300",
-             "-c", "fsync=off", "-c", "full_page_writes=off",
+             *([] if durable else ["-c", "fsync=off", "-c", "full_page_writes=off"]),
              "-c", "shared_buffers=64MB", "-c", "log_min_messages=warning"],
             stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True,
             **_as_postgres())
@@ -119,6 +120,7 @@ def stop(server: subprocess.Popen[bytes]) -> None:
 
 def main() -> int:
     folder = Path(sys.argv[1])
+    durable = "--durable" in sys.argv[2:]
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is pytest's: we follow our stdin
     # a SIGTERM to the test run's process group (`timeout`, a CI runner) reaches us too:
     # go as at EOF, stopping the server first (it runs in its own session, so nothing else
@@ -132,7 +134,7 @@ def main() -> int:
             print("FAILED PostgreSQL is not installed (apt install postgresql)", flush=True)
             return 1
         try:
-            server, port = start(folder, bindir)
+            server, port = start(folder, bindir, durable=durable)
         except (OSError, RuntimeError, subprocess.CalledProcessError) as error:
             detail = getattr(error, "stderr", b"") or b""
             print(f"FAILED {error} {detail.decode(errors='replace')[-500:]}".replace("\n", " "),
@@ -146,7 +148,7 @@ def main() -> int:
                 server = None
                 print("STOPPED", flush=True)
             elif command == "start" and server is None:
-                server, port = start(folder, bindir, port)
+                server, port = start(folder, bindir, port, durable)
                 print(f"READY {port} {bindir}", flush=True)
         return 0
     finally:
