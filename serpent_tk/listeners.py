@@ -24,10 +24,11 @@ class Listeners(Generic[P]):
         self._lock = threading.Lock()
         # keyed by a token per subscription: the same function may subscribe twice, and each
         # unsubscribe removes its own
-        self._listeners: dict[object, Callable[P, None]] = {}
+        self._listeners: dict[object, Callable[P, object]] = {}
 
-    def subscribe(self, listener: Callable[P, None]) -> Callable[[], None]:
-        """Add `listener`; returns the unsubscribe function (calling it twice is harmless)."""
+    def subscribe(self, listener: Callable[P, object]) -> Callable[[], None]:
+        """Add `listener` (what it returns is ignored); returns the unsubscribe function
+        (calling it twice is harmless)."""
         token = object()
         with self._lock:
             self._listeners[token] = listener

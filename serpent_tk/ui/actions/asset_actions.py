@@ -15,6 +15,7 @@ import stat
 import subprocess
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -388,7 +389,7 @@ class AssetActions:
                 return
             for asset in reply.result.get("items", []):
                 self.commands.background(
-                    lambda a=asset: work(a),
+                    partial(work, asset),
                     lambda _result, error: self._done_with_file(doing, error))
 
         self.commands.call("asset.get", {"libraryId": ref["libraryId"], "assetIds": asset_ids},

@@ -7,6 +7,7 @@ itself is built from the window's action table (`ui/menus`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from serpent_tk.ui.actions.asset_actions import AssetActions
@@ -31,7 +32,7 @@ class AssetMenu:
     def ratings(self, keys: list[str]) -> list[tuple[str, Callable[[], None]]]:
         """"Rating" entries: no stars, then one to five."""
         return [(_("No rating") if stars == 0 else "★" * stars,
-                 lambda n=stars: self.actions.set_rating(keys, n)) for stars in range(6)]
+                 partial(self.actions.set_rating, keys, stars)) for stars in range(6)]
 
     def folders_to_move_to(self, keys: list[str]) -> list[tuple[str, Callable[[], None]]]:
         """"Move to folder" entries: no folder (Unfiled), then every folder by its path
@@ -47,13 +48,13 @@ class AssetMenu:
                 current = folders.get(str(current.get("parentId") or ""))
             return " / ".join(reversed(names))
 
-        entries = [(UNFILED.name, lambda: self.actions.move_to_folder(keys, None,
-                                                                      UNFILED.name))]
+        entries: list[tuple[str, Callable[[], None]]] = [
+            (UNFILED.name, partial(self.actions.move_to_folder, keys, None, UNFILED.name))]
         for label, folder_id in sorted((path(f), f["id"]) for f in folders.values()
                                        if f["id"] != shown):
             quoted = _("“{name}”").format(name=label)
-            entries.append((label, lambda f=folder_id, q=quoted:
-                            self.actions.move_to_folder(keys, f, q)))
+            entries.append((label, partial(self.actions.move_to_folder, keys,
+                                                   folder_id, quoted)))
         return entries
 
     def ask_tag(self, keys: list[str]) -> None:
@@ -71,15 +72,15 @@ class AssetMenu:
         if not self.commands.available("collection.members"):
             return []
         shown = self.scope().target if self.scope().kind == "collection" else None
-        found = []
+        found: list[tuple[str, Callable[[], None]]] = []
         for collection in sorted(self.sidebar.collections.values(),
                                  key=lambda c: c.get("position", 0)):
             if collection.get("smart") or collection["id"] == shown:
                 continue
             label = _("“{name}”").format(name=collection["name"])
             found.append((str(collection["name"]),
-                          lambda c=collection["id"], name=label:
-                          self.actions.add_to_collection(keys, c, name)))
+                          partial(self.actions.add_to_collection, keys, collection["id"],
+                                  label)))
         return found
 
     # dropping onto the sidebar -------------------------------------------------------------

@@ -272,7 +272,7 @@ class DropZone:
         self.theme = theme
         self.on_drop = on_drop
         self.label = label
-        self._copy = COPY
+        self._copy: str = COPY
         self._files = DND_FILES
         self.accept(canvas)
 

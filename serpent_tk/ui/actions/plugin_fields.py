@@ -137,7 +137,7 @@ class FieldInput:
 
     def __init__(self, parent: ttk.Frame, spec: FieldSpec, row: int, px: Any) -> None:
         self.spec = spec
-        self.variable: tk.Variable
+        self.variable: tk.BooleanVar | tk.StringVar
         self._ids: dict[str, str] = {}
         name = known(spec.label)
         label = ttk.Label(parent, text=name if spec.kind == "boolean"

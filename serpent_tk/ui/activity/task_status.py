@@ -17,6 +17,7 @@ import time
 import tkinter as tk
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from tkinter import ttk
 from typing import Any
 
@@ -208,7 +209,7 @@ class TaskStatus(ttk.Frame):
                 continue
             label = _("Cancel: {task}").format(task=describe(task)) if len(self.tasks) > 1 \
                 else _("Cancel")
-            found.append((label, lambda t=task: self.cancel(t.task_id)))
+            found.append((label, partial(self.cancel, task.task_id)))
         return found
 
     def cancel(self, task_id: str) -> None:

@@ -170,7 +170,7 @@ class ToastStack:
                 widget = stack.pop()
                 stack.extend(widget.winfo_children())
                 if widget is not toast.bar:
-                    widget.configure(background=p.toast_bg)
+                    widget["background"] = p.toast_bg
                 if isinstance(widget, tk.Label):
                     widget.configure(foreground=p.toast_text)
             toast.button.configure(foreground=self._action_colour())

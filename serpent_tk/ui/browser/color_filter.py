@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import tkinter as tk
 from collections.abc import Callable
+from functools import partial
 from tkinter import colorchooser, ttk
 
 from serpent_tk.ui.language.translate import N_, _
@@ -105,7 +106,7 @@ class ColorFilter(ttk.Frame):
                                   activebackground=colour, foreground=readable_on(colour),
                                   activeforeground=readable_on(colour),
                                   columnbreak=index > 0 and index % PER_COLUMN == 0,
-                                  command=lambda c=colour: self.set(c))
+                                  command=partial(self.set, colour))
         self.menu.add_command(label=_("Other…"), columnbreak=True, command=self.ask_other)
 
     def _fill_closeness(self) -> None:
@@ -113,13 +114,13 @@ class ColorFilter(ttk.Frame):
         menu.add_command(label=_("How close"), state="disabled")
         for name, value in TOLERANCES:
             menu.add_radiobutton(label=_(name), value=value, variable=self._tolerance_var,
-                                 command=lambda v=value: self.set_tolerance(v))
+                                 command=partial(self.set_tolerance, value))
         menu.add_separator()
         menu.add_command(label=_("Covers at least"), state="disabled")
         for share in SHARES:
             menu.add_radiobutton(label=share_words(share), value=share,
                                  variable=self._share_var,
-                                 command=lambda s=share: self.set_share(s))
+                                 command=partial(self.set_share, share))
 
     def open_menu(self) -> None:
         x = self.swatch.winfo_rootx()

@@ -151,7 +151,7 @@ class VirtualGrid(GridInput, ttk.Frame):
         body = t.font(FONT_BODY).metrics("linespace")
         caption = t.font(FONT_CAPTION).metrics("linespace")
         self.body_line = self._body_line = body
-        self.cell_w = self.thumb_px + 2 * self.pad
+        self.cell_w: float = self.thumb_px + 2 * self.pad
         self.cell_h = self.thumb_px + 2 * self.pad + t.px(4) + body + caption + t.px(2)
         if self.mode == "list":
             self.cell_h = max(self.painter.list_thumb(), body) + 2 * t.px(3)
@@ -179,7 +179,6 @@ class VirtualGrid(GridInput, ttk.Frame):
         self.arrangement.arrange(self._width, self._count)
         self._cols = self.arrangement.cols
         if isinstance(self.arrangement, Uniform):
-            self._x0, self._x_step = self.arrangement.x0, self.arrangement.x_step
             self.cell_w = self.arrangement.cell_w
         if self.mode == "list":
             self.painter.columns = arrange_columns(

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import tkinter as tk
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from serpent_tk.ui.browser.layouts import geometry
 from serpent_tk.ui.browser.selection import Selection
+from serpent_tk.ui.tk_typed import ignoring_event
 
 if TYPE_CHECKING:
     from serpent_tk.ui.shell.theme import Theme
@@ -19,7 +21,13 @@ if TYPE_CHECKING:
 DRAG_THRESHOLD_PX = 6
 
 
-class GridInput:
+if TYPE_CHECKING:     # what a grid is besides (a `ttk.Frame`): its `after`, `focus_set`...
+    _Widget = tk.Misc
+else:
+    _Widget = object
+
+
+class GridInput(_Widget):
     # provided by VirtualGrid
     canvas: tk.Canvas
     source: Any
@@ -50,7 +58,6 @@ class GridInput:
         def index_at(self, x: float, y: float) -> int: ...
         def _page_rows(self) -> int: ...
         def _paint(self, cell: Any, data: Any) -> None: ...
-        def after(self, ms: int, func: Callable[..., Any]) -> str: ...
 
     def _bind_input(self, canvas: tk.Canvas) -> None:
         canvas.bind("<ButtonPress-1>", self._on_press)
@@ -63,8 +70,9 @@ class GridInput:
         canvas.bind("<Leave>", lambda e: self._set_hover(-1))
         canvas.bind("<ButtonPress-3>", self._on_context)
         for key, rows in (("Up", -1), ("Down", 1)):
-            canvas.bind(f"<{key}>", lambda e, r=rows: self.move_focus(0, rows=r))
-            canvas.bind(f"<Shift-{key}>", lambda e, r=rows: self.move_focus(0, True, rows=r))
+            canvas.bind(f"<{key}>", ignoring_event(partial(self.move_focus, 0, rows=rows)))
+            canvas.bind(f"<Shift-{key}>",
+                        ignoring_event(partial(self.move_focus, 0, True, rows=rows)))
         canvas.bind("<Left>", lambda e: self.move_focus(-1))
         canvas.bind("<Right>", lambda e: self.move_focus(1))
         canvas.bind("<Shift-Left>", lambda e: self.move_focus(-1, True))

@@ -42,8 +42,12 @@ class ScopeBanner(ttk.Frame):
         else:
             self.button.pack_forget()
         if not self.winfo_manager():
-            self.pack(side="top", fill="x", before=self._before)
-            self.rule.pack(side="top", fill="x", before=self._before)
+            if self._before is None:
+                self.pack(side="top", fill="x")
+                self.rule.pack(side="top", fill="x")
+            else:
+                self.pack(side="top", fill="x", before=self._before)
+                self.rule.pack(side="top", fill="x", before=self._before)
 
     def hide(self) -> None:
         if self.winfo_manager():

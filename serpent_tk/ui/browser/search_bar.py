@@ -43,7 +43,7 @@ class SearchBar(ttk.Frame):
     def text(self) -> str:
         return "" if self._placeholder else self.var.get()
 
-    def focus(self) -> None:  # type: ignore[override]
+    def focus(self) -> None:
         self.entry.focus_set()
         self.entry.select_range(0, "end")
 

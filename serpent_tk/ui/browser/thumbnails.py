@@ -59,9 +59,9 @@ def decode(path: str, pixels: int) -> Image.Image:
     """Runs on a decoder thread: the file at `path`, fitted into a `pixels` square."""
     from PIL import Image, ImageOps  # loaded off the Tk thread, after the window is up
 
-    with Image.open(path) as image:
-        image.draft("RGB", (pixels, pixels))
-        image = ImageOps.exif_transpose(image)
+    with Image.open(path) as opened:
+        opened.draft("RGB", (pixels, pixels))
+        image = ImageOps.exif_transpose(opened)
         if image.mode not in ("RGB", "RGBA"):
             has_alpha = image.mode in ("LA", "PA", "P") and (
                 image.mode != "P" or "transparency" in image.info)
@@ -180,9 +180,9 @@ class Thumbnails:
                 return                     # another library, or the window is gone
             try:
                 envelope = f.result()
-            except Exception as error:
+            except Exception as failure:
                 envelope = {"status": "error", "error": {"code": ErrorCode.INTERNAL,
-                                                         "message": str(error)}}
+                                                         "message": str(failure)}}
             if envelope.get("status") != "ok":
                 error = envelope.get("error") or {}
                 code = str(error.get("code", ""))

@@ -277,7 +277,7 @@ class KindValue(ValueField):
     """One kind or several (any of them)."""
 
     CHOICES = KINDS
-    WORD = staticmethod(kind_word)
+    WORD: Callable[[str], str] = staticmethod(kind_word)
     NOTHING = N_("Choose at least one kind.")
 
     def __init__(self, master: tk.Misc, theme: Theme) -> None:
@@ -373,8 +373,8 @@ class ColourValue(ValueField):
         self.var.set("" if given.get("color") is None else str(given["color"]))
         tolerance = float(given.get("tolerance") or DEFAULT_TOLERANCE)
         self.closeness.set(_(tolerance_name(tolerance)))
-        share = float(given.get("minRatio") if given.get("minRatio") is not None
-                      else DEFAULT_SHARE)
+        ratio = given.get("minRatio")
+        share = float(ratio if ratio is not None else DEFAULT_SHARE)
         self.covers.set(share_words(min(SHARES, key=lambda s: abs(s - share))))
 
     def problem(self) -> str | None:

@@ -99,7 +99,7 @@ class DuplicatesWindow(tk.Toplevel):
         self.protocol("WM_DELETE_WINDOW", self.close)
         self.bind("<Escape>", lambda e: self.close())
         for key in (f"<{MOD}-z>",):
-            self.bind(key, lambda e: (undo(), "break")[1])
+            self.bind(key, lambda e: _then_break(undo))
         self._unsubscribe = bus.subscribe(LibraryChanged, self._library_changed)
         self.review.load()
 
@@ -252,3 +252,9 @@ class DuplicatesWindow(tk.Toplevel):
         if self._reload_timer is not None:
             self.after_cancel(self._reload_timer)
         self.destroy()
+
+
+def _then_break(action: Callable[[], object]) -> str:
+    """Run `action` from a key binding, and keep the key from reaching the main window."""
+    action()
+    return "break"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import tkinter as tk
 from collections.abc import Callable
+from functools import partial
 from tkinter import ttk
 from typing import Any
 
@@ -17,6 +18,7 @@ from serpent_tk.ui.duplicates.review import Group
 from serpent_tk.ui.language import humanize
 from serpent_tk.ui.language.translate import _, ngettext
 from serpent_tk.ui.shell.theme import FONT_CAPTION, Theme
+from serpent_tk.ui.tk_typed import ignoring_event
 
 THUMB_PT = 128
 PER_ROW = 5
@@ -103,7 +105,7 @@ class GroupCard(ttk.Frame):
             picture_label = tk.Label(holder, background=p.placeholder, cursor="hand2",
                                      text="…", foreground=p.text_muted, font=FONT_CAPTION)
             picture_label.pack(fill="both", expand=True)
-            picture_label.bind("<Button-1>", lambda e, a=asset_id: self.choose(a))
+            picture_label.bind("<Button-1>", ignoring_event(partial(self.choose, asset_id)))
             name = tk.Label(tile, text=shortened(str(member.get("name", ""))),
                             background=p.surface, foreground=p.text, anchor="w")
             name.pack(fill="x", pady=(px(4), 0))
@@ -116,10 +118,10 @@ class GroupCard(ttk.Frame):
             self.marks[asset_id] = mark
             ttk.Radiobutton(tile, text=_("Keep"), value=asset_id, variable=self.keep_var,
                             style="Tile.TRadiobutton",
-                            command=lambda a=asset_id: self.choose(a)).pack(anchor="w")
+                            command=partial(self.choose, asset_id)).pack(anchor="w")
             self.tiles[asset_id] = tile
             self.pictures[asset_id] = picture_label
-            picture(asset_id, size, lambda photo, a=asset_id: self._show_picture(a, photo))
+            picture(asset_id, size, partial(self._show_picture, asset_id))
         self.show_choice()
 
     def facts_text(self, asset_id: str) -> str:

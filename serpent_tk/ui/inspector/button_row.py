@@ -4,6 +4,7 @@ only: `add` buttons in order; each keeps its full width at any width of the insp
 from __future__ import annotations
 
 import tkinter as tk
+from collections.abc import Sequence
 from tkinter import ttk
 
 from serpent_tk.ui.shell.theme import Theme
@@ -17,7 +18,7 @@ class ButtonRow(ttk.Frame):
         self._width = 0
         self.bind("<Configure>", self._on_resize)
 
-    def show(self, buttons: list[tk.Widget]) -> None:
+    def show(self, buttons: Sequence[tk.Widget]) -> None:
         """Show exactly `buttons` (children of this row), in this order."""
         self._shown = list(buttons)
         self._layout()
@@ -31,7 +32,7 @@ class ButtonRow(ttk.Frame):
         """Place the buttons left to right, starting a new line where the next one would
         not fit whole (each line its own: no shared columns)."""
         for child in self.winfo_children():
-            if child not in self._shown:
+            if child not in self._shown and isinstance(child, tk.Widget):
                 child.place_forget()
         gap = self.theme.px(6)
         width = self._width if self._width > 1 else self.winfo_reqwidth()

@@ -59,7 +59,7 @@ class FoundText(ttk.Frame):
         self.clipboard_append(chosen)
 
     def _read_only(self, event: tk.Event) -> str | None:
-        copying = (event.state & 0x4) and event.keysym.lower() in ("c", "a", "insert")
+        copying = (int(event.state) & 0x4) and event.keysym.lower() in ("c", "a", "insert")
         moving = event.keysym in ("Left", "Right", "Up", "Down", "Home", "End", "Prior",
                                   "Next", "Tab")
         return None if copying or moving else "break"

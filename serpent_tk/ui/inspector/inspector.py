@@ -136,7 +136,7 @@ class Inspector(ttk.Frame):
                              highlightthickness=1, padx=px(6), pady=px(4))
         self.notes.pack(fill="x")
         self.notes.bind("<FocusOut>", lambda e: self._commit_notes())
-        self.notes.bind("<Control-Return>", lambda e: (self._commit_notes(), "break")[1])
+        self.notes.bind("<Control-Return>", lambda e: self._commit_notes_and_stop())
 
         self._label(self.single, _("Source URL"))
         url_row = ttk.Frame(self.single)
@@ -157,15 +157,15 @@ class Inspector(ttk.Frame):
         self.found = FoundText(self.single, theme)
         self.problem = ttk.Label(self.single, style="Danger.TLabel", anchor="w",
                                  justify="left")
-        self.info = ttk.Frame(self.single)
-        self.info.pack(fill="x", pady=(px(10), 0))
-        self.info.columnconfigure(1, weight=1)
+        self.facts_grid = ttk.Frame(self.single)
+        self.facts_grid.pack(fill="x", pady=(px(10), 0))
+        self.facts_grid.columnconfigure(1, weight=1)
         self._info_rows: dict[str, ttk.Label] = {}
         self._info_names: dict[str, ttk.Label] = {}
         for row, label in enumerate(INFO_ROWS):
-            name = ttk.Label(self.info, text=_(label), style="Caption.TLabel")
+            name = ttk.Label(self.facts_grid, text=_(label), style="Caption.TLabel")
             name.grid(row=row, column=0, sticky="nw", padx=(0, px(10)), pady=px(1))
-            value = ttk.Label(self.info, anchor="w", justify="left")
+            value = ttk.Label(self.facts_grid, anchor="w", justify="left")
             value.grid(row=row, column=1, sticky="w", pady=px(1))
             self._info_rows[label] = value
             self._info_names[label] = name
@@ -329,18 +329,18 @@ class Inspector(ttk.Frame):
         problem = asset.get("problem") or {}
         if problem:
             self.problem.configure(text="⚠ " + problem_sentence(problem))
-            self.problem.pack(fill="x", pady=(self.theme.px(10), 0), before=self.info)
+            self.problem.pack(fill="x", pady=(self.theme.px(10), 0), before=self.facts_grid)
         else:
             self.problem.pack_forget()
         if self.found.show(asset):
-            self.found.pack(fill="x", before=self.info)
+            self.found.pack(fill="x", before=self.facts_grid)
         else:
             self.found.pack_forget()
         image = asset.get("kind", "image") in COLOURED
         if image and (asset.get("palette") or not problem):
             self.colours_label.pack(anchor="w", pady=(self.theme.px(8), self.theme.px(2)),
-                                    before=self.info)
-            self.swatches.pack(fill="x", before=self.info)
+                                    before=self.facts_grid)
+            self.swatches.pack(fill="x", before=self.facts_grid)
             self.swatches.show(asset.get("palette") or [],
                                note=_("Not analysed yet"))
         else:
@@ -442,6 +442,11 @@ class Inspector(ttk.Frame):
     def _revert_name(self) -> None:
         if self.asset is not None:
             self.name_var.set(self.asset.get("name", ""))
+
+    def _commit_notes_and_stop(self) -> str:
+        """Ctrl+Return in the notes: save them, and type no new line."""
+        self._commit_notes()
+        return "break"
 
     def _commit_notes(self) -> None:
         asset = self.asset

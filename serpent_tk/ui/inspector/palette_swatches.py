@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import tkinter as tk
 from collections.abc import Callable, Sequence
+from functools import partial
 from tkinter import ttk
 from typing import Any
 
 from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.shell.theme import Theme
 from serpent_tk.ui.shell.tooltip import tooltip
+from serpent_tk.ui.tk_typed import ignoring_event
 
 SWATCH_PT = 24
 SAME_SHADE = 24          # sRGB distance under which two palette colours show as one swatch
@@ -78,7 +80,7 @@ class PaletteSwatches(ttk.Frame):
                               cursor="hand2", highlightthickness=1,
                               highlightbackground=self.theme.palette.text_muted)
             swatch.pack(side="left", padx=(0, self.theme.px(4)))
-            swatch.bind("<Button-1>", lambda e, c=colour: self.on_pick(c))
+            swatch.bind("<Button-1>", ignoring_event(partial(self._picked, colour)))
             tooltip(swatch, self.theme, _("{share}. Click to find assets with this "
                                           "colour.").format(share=share_words(entry)))
             self.swatches.append(swatch)
@@ -89,6 +91,9 @@ class PaletteSwatches(ttk.Frame):
     def pick(self, index: int) -> None:
         """What a click on swatch `index` does (tests)."""
         self.on_pick(str(self.palette[index]["color"]))
+
+    def _picked(self, colour: str) -> None:
+        self.on_pick(colour)
 
     def _restyle(self) -> None:
         for swatch in self.swatches:

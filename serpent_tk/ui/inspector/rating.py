@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import tkinter as tk
 from collections.abc import Callable
+from functools import partial
 
 from serpent_tk.ui.shell.theme import Theme
+from serpent_tk.ui.tk_typed import ignoring_event
 
 STARS = 5
 
@@ -34,7 +36,7 @@ class RatingStars(tk.Canvas):
         self.bind("<Leave>", lambda e: self._set_hover(0))
         self.bind("<Button-1>", self._on_click)
         for digit in range(STARS + 1):
-            self.bind(str(digit), lambda e, d=digit: self._choose(d))
+            self.bind(str(digit), ignoring_event(partial(self._choose, digit)))
         self.bind("<Left>", lambda e: self._choose(max(0, self.value - 1)))
         self.bind("<Right>", lambda e: self._choose(min(STARS, self.value + 1)))
         theme.on_change(self._paint)

@@ -12,11 +12,23 @@ from __future__ import annotations
 import tkinter as tk
 from collections.abc import Callable, Mapping, Sequence
 from tkinter import ttk
+from typing import Any
 
 from serpent_tk.ui.inspector.tag_suggestions import SuggestionList, suggestions
 from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.shell.theme import FONT_BODY, FONT_CAPTION, Theme
 
+
+class Chip(tk.Frame):
+    """One tag's chip in the editor; a partial one (a tag only some of the shown assets
+    carry) has its + and ✕ at hand (tests press them)."""
+
+    def __init__(self, tag: str, master: tk.Misc, **options: Any) -> None:
+        super().__init__(master, **options)
+        self.tag_name = tag
+        self.partial = False
+        self.add_button: tk.Label | None = None
+        self.remove_button: tk.Label | None = None
 
 class TagEditor(ttk.Frame):
     def __init__(self, master: tk.Misc, theme: Theme) -> None:
@@ -46,8 +58,8 @@ class TagEditor(ttk.Frame):
         self.entry.bind("<KP_Enter>", lambda e: self._commit())
         self.entry.bind("<Tab>", lambda e: self._take_suggestion())
         self.entry.bind("<comma>", lambda e: self._commit())
-        self.entry.bind("<Down>", lambda e: (self.suggestions.move(1), "break")[1])
-        self.entry.bind("<Up>", lambda e: (self.suggestions.move(-1), "break")[1])
+        self.entry.bind("<Down>", lambda e: self._move_suggestion(1))
+        self.entry.bind("<Up>", lambda e: self._move_suggestion(-1))
         self.entry.bind("<Escape>", lambda e: self._escape())
         self.entry.bind("<KeyRelease>", self._complete)
         self.chips.bind("<Configure>", lambda e: self._fit_height())
@@ -84,9 +96,13 @@ class TagEditor(ttk.Frame):
         chips.configure(state="disabled")
         self.after_idle(self._fit_height)
 
-    def _chip(self, tag: str) -> tk.Frame:
+    def _move_suggestion(self, delta: int) -> str:
+        self.suggestions.move(delta)
+        return "break"
+
+    def _chip(self, tag: str) -> Chip:
         p, px = self.theme.palette, self.theme.px
-        frame = tk.Frame(self.chips, background=p.surface_hover, padx=px(5), pady=px(1))
+        frame = Chip(tag, self.chips, background=p.surface_hover, padx=px(5), pady=px(1))
         label = tk.Label(frame, text=tag, background=p.surface_hover, foreground=p.text,
                          font=FONT_BODY)
         label.pack(side="left")
@@ -94,13 +110,12 @@ class TagEditor(ttk.Frame):
                          foreground=p.text_muted, font=FONT_BODY, cursor="hand2")
         close.pack(side="left", padx=(px(4), 0))
         close.bind("<Button-1>", lambda e: self.on_remove(tag))
-        frame.tag_name = tag  # type: ignore[attr-defined]  # tests find chips by tag
         return frame
 
-    def _partial_chip(self, tag: str, count: int, of: int) -> tk.Frame:
+    def _partial_chip(self, tag: str, count: int, of: int) -> Chip:
         """A tag only some of the shown assets carry: outlined, "sky · 3 of 5"."""
         p, px = self.theme.palette, self.theme.px
-        frame = tk.Frame(self.chips, background=p.background, padx=px(5), pady=0,
+        frame = Chip(tag, self.chips, background=p.background, padx=px(5), pady=0,
                          highlightthickness=1, highlightbackground=p.text_muted,
                          highlightcolor=p.text_muted)
         label = tk.Label(frame, text=tag, background=p.background, foreground=p.text,
@@ -118,21 +133,20 @@ class TagEditor(ttk.Frame):
                           foreground=p.text_muted, font=FONT_BODY, cursor="hand2")
         remove.pack(side="left", padx=(px(3), 0))
         remove.bind("<Button-1>", lambda e: self.on_remove(tag))
-        frame.tag_name = tag  # type: ignore[attr-defined]
-        frame.partial = True  # type: ignore[attr-defined]
-        frame.add_button = add  # type: ignore[attr-defined]
-        frame.remove_button = remove  # type: ignore[attr-defined]
+        frame.partial = True
+        frame.add_button = add
+        frame.remove_button = remove
         return frame
 
     def chip_names(self) -> list[str]:
         """Tags every shown asset carries (normal chips)."""
-        return [getattr(w, "tag_name", "") for w in self.chips.winfo_children()
-                if not getattr(w, "partial", False)]
+        return [w.tag_name for w in self.chips.winfo_children()
+                if isinstance(w, Chip) and not w.partial]
 
-    def partial_chips(self) -> dict[str, tk.Frame]:
+    def partial_chips(self) -> dict[str, Chip]:
         """Partial chips by tag (tests press their + and ✕)."""
-        return {w.tag_name: w for w in self.chips.winfo_children()  # type: ignore[attr-defined]
-                if getattr(w, "partial", False)}
+        return {w.tag_name: w for w in self.chips.winfo_children()
+                if isinstance(w, Chip) and w.partial}
 
     def _fit_height(self) -> None:
         """As tall as the chips need (their rows are taller than a line of text: a height in

@@ -14,6 +14,7 @@ import tkinter as tk
 from collections.abc import Callable, Sequence
 
 from serpent_tk.ui.shell.theme import FONT_BODY, Theme
+from serpent_tk.ui.tk_typed import chosen_rows, row_at
 
 MAX_SHOWN = 8
 
@@ -49,7 +50,7 @@ class SuggestionList:
     def highlighted(self) -> str | None:
         if self.listbox is None:
             return None
-        chosen = self.listbox.curselection()
+        chosen = chosen_rows(self.listbox)
         return self.items[chosen[0]] if chosen else None
 
     def show(self, items: list[str]) -> None:
@@ -101,7 +102,7 @@ class SuggestionList:
         """Down / Up: highlight the next or previous suggestion."""
         if self.listbox is None or not self.items:
             return
-        chosen = self.listbox.curselection()
+        chosen = chosen_rows(self.listbox)
         index = (chosen[0] + delta) if chosen else (0 if delta > 0 else len(self.items) - 1)
         index = max(0, min(len(self.items) - 1, index))
         self.listbox.selection_clear(0, "end")
@@ -111,7 +112,7 @@ class SuggestionList:
     def _clicked(self, event: tk.Event) -> None:
         if self.listbox is None:
             return
-        index = self.listbox.nearest(event.y)
+        index = row_at(self.listbox, event.y)
         if 0 <= index < len(self.items):
             tag = self.items[index]
             self.hide()

@@ -59,25 +59,27 @@ def extract() -> Catalog:
 
     template = Catalog(domain=DOMAIN, project="Serpent", charset="utf-8")
     for message, where, comments, context in _found():
-        template.add(message, None, [where], auto_comments=comments, context=context)
+        # no line numbers (None): the catalogue stays the same while code moves about
+        template.add(message, None, [(where, None)],  # type: ignore[list-item]
+                     auto_comments=comments, context=context)
     return template
 
 
-def _found() -> Iterator[tuple[Any, tuple[str, None], list[str], str | None]]:
+def _found() -> Iterator[tuple[Any, str, list[str], str | None]]:
     from babel.messages.extract import extract_from_dir
 
     for folder, keywords in SOURCES:
         for filename, _line, message, comments, context in extract_from_dir(
                 str(folder), method_map=[("**.py", "python")], keywords=keywords,
                 comment_tags=COMMENT_TAGS, strip_comment_tags=True):
-            where = (Path(folder, filename).relative_to(ROOT).as_posix(), None)
+            where = Path(folder, filename).relative_to(ROOT).as_posix()
             yield message, where, list(comments), context
     for name, template in registry_words():
-        yield template, ("serpent_tk/automation/registry.py", None), [
+        yield template, "serpent_tk/automation/registry.py", [
             f"What the window says the command {name} did (or is doing)."], None  # i18n: not words
-    for where, text in plugin_words():
+    for plugin_file, text in plugin_words():
         # a comment for translators: i18n: not words
-        yield text, (where, None), ["A shipped plugin's words (Settings → Plugins, its "
+        yield text, plugin_file, ["A shipped plugin's words (Settings → Plugins, its "
                                     "menu entry and dialog)."], None
 
 

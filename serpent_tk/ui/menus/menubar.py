@@ -10,6 +10,8 @@ from __future__ import annotations
 import tkinter as tk
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
+from typing import Literal
 
 from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.menus.action_table import MENUS, Action, CascadeEntry, Target
@@ -40,7 +42,7 @@ def fill(menu: tk.Menu, theme: Theme, actions: Sequence[Action], target: Target,
         if group is not None and action.group != group:
             menu.add_separator()
         group = action.group
-        state = "normal" if available else "disabled"
+        state: Literal["normal", "disabled"] = "normal" if available else "disabled"
         label = action.text(target)
         if action.cascade is not None:
             sub = themed_menu(menu, theme)
@@ -92,7 +94,7 @@ class MenuBar:
         for name in MENUS:
             items = [a for a in self.actions if a.menu == name and a.in_menu_bar]
             menu = themed_menu(self.bar, theme)
-            menu.configure(postcommand=lambda m=menu, i=items: self._refill(m, i))
+            menu.configure(postcommand=partial(self._refill, menu, items))
             self.bar.add_cascade(label=_(name), menu=menu, underline=0)
             self.menus[name] = menu
             self._refill(menu, items)

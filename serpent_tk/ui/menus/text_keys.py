@@ -16,19 +16,22 @@ ENTRY_CLASSES = ("TEntry", "Entry", "TCombobox", "Spinbox", "TSpinbox")
 def install(root: tk.Misc) -> None:
     for letter in ("a", "A"):
         for widget_class in ENTRY_CLASSES:
-            root.bind_class(widget_class, f"<{MOD}-{letter}>", select_all_entry)
-        root.bind_class("Text", f"<{MOD}-{letter}>", select_all_text)
+            root.bind_class(widget_class, f"<{MOD}-{letter}>",
+                            lambda event: select_all_entry(root, event))
+        root.bind_class("Text", f"<{MOD}-{letter}>", lambda event: select_all_text(root, event))
 
 
-def select_all_entry(event: tk.Event) -> str:
-    entry = event.widget
-    entry.selection_range(0, "end")
-    entry.icursor("end")
+# By the widget's Tcl name: a file dialog's entry is Tk's own, not a Python widget, and
+# its event names it by path only.
+def select_all_entry(root: tk.Misc, event: tk.Event) -> str:
+    path = str(event.widget)
+    root.tk.call(path, "selection", "range", 0, "end")
+    root.tk.call(path, "icursor", "end")
     return "break"
 
 
-def select_all_text(event: tk.Event) -> str:
-    text = event.widget
-    text.tag_add("sel", "1.0", "end-1c")
-    text.mark_set("insert", "end-1c")
+def select_all_text(root: tk.Misc, event: tk.Event) -> str:
+    path = str(event.widget)
+    root.tk.call(path, "tag", "add", "sel", "1.0", "end-1c")
+    root.tk.call(path, "mark", "set", "insert", "end-1c")
     return "break"

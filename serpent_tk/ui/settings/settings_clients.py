@@ -33,7 +33,7 @@ def new_suffix() -> str:
 class GridLabelWhenSaid(ttk.Label):
     """A gridded label that takes no room while it has nothing to say."""
 
-    def configure(self, cnf: Any = None, **kw: Any) -> Any:  # type: ignore[override]
+    def configure(self, cnf: Any = None, **kw: Any) -> Any:
         result = super().configure(cnf, **kw)
         if "text" in kw:
             if kw["text"]:

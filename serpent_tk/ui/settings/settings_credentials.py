@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import tkinter as tk
 from collections.abc import Callable
+from functools import partial
 from tkinter import ttk
 from typing import Any
 
@@ -79,7 +80,7 @@ class CredentialsPanel(ttk.Frame):
         menu = tk.Menu(self.mode_button, tearoff=False)
         for mode in MODE_LABELS:
             menu.add_radiobutton(label=mode_label(mode), value=mode, variable=self.mode_var,
-                                 command=lambda m=mode: self.set_mode(self.selected(), m))
+                                 command=partial(self._set_mode_of_selected, mode))
         self.mode_button["menu"] = menu
         self.mode_button.pack(side="left", padx=(px(6), 0))
         self.toolset_var = tk.StringVar()
@@ -88,8 +89,7 @@ class CredentialsPanel(ttk.Frame):
         for toolset in TOOLSET_LABELS:
             toolsets.add_radiobutton(label=toolset_label(toolset), value=toolset,
                                      variable=self.toolset_var,
-                                     command=lambda t=toolset: self.set_toolset(self.selected(),
-                                                                                t))
+                                     command=partial(self._set_toolset_of_selected, toolset))
         self.toolset_button["menu"] = toolsets
         self.toolset_button.pack(side="left", padx=(px(6), 0))
         self.reveal_button = ttk.Button(buttons, text=_("Reveal token"), command=self.reveal)
@@ -133,7 +133,7 @@ class CredentialsPanel(ttk.Frame):
         names = [c.name for c in items]
         self.names = names
         self.on_names(names)
-        if current in names:
+        if current is not None and current in names:
             self.tree.selection_set(current)
         if names:
             self.no_credentials.pack_forget()
@@ -144,6 +144,12 @@ class CredentialsPanel(ttk.Frame):
     def selected(self) -> str | None:
         selection = self.tree.selection()
         return selection[0] if selection else None
+
+    def _set_mode_of_selected(self, mode: str) -> None:
+        self.set_mode(self.selected(), mode)
+
+    def _set_toolset_of_selected(self, toolset: str) -> None:
+        self.set_toolset(self.selected(), toolset)
 
     def _credential_selected(self) -> None:
         name = self.selected()

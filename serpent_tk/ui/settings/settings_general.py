@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import tkinter as tk
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from tkinter import filedialog, ttk
 from typing import Any
@@ -19,7 +20,7 @@ from serpent_tk.settings import Settings, SettingsStore
 from serpent_tk.ui.language import humanize, translate
 from serpent_tk.ui.language.translate import _, ngettext
 from serpent_tk.ui.shell.commands import Commands
-from serpent_tk.ui.shell.theme import Theme
+from serpent_tk.ui.shell.theme import Theme, ThemeName, theme_name
 
 log = logging.getLogger(__name__)
 
@@ -27,9 +28,9 @@ log = logging.getLogger(__name__)
 class GeneralSettingsPage(ttk.Frame):
     def __init__(self, master: tk.Misc, theme: Theme, commands: Commands,
                  settings_store: SettingsStore, settings: Settings,
-                 on_theme: Callable[[str], None],
+                 on_theme: Callable[[ThemeName], None],
                  on_thumbnail_size: Callable[[int], None] | None = None,
-                 on_language: Callable[[str], None] | None = None) -> None:
+                 on_language: Callable[[str], object] | None = None) -> None:
         px = theme.px
         super().__init__(master, padding=(px(16), px(12)))
         self.theme = theme
@@ -120,8 +121,8 @@ class GeneralSettingsPage(ttk.Frame):
 
     # appearance --------------------------------------------------------------------------
     def _theme_chosen(self) -> None:
-        name = self.theme_var.get()
-        self.settings.ui.theme = name  # type: ignore[assignment]
+        name = theme_name(self.theme_var.get())
+        self.settings.ui.theme = name
         self.commands.background(lambda: self.store.update(
             lambda s: setattr(s.ui, "theme", name)))
         self.on_theme(name)
@@ -232,7 +233,7 @@ class GeneralSettingsPage(ttk.Frame):
             ttk.Label(row, text=entry.path, style="Caption.TLabel").pack(
                 side="left", padx=(px(8), 0))
             ttk.Button(row, text=_("Locate…"),
-                       command=lambda e=entry: self.ask_locate(e)).pack(side="right")
+                       command=partial(self.ask_locate, entry)).pack(side="right")
 
     def ask_locate(self, entry: portable.MissingLibrary) -> None:
         path = filedialog.askdirectory(parent=self,

@@ -67,17 +67,20 @@ class McpSettingsPage(ttk.Frame):
         card = self._section(_("Credentials"), _(
             "Each AI client gets its own token. Auto lets it organize the library; Read only "
             "can only look; Full Access can do everything."))
-        self.keys = CredentialsPanel(card, theme, commands, credentials)
-        self.keys.pack(fill="x")
-        self.keys.on_names = self.connect.set_names
-        self.keys.default_name = lambda: self.connect.client().label \
-            if self.connect.client() else ""
-        self.connect.on_created = lambda name: self.keys.reload(select=name)
+        self.creds = CredentialsPanel(card, theme, commands, credentials)
+        self.creds.pack(fill="x")
+        self.creds.on_names = self.connect.set_names
+        self.creds.default_name = self._chosen_client_label
+        self.connect.on_created = lambda name: self.creds.reload(select=name)
         self.refresh_status()
         self.bind("<Map>", lambda e: self._start_polling())
         self.bind("<Destroy>", self._on_destroy, add="+")
 
     # layout ------------------------------------------------------------------------------
+    def _chosen_client_label(self) -> str:
+        client = self.connect.client()
+        return client.label if client else ""
+
     def _section(self, title: str, subtitle: str | None = None) -> ttk.Frame:
         px = self.theme.px
         first = not self.winfo_children()

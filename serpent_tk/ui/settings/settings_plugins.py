@@ -190,6 +190,6 @@ class PluginsSettingsPage(ttk.Frame):
             if state.id == card.id:
                 card.show(state)
 
-    def _destroyed(self, event: tk.Event) -> None:  # type: ignore[type-arg]
+    def _destroyed(self, event: tk.Event) -> None:
         if event.widget is self:
             self._unsubscribe()

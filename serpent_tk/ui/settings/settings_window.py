@@ -19,17 +19,18 @@ from serpent_tk.ui.settings.settings_mcp import McpSettingsPage
 from serpent_tk.ui.settings.settings_plugins import PluginControls, PluginsSettingsPage
 from serpent_tk.ui.shell.commands import Commands
 from serpent_tk.ui.shell.scrolling import ScrollableFrame
-from serpent_tk.ui.shell.theme import Theme
+from serpent_tk.ui.shell.theme import Theme, ThemeName
+from serpent_tk.ui.tk_typed import selected_tab, show_tab
 
 
 class SettingsWindow(tk.Toplevel):
     def __init__(self, parent: tk.Misc, theme: Theme, commands: Commands,
                  settings_store: SettingsStore, settings: Settings,
                  controls: McpControls | None, credentials: CredentialStore | None,
-                 on_theme: Callable[[str], None],
+                 on_theme: Callable[[ThemeName], None],
                  on_thumbnail_size: Callable[[int], None] | None = None,
                  plugins: PluginControls | None = None,
-                 on_language: Callable[[str], None] | None = None) -> None:
+                 on_language: Callable[[str], object] | None = None) -> None:
         super().__init__(parent)
         self.theme = theme
         self.title(_("Settings — {app}").format(app=APP_NAME))
@@ -75,7 +76,7 @@ class SettingsWindow(tk.Toplevel):
 
     def page(self) -> str:
         """The page shown now: "mcp", "general" or "plugins"."""
-        selected = self.notebook.select()
+        selected = selected_tab(self.notebook)
         if selected == str(self._general_tab):
             return "general"
         if self.plugins is not None and selected == str(self._plugins_tab):
@@ -84,11 +85,11 @@ class SettingsWindow(tk.Toplevel):
 
     def show_page(self, page: str) -> None:
         if page == "mcp":
-            self.notebook.select(0)
+            show_tab(self.notebook, 0)
         elif page == "plugins" and self.plugins is not None:
-            self.notebook.select(self._plugins_tab)
+            show_tab(self.notebook, self._plugins_tab)
         else:
-            self.notebook.select(self._general_tab)
+            show_tab(self.notebook, self._general_tab)
         self.deiconify()
         self.lift()
         self.focus_set()

@@ -15,7 +15,7 @@ from typing import Any
 
 from serpent_tk.listeners import Listeners
 
-Handler = Callable[[Any], None]
+Handler = Callable[[Any], object]
 
 
 class UiBus:

@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 _ALWAYS_OURS = frozenset({
     ErrorCode.VERSION_CONFLICT, ErrorCode.WORKER_UNAVAILABLE, ErrorCode.BUSY,
     ErrorCode.LIBRARY_NOT_OPEN, ErrorCode.HISTORY_EMPTY, ErrorCode.PERMISSION_DENIED})
-_CODE_WORDS: dict[ErrorCode, str] = {
+_CODE_WORDS: dict[str, str] = {
     ErrorCode.VERSION_CONFLICT: N_(
         "It was changed meanwhile (perhaps by an AI client). The newest version is shown "
         "now; please try again."),
@@ -257,6 +257,6 @@ def _copy_outcome(source: Future[dict[str, Any]], target: Future[dict[str, Any]]
     if source.cancelled():
         target.cancel()
     elif source.exception() is not None:
-        target.set_exception(source.exception())  # type: ignore[arg-type]
+        target.set_exception(source.exception())
     else:
         target.set_result(source.result())

@@ -37,7 +37,7 @@ class Dialog(tk.Toplevel):
 
     def present(self, focus: tk.Widget | None = None) -> None:
         """Show centred over the parent, take the grab when the window manager allows."""
-        parent = self.master.winfo_toplevel()  # type: ignore[union-attr]
+        parent = self.master.winfo_toplevel()
         self.update_idletasks()
         width, height = self.winfo_reqwidth(), self.winfo_reqheight()
         x = parent.winfo_rootx() + max(0, (parent.winfo_width() - width) // 2)
@@ -76,7 +76,7 @@ class ConfirmDialog(Dialog):
     a red band and a red confirm button; Cancel keeps the focus."""
 
     def __init__(self, parent: tk.Misc, theme: Theme, *, title: str, heading: str,
-                 text: str, confirm_label: str, on_confirm: Callable[[], None],
+                 text: str, confirm_label: str, on_confirm: Callable[[], object],
                  danger: bool = False) -> None:
         super().__init__(parent, theme, title)
         self.on_confirm = on_confirm

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tkinter as tk
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from tkinter import filedialog, ttk
 from typing import Any
@@ -55,7 +56,7 @@ class LibrarySwitcher(ttk.Menubutton):
             mark = "● " if item.get("libraryId") and item.get("libraryId") == current else "   "
             path = str(item.get("path", ""))
             menu.add_command(label=mark + label,
-                             command=lambda p=path: self.session.open_path(p))
+                             command=partial(self.session.open_path, path))
         if self.items:
             menu.add_separator()
         menu.add_command(label=_("New library…"), command=self.ask_new)

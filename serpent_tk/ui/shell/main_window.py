@@ -265,7 +265,7 @@ class MainWindow:
         self.sidebar.actions_enabled = {
             "new-folder": commands.available("folder.create"),
             "new-collection": can_create, "new-smart": can_create}
-        sidebar_actions = {
+        sidebar_actions: dict[str, Callable[[], object]] = {
             "new-folder": lambda: self.sidebar_menu.new_folder(None),
             "new-collection": self.sidebar_menu.new_collection,
             "new-smart": lambda: self.sidebar_menu.smart_collection(None)}

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from tkinter import ttk
 
 from serpent_tk.ui.shell.theme import Theme
+from serpent_tk.ui.tk_typed import panes, sash_position
 
 MIN_SIDEBAR_PT = 120
 MIN_INSPECTOR_PT = 190
@@ -23,8 +24,8 @@ MIN_MIDDLE_PT = 160
 
 
 class Panes:
-    def __init__(self, paned: ttk.PanedWindow, theme: Theme, sidebar: tk.Misc,
-                 middle: tk.Misc, inspector: tk.Misc) -> None:
+    def __init__(self, paned: ttk.PanedWindow, theme: Theme, sidebar: tk.Widget,
+                 middle: tk.Widget, inspector: tk.Widget) -> None:
         self.paned = paned
         self.theme = theme
         self.widgets = {"sidebar": sidebar, "middle": middle, "inspector": inspector}
@@ -44,7 +45,7 @@ class Panes:
 
     # showing and hiding ------------------------------------------------------------------
     def shown(self, name: str) -> bool:
-        return str(self.widgets[name]) in self.paned.panes()
+        return str(self.widgets[name]) in panes(self.paned)
 
     def toggle(self, name: str) -> None:
         self.show(name, not self.shown(name))
@@ -87,9 +88,9 @@ class Panes:
             return 0
         try:
             if name == "sidebar":
-                return int(self.paned.sashpos(0))
-            last = len(self.paned.panes()) - 2
-            return int(self.paned.winfo_width() - self.paned.sashpos(last))
+                return sash_position(self.paned, 0)
+            last = len(panes(self.paned)) - 2
+            return int(self.paned.winfo_width() - sash_position(self.paned, last))
         except tk.TclError:
             return 0
 
@@ -101,10 +102,10 @@ class Panes:
             return
         with contextlib.suppress(tk.TclError):
             if name == "sidebar":
-                self.paned.sashpos(0, pixels)
+                sash_position(self.paned, 0, pixels)
             else:
-                last = len(self.paned.panes()) - 2
-                self.paned.sashpos(last, self.paned.winfo_width() - pixels)
+                last = len(panes(self.paned)) - 2
+                sash_position(self.paned, last, self.paned.winfo_width() - pixels)
         self._clamp()
 
     def minimum(self, name: str) -> int:
@@ -125,9 +126,9 @@ class Panes:
         with contextlib.suppress(tk.TclError):
             sidebar = self.shown("sidebar")
             inspector = self.shown("inspector")
-            left = int(self.paned.sashpos(0)) if sidebar else 0
-            right_sash = len(self.paned.panes()) - 2
-            right = total - int(self.paned.sashpos(right_sash)) if inspector else 0
+            left = sash_position(self.paned, 0) if sidebar else 0
+            right_sash = len(panes(self.paned)) - 2
+            right = total - sash_position(self.paned, right_sash) if inspector else 0
             if sidebar:
                 left = max(self.minimum("sidebar"), left)
             if inspector:
@@ -156,7 +157,7 @@ class Panes:
                         right -= taken
                     else:
                         left -= taken
-            if sidebar and int(self.paned.sashpos(0)) != left:
-                self.paned.sashpos(0, left)
-            if inspector and total - int(self.paned.sashpos(right_sash)) != right:
-                self.paned.sashpos(right_sash, total - right)
+            if sidebar and sash_position(self.paned, 0) != left:
+                sash_position(self.paned, 0, left)
+            if inspector and total - sash_position(self.paned, right_sash) != right:
+                sash_position(self.paned, right_sash, total - right)

@@ -45,7 +45,7 @@ class ScrollableFrame(ttk.Frame):
         self.canvas.itemconfigure(self._window, width=event.width)
         self._update_region()
 
-    def _scrolled(self, first: str, last: str) -> None:
+    def _scrolled(self, first: float | str, last: float | str) -> None:
         self.scrollbar.set(first, last)
         if float(first) <= 0.0 and float(last) >= 1.0:
             self.scrollbar.grid_remove()

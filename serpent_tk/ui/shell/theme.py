@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tkinter as tk
 import tkinter.font as tkfont
+from collections.abc import Callable
 from dataclasses import dataclass
 from tkinter import ttk
 from typing import Literal
@@ -22,6 +23,12 @@ from serpent_tk.ui.language import font_families
 log = logging.getLogger(__name__)
 
 ThemeName = Literal["system", "light", "dark"]
+
+
+def theme_name(text: str) -> ThemeName:
+    """A theme's name as the settings keep it, from a chooser's text ("system" for any
+    other)."""
+    return "light" if text == "light" else "dark" if text == "dark" else "system"
 
 
 @dataclass(frozen=True)
@@ -91,9 +98,9 @@ def enable_windows_dpi_awareness() -> None:
         import ctypes
 
         try:
-            ctypes.windll.shcore.SetProcessDpiAwareness(2)  # type: ignore[attr-defined]
+            ctypes.windll.shcore.SetProcessDpiAwareness(2)  # type: ignore[attr-defined,unused-ignore]
         except (AttributeError, OSError):
-            ctypes.windll.user32.SetProcessDPIAware()  # type: ignore[attr-defined]
+            ctypes.windll.user32.SetProcessDPIAware()  # type: ignore[attr-defined,unused-ignore]
     except Exception as error:  # never stop the app for cosmetics
         log.info("DPI awareness not set: %s", error)
 
@@ -143,7 +150,7 @@ class Theme:
         self.requested: ThemeName = name
         self.mode: Literal["light", "dark"] = "light"
         self.palette = LIGHT
-        self._listeners: list[callable] = []  # type: ignore[valid-type]
+        self._listeners: list[Callable[[], object]] = []
         self._points_to_px = root.winfo_fpixels("1p")
         self.image_scale = self._scale_theme_images(root)
         # sv-ttk answers every <<ThemeChanged>> (sent after *any* style change) with
@@ -206,10 +213,10 @@ class Theme:
         while stack:
             widget = stack.pop()
             stack.extend(widget.winfo_children())
-            if widget.winfo_class() == "TLabel" and str(widget.cget("style")):
+            if isinstance(widget, ttk.Label) and str(widget.cget("style")):
                 widget.configure(foreground="")   # let the style's colour show again
 
-    def on_change(self, listener) -> None:  # type: ignore[no-untyped-def]
+    def on_change(self, listener: Callable[[], object]) -> None:
         self._listeners.append(listener)
 
     def forget_listeners(self) -> None:
@@ -219,7 +226,7 @@ class Theme:
     def _configure_fonts(self) -> None:
         family = font_families.ui_family(self.root)      # the window's language's glyphs
         for name, size, bold in _SV_FONTS:
-            weight = "bold" if bold else "normal"
+            weight: Literal["normal", "bold"] = "bold" if bold else "normal"
             try:
                 tkfont.nametofont(name, root=self.root).configure(
                     family=family, size=size, weight=weight)

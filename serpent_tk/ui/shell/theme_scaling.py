@@ -55,8 +55,9 @@ def _scaled_sprites(sprites: str, sheet: Path, target: Path, factor: float) -> s
     bleed into each other) and its coordinates to match."""
     from PIL import Image
 
-    entries = [(m.group(1), m.group(2), *map(int, m.groups()[2:]))
-               for m in _SPRITE.finditer(sprites)]
+    entries: list[tuple[str, str, int, int, int, int]] = [
+        (m.group(1), m.group(2), int(m.group(3)), int(m.group(4)), int(m.group(5)),
+         int(m.group(6))) for m in _SPRITE.finditer(sprites)]
     with Image.open(sheet) as opened:
         source = opened.convert("RGBA")
     canvas = Image.new("RGBA", (round(source.width * factor), round(source.height * factor)))

@@ -14,7 +14,9 @@ from __future__ import annotations
 import tkinter as tk
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from tkinter import ttk
+from typing import Any
 
 from serpent_tk.ui.browser.layouts.choice import LAYOUTS, SYMBOLS
 from serpent_tk.ui.browser.search_bar import SearchBar
@@ -70,8 +72,8 @@ class Toolbar(ttk.Frame):
         self.zoom.set(zoom_index)
         self.zoom.pack(side="right", padx=(px(10), px(10)))
         self.layout_button = ttk.Menubutton(self, text=SYMBOLS["grid"], width=2)
-        self.layout_menu = themed_menu(self.layout_button, theme,
-                                       postcommand=lambda: self._fill_layouts(self.layout_menu))
+        self.layout_menu: tk.Menu = themed_menu(
+            self.layout_button, theme, postcommand=lambda: self._fill_layouts(self.layout_menu))
         self.layout_button["menu"] = self.layout_menu
         self._layout = "grid"
         self.redo_button = ttk.Button(self, text="↷", width=3, command=actions.redo)
@@ -95,7 +97,7 @@ class Toolbar(ttk.Frame):
         self.overflow_menu = themed_menu(self.overflow, theme, postcommand=self._fill_overflow)
         self.overflow["menu"] = self.overflow_menu
         # the right side, right to left, and (name, pack options) of each
-        self._right: list[tuple[str, tk.Misc, dict[str, object]]] = [
+        self._right: list[tuple[str, tk.Widget, dict[str, Any]]] = [
             ("settings", self.settings_button, {}),
             ("overflow", self.overflow, {"padx": (0, px(6))}),
             ("inspector", self.inspector_button, {"padx": (0, px(6))}),
@@ -187,7 +189,7 @@ class Toolbar(ttk.Frame):
             if name == "overflow" and not self.hidden:
                 continue
             if name not in self.hidden:
-                widget.pack(side="right", **options)  # type: ignore[arg-type]
+                widget.pack(side="right", **options)
         self.search.pack_forget()
         self.search.pack(side="left", fill="x", expand=True,
                          padx=(self.theme.px(12), self.theme.px(12)))
@@ -202,7 +204,7 @@ class Toolbar(ttk.Frame):
             menu._sort_chosen = chosen  # type: ignore[attr-defined]  # kept while shown
             for index, label in enumerate(self.sort.offered):
                 sorts.add_radiobutton(label=label, value=index, variable=chosen,
-                                      command=lambda shown=label: self.sort.choose(shown))
+                                      command=partial(self.sort.choose, label))
             menu.add_cascade(label=_("Sort by"), menu=sorts)
         if "zoom" in self.hidden:
             menu.add_command(label=_("Bigger thumbnails"), command=lambda: self._zoom_by(1))
@@ -233,7 +235,7 @@ class Toolbar(ttk.Frame):
         for mode, label in LAYOUTS:
             menu.add_radiobutton(label=f"{SYMBOLS[mode]}  {_(label)}", value=mode,
                                  variable=chosen,
-                                 command=lambda m=mode: self.actions.layout(m))
+                                 command=partial(self.actions.layout, mode))
 
     def _zoom_by(self, delta: int) -> None:
         last = int(float(self.zoom.cget("to")))

@@ -67,7 +67,7 @@ class Sidebar(ttk.Frame):
         # (row id, its scope or None for a section heading, screen x, y)
         self.on_context_menu: Callable[[str, Scope | None, int, int], None] = \
             lambda iid, scope, x, y: None
-        self.on_action: Callable[[str], None] = lambda action: None   # "new-folder", ...
+        self.on_action: Callable[[str], object] = lambda action: None   # "new-folder", ...
         self.on_collections_shown: Callable[[], None] = lambda: None
         self.actions_enabled: dict[str, bool] = {}
         self.tree = ttk.Treeview(self, show="tree", selectmode="browse",
@@ -76,7 +76,7 @@ class Sidebar(ttk.Frame):
         self.tree.column("count", width=theme.px(44), anchor="e", stretch=False)
         scrollbar = ttk.Scrollbar(self, orient="vertical", command=self.tree.yview)
 
-        def scrolled(first: str, last: str) -> None:
+        def scrolled(first: float | str, last: float | str) -> None:
             scrollbar.set(first, last)
             if float(first) <= 0.0 and float(last) >= 1.0:
                 scrollbar.grid_remove()
@@ -178,8 +178,8 @@ class Sidebar(ttk.Frame):
         for siblings in children.values():
             siblings.sort(key=lambda f: str(f["name"]).casefold())
 
-        def rows(parent: str | None) -> list[tuple[Scope, list[Any] | None]]:
-            result = []
+        def rows(parent: str | None) -> list[tuple[Scope, tuple[Any, list[Any]]]]:
+            result: list[tuple[Scope, tuple[Any, list[Any]]]] = []
             for folder in children.get(parent, []):
                 scope = Scope(f"folder:{folder['id']}", folder["name"],
                               {"folderId": folder["id"]}, "folder", folder["id"])

@@ -140,7 +140,7 @@ class LabelFitter:
         box = self.tree.bbox(iid)
         if not box:
             return None
-        x, y, width, height = box  # type: ignore[misc]
+        x, y, width, height = box
         for offset in range(0, min(width, 300)):
             if self.tree.identify_element(x + offset, y + height // 2) == "text":
                 return int(x + offset)

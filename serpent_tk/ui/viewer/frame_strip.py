@@ -68,6 +68,6 @@ class FrameStrip(ttk.Frame):
             self.times.append(seconds)
             cell = ttk.Frame(self.row)
             cell.pack(side="left", padx=(0, self.theme.px(4)))
-            ttk.Label(cell, image=photo).pack()  # type: ignore[arg-type]
+            ttk.Label(cell, image=photo).pack()
             ttk.Label(cell, text=humanize.duration(seconds), style="Muted.TLabel",
                       font=FONT_CAPTION).pack()

@@ -22,6 +22,7 @@ from serpent_tk.ui.shell.bus import UiBus
 from serpent_tk.ui.shell.commands import Commands, Reply
 from serpent_tk.ui.shell.events import RunOnTk
 from serpent_tk.ui.shell.theme import FONT_CAPTION, Theme
+from serpent_tk.ui.tk_typed import item_option
 from serpent_tk.ui.viewer.animation import FramePlayer
 from serpent_tk.ui.viewer.decoder import (
     DecodeError,
@@ -58,7 +59,7 @@ class ViewerPane(ttk.Frame):
         self.on_double: Callable[[], None] = lambda: None       # a double-click (full screen)
         self.key: str | None = None
         self.asset: dict[str, Any] | None = None
-        self.info: PictureInfo | None = None
+        self.picture_info: PictureInfo | None = None
         self.problem: DecodeError | None = None
         self.sharp = False            # the decoded picture (not the preview) is on screen
         self.sharp_count = 0          # decoded pictures shown so far (tests, the benchmark)
@@ -129,7 +130,7 @@ class ViewerPane(ttk.Frame):
         self._token += 1
         token = self._token
         self.key = key
-        self.asset, self.info, self.problem, self._path = None, None, None, None
+        self.asset, self.picture_info, self.problem, self._path = None, None, None, None
         self.sharp = False
         self._shown_region, self._shown_scale = None, 0.0
         self._pending_step = 0
@@ -234,7 +235,7 @@ class ViewerPane(ttk.Frame):
             self._show_problem(error or DecodeError("damaged", _("The picture can't be read.")))
             return
         info, region, image = result
-        self.info = info
+        self.picture_info = info
         if (info.width, info.height) != (self.view.image_width, self.view.image_height):
             fitted = self.view.fitted
             self.view.set_image(info.width, info.height)
@@ -272,13 +273,13 @@ class ViewerPane(ttk.Frame):
 
     # rendering ---------------------------------------------------------------------------
     def _schedule_render(self) -> None:
-        if self._render_timer is None and self._path and self.info is not None \
-                and not self.info.animated:
+        if self._render_timer is None and self._path and self.picture_info is not None \
+                and not self.picture_info.animated:
             self._render_timer = self.after(RENDER_DELAY_MS, self._render_now)
 
     def _render_now(self) -> None:
         self._render_timer = None
-        if self._path is None or self.info is None:
+        if self._path is None or self.picture_info is None:
             return
         self.decoder.render(self._token, self._path, self.view, self._rendered)
 
@@ -297,7 +298,7 @@ class ViewerPane(ttk.Frame):
 
     def _same_scale(self, region: Any) -> bool:
         expected = round((region.right - region.left) * self.view.scale)
-        return abs(expected - region.out_width) <= 1
+        return bool(abs(expected - region.out_width) <= 1)
 
     def _became_sharp(self, token: int) -> None:
         if token != self._token:
@@ -349,7 +350,7 @@ class ViewerPane(ttk.Frame):
 
     @property
     def panel_shown(self) -> bool:
-        return self.canvas.itemcget(self._panel_item, "state") == "normal"
+        return item_option(self.canvas, self._panel_item, "state") == "normal"
 
     def _place_panel(self) -> None:
         width, height = self._canvas_size()
@@ -375,7 +376,7 @@ class ViewerPane(ttk.Frame):
         self._place_panel()
         before = (self.view.x, self.view.y, self.view.scale)
         self.view.set_view(event.width, event.height)
-        if self.info is not None and self.info.animated:
+        if self.picture_info is not None and self.picture_info.animated:
             return
         if (self.view.x, self.view.y, self.view.scale) != before:
             self.picture.move(self.view.x - before[0], self.view.y - before[1])
@@ -387,7 +388,7 @@ class ViewerPane(ttk.Frame):
         self._drag = (event.x, event.y)
 
     def _motion(self, event: tk.Event) -> None:
-        if self._drag is None or self.info is None or self.info.animated:
+        if self._drag is None or self.picture_info is None or self.picture_info.animated:
             return
         dx, dy = event.x - self._drag[0], event.y - self._drag[1]
         self._drag = (event.x, event.y)
@@ -401,7 +402,7 @@ class ViewerPane(ttk.Frame):
         self._zoom(lambda v: v.zoom_by(WHEEL_FACTOR ** notches, (x, y)))
 
     def _zoom(self, change: Callable[[ZoomPan], None]) -> None:
-        if self._kind != "image" or self.info is None or self.info.animated \
+        if self._kind != "image" or self.picture_info is None or self.picture_info.animated \
                 or self.problem is not None:
             return
         change(self.view)

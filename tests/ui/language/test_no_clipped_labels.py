@@ -126,7 +126,7 @@ def test_no_label_is_cut_off(app: App, tmp_path: Path, language: str) -> None:
     window.open_settings("mcp")
     settings = window.settings_window
     assert settings is not None
-    keys_panel = settings.mcp.keys if settings.mcp else None
+    keys_panel = settings.mcp.creds if settings.mcp else None
     if keys_panel is not None:
         keys_panel.reload(select="Cursor")
         app.pump(lambda: keys_panel.selected() == "Cursor", "the credential chosen")

@@ -88,12 +88,12 @@ def test_port_in_use_is_explained_with_a_way_out(app: App) -> None:
 def test_full_access_needs_the_red_confirmation_and_revoke_removes(app: App) -> None:
     app.credentials.create("Claude Desktop", "auto")
     page = open_page(app)
-    app.pump(lambda: page.keys.tree.exists("Claude Desktop"), "the credential row")
-    page.keys.tree.selection_set("Claude Desktop")
+    app.pump(lambda: page.creds.tree.exists("Claude Desktop"), "the credential row")
+    page.creds.tree.selection_set("Claude Desktop")
     app.settle(0.05)
 
-    page.keys.set_mode("Claude Desktop", "full-access")
-    dialog = page.keys.dialog
+    page.creds.set_mode("Claude Desktop", "full-access")
+    dialog = page.creds.dialog
     assert isinstance(dialog, ConfirmDialog) and dialog.danger
     assert "Full Access" in dialog.heading.cget("text")
     app.screenshot("settings-full-access-confirmation", dialog)
@@ -101,51 +101,51 @@ def test_full_access_needs_the_red_confirmation_and_revoke_removes(app: App) -> 
     app.settle(0.2)
     assert app.credentials.get("Claude Desktop").mode == "auto"  # type: ignore[union-attr]
 
-    page.keys.set_mode("Claude Desktop", "full-access")
-    assert isinstance(page.keys.dialog, ConfirmDialog)
-    page.keys.dialog.confirm()
+    page.creds.set_mode("Claude Desktop", "full-access")
+    assert isinstance(page.creds.dialog, ConfirmDialog)
+    page.creds.dialog.confirm()
     app.pump(lambda: app.credentials.get("Claude Desktop").mode == "full-access",  # type: ignore[union-attr]
              "full access stored")
-    app.pump(lambda: page.keys.tree.set("Claude Desktop", "mode") == "Full Access",
+    app.pump(lambda: page.creds.tree.set("Claude Desktop", "mode") == "Full Access",
              "the mode column")
 
-    page.keys.set_mode("Claude Desktop", "read-only")     # lowering powers needs no warning
+    page.creds.set_mode("Claude Desktop", "read-only")     # lowering powers needs no warning
     app.pump(lambda: app.credentials.get("Claude Desktop").mode == "read-only",  # type: ignore[union-attr]
              "read-only stored")
 
-    page.keys.reveal_button.invoke()
+    page.creds.reveal_button.invoke()
     token = app.credentials.token_for("Claude Desktop")
-    app.pump(lambda: page.keys.token_var.get() == token, "the revealed token")
-    page.keys.hide_token()
+    app.pump(lambda: page.creds.token_var.get() == token, "the revealed token")
+    page.creds.hide_token()
 
-    page.keys.ask_revoke()
-    assert isinstance(page.keys.dialog, ConfirmDialog)
-    page.keys.dialog.confirm()
+    page.creds.ask_revoke()
+    assert isinstance(page.creds.dialog, ConfirmDialog)
+    page.creds.dialog.confirm()
     app.pump(lambda: app.credentials.get("Claude Desktop") is None, "the credential revoked")
-    app.pump(lambda: not page.keys.tree.exists("Claude Desktop"), "the row gone")
+    app.pump(lambda: not page.creds.tree.exists("Claude Desktop"), "the row gone")
 
 
 def test_the_toolset_is_chosen_beside_the_mode(app: App) -> None:
     app.credentials.create("Cursor", "auto")  # a new credential: the essentials
     page = open_page(app)
-    app.pump(lambda: page.keys.tree.exists("Cursor"), "the credential row")
-    assert page.keys.tree.set("Cursor", "toolset") == "Essentials"
-    page.keys.tree.selection_set("Cursor")
+    app.pump(lambda: page.creds.tree.exists("Cursor"), "the credential row")
+    assert page.creds.tree.set("Cursor", "toolset") == "Essentials"
+    page.creds.tree.selection_set("Cursor")
     app.settle(0.05)
-    assert page.keys.toolset_button.cget("text") == "Tools: Essentials"
+    assert page.creds.toolset_button.cget("text") == "Tools: Essentials"
 
-    page.keys.set_toolset("Cursor", "everything")
+    page.creds.set_toolset("Cursor", "everything")
     app.pump(lambda: app.credentials.get("Cursor").toolset == "everything",  # type: ignore[union-attr]
              "everything stored")
-    app.pump(lambda: page.keys.tree.set("Cursor", "toolset") == "Everything", "the column")
-    app.pump(lambda: "told at once" in page.keys.credential_message.cget("text"), "the note")
+    app.pump(lambda: page.creds.tree.set("Cursor", "toolset") == "Everything", "the column")
+    app.pump(lambda: "told at once" in page.creds.credential_message.cget("text"), "the note")
     assert app.credentials.get("Cursor").mode == "auto"  # type: ignore[union-attr]
 
 
 def test_tokens_stay_hidden_until_revealed(app: App) -> None:
     _, token = app.credentials.create("Cursor", "auto")
     page = open_page(app)
-    app.pump(lambda: page.keys.tree.exists("Cursor"), "the credential row")
+    app.pump(lambda: page.creds.tree.exists("Cursor"), "the credential row")
     app.settle(0.1)
 
     def every_text(widget: object) -> list[str]:

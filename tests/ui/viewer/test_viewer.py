@@ -54,7 +54,8 @@ def test_space_opens_zoom_pan_step_and_escape_back(app: App, tmp_path: Path) -> 
     assert viewer.is_open and not grid.winfo_ismapped()
     assert window.inspector_holder.winfo_ismapped()              # the inspector stays beside
     app.pump(lambda: viewer.sharp, "the decoded picture")
-    assert viewer.info is not None and (viewer.info.width, viewer.info.height) == (3000, 2000)
+    info = viewer.picture_info
+    assert info is not None and (info.width, info.height) == (3000, 2000)
     width, height = viewer.picture.shown_size()
     canvas_w, canvas_h = viewer.canvas.winfo_width(), viewer.canvas.winfo_height()
     assert abs(width - round(3000 * viewer.view.scale)) <= 2      # fitted, screen-sized
@@ -122,7 +123,8 @@ def test_orientation_animation_other_files_and_damaged_ones(app: App, tmp_path: 
 
     window.open_viewer([keys["portrait.jpg"]])
     app.pump(lambda: viewer.sharp, "the portrait")
-    assert viewer.info is not None and (viewer.info.width, viewer.info.height) == (1600, 2400)
+    info = viewer.picture_info
+    assert info is not None and (info.width, info.height) == (1600, 2400)
     width, height = viewer.picture.shown_size()
     assert height > width                                  # EXIF orientation applied
 
@@ -140,7 +142,8 @@ def test_orientation_animation_other_files_and_damaged_ones(app: App, tmp_path: 
 
     window.open_viewer([keys["brief.pdf"]])  # drawn: its first page, A4 portrait
     app.pump(lambda: viewer.sharp, "the PDF's first page")
-    assert viewer.info is not None and (viewer.info.width, viewer.info.height) == (595, 842)
+    info = viewer.picture_info
+    assert info is not None and (info.width, info.height) == (595, 842)
     assert not viewer.panel_shown
     app.shot(tmp_path, "viewer-pdf-light")
 

@@ -10,7 +10,7 @@ from serpent_tk.ui.shell.theme import FONT_BODY, FONT_CAPTION
 
 
 def _tcl_word(value: object) -> str:
-    return tkinter_stringify(value if not isinstance(value, float) else round(value, 1))
+    return str(tkinter_stringify(value if not isinstance(value, float) else round(value, 1)))
 
 
 class Batch:

@@ -14,12 +14,13 @@ import tkinter as tk
 from collections.abc import Callable
 from datetime import datetime
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from serpent_tk.ui.language import formats
 from serpent_tk.ui.language.asset_words import kind_word
 from serpent_tk.ui.language.translate import N_, _
 from serpent_tk.ui.shell.theme import FONT_CAPTION, Theme
+from serpent_tk.ui.tk_typed import item_option
 
 if TYPE_CHECKING:
     from serpent_tk.ui.browser.grid import GridCell
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
 # id, heading, anchor, the sorts it offers (the first is where a click goes, the second where
 # a second click goes). Name and tags share what is left; the others are as wide as their
 # widest words (`_samples`).
-COLUMNS: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+Anchor = Literal["w", "e"]
+COLUMNS: tuple[tuple[str, str, Anchor, tuple[str, ...]], ...] = (
     ("name", N_("Name"), "w", ("name-asc", "name-desc")),
     ("kind", N_("Kind"), "w", ()),
     ("size", N_("Size"), "e", ("size-desc",)),
@@ -43,7 +45,7 @@ MIN_NAME_PT = 110
 MIN_TAGS_PT = 50
 GAP_PT = 8
 
-Column = tuple[str, float, float, str]      # id, x (from the row's left), width, anchor
+Column = tuple[str, float, float, Anchor]   # id, x (from the row's left), width, anchor
 
 
 def _samples(column: str) -> list[str]:
@@ -83,7 +85,8 @@ def arrange(width: float, theme: Theme, text_left: float) -> list[Column]:
         if room >= px(MIN_NAME_PT) + (px(MIN_TAGS_PT) if len(flexible) > 1 else 0):
             break
     shares = {"name": 0.62, "tags": 0.38} if len(flexible) > 1 else {"name": 1.0}
-    columns, x = [], text_left
+    columns: list[Column] = []
+    x = text_left
     for ident, _heading, anchor, _sorts in shown:
         width_px = widths[ident] if ident in widths else max(1.0, room * shares[ident])
         columns.append((ident, x, width_px, anchor))
@@ -169,8 +172,8 @@ class ListHeader(tk.Canvas):
 
     def headings(self) -> list[str]:
         """The headings shown, left to right (tests)."""
-        return [str(self.itemcget(item, "text")) for item in self.find_all()
-                if self.type(item) == "text"]
+        return [item_option(self, item, "text") for item in self.find_all()
+                if str(self.type(item)) == "text"]
 
     def click(self, column: str) -> None:
         """A click on `column`'s heading."""

@@ -118,7 +118,7 @@ class CellPainter:
             c.config(cell.title, state="normal", fill=p.text, anchor="n",
                      text=g.text.fit(data.title, FONT_BODY, inner))
             c.config(cell.detail, state="normal", fill=p.text_muted,
-                     text=g.text.detail(data.detail, data.stars, FONT_CAPTION, inner))
+                     text=g.text.detail(data.detail, data.stars, FONT_CAPTION, int(inner)))
         self.chip(cell, data, image if not listed else None)
 
     def _row(self, cell: Cell, data: GridCell, problem: str) -> None:
