@@ -8,9 +8,16 @@ task). Threads, not processes: Pillow releases the GIL while it decodes, scales 
 thumbnails), so threads use every core without a process pool's start-up and copying. What
 the window asks for (`asset.thumbnail`, made on the derive threads) goes first: while such
 a request is being made, the pool starts nothing new (`interactive`), so visible cells never
-wait behind a batch of a thousand. The pool's threads run at a lower CPU priority
-(`background`), so an import's copying goes first and they take what it leaves; the window's
-requests are made on the derive threads, at the normal priority.
+wait behind a batch of a thousand. The window's requests are made on the derive threads, at
+the normal priority.
+
+Two lanes of `WORKERS` threads each, one working at a time: while an import copies, threads
+at a lower CPU priority (`background`) make its previews, so the copying goes first and they
+take what it leaves; once the copying ends, the previews still queued are the person's wait,
+and threads at the normal priority make them (a thread cannot raise its priority again
+without privileges, so the lanes are separate threads). Lowered, they got almost nothing
+while other programs kept the cores busy: 240 × 2 MP photos were ready 0.87x to 2.92x the
+time of a pool of processes doing the same work (bench/README.md). Analysis stays lowered.
 
 While an import copies, the previews of small pictures (`LIGHT_PIXELS` or fewer) wait for it
 to end: making one is mostly Python and a new file, which takes the writer's GIL and the
@@ -124,7 +131,9 @@ class PreviewPool:
     def __init__(self, services: Services) -> None:
         self.services = services
         self.store = store_for(services.layout)
-        self._cond = threading.Condition()
+        lock = threading.Lock()
+        self._cond = threading.Condition(lock)  # the pool's state; the lowered lane waits on it
+        self._foreground = threading.Condition(lock)  # the normal-priority lane waits on this
         self._telling = threading.Lock()  # one report at a time, so they go out in order
         self._heap: list[_Work] = []
         self._seq = itertools.count()
@@ -136,8 +145,9 @@ class PreviewPool:
         self._stopping = False
         self.run: Run | None = None
         self._ended: dict[str, Run] = {}  # the last runs that ended, for task.get
-        self._threads = [threading.Thread(target=self._work, name=f"previews-{n}",
-                                          daemon=True) for n in range(WORKERS)]
+        self._threads = [threading.Thread(target=self._work, args=(lowered,), daemon=True,
+                                          name=f"previews-{'low-' if lowered else ''}{n}")
+                         for lowered in (True, False) for n in range(WORKERS)]
         for thread in self._threads:
             thread.start()
 
@@ -154,7 +164,8 @@ class PreviewPool:
                 self._after_imports.append(item)  # no thread is woken for it (see the text)
             else:
                 heapq.heappush(self._heap, item)
-                self._cond.notify()
+                lowered = not self._waited_for(item)
+                (self._cond if lowered else self._foreground).notify()  # a thread that takes it
         return future
 
     @contextlib.contextmanager
@@ -171,7 +182,7 @@ class PreviewPool:
                 self._interactive -= 1
                 if self._interactive == 0:
                     self._paused_since = None
-                    self._cond.notify_all()
+                    self._wake_all()
 
     def queued(self, asset_id: str) -> bool:
         with self._cond:
@@ -218,7 +229,7 @@ class PreviewPool:
                     for item in self._after_imports:
                         heapq.heappush(self._heap, item)
                     self._after_imports.clear()
-                    self._cond.notify_all()
+                self._wake_all()  # the copying ended: the normal lane takes over
                 run = self.run
                 ended = run is not None and self._end_if_done(run)
             if ended and run is not None:
@@ -257,15 +268,16 @@ class PreviewPool:
         self._report(run, force=started)  # a new task shows at once; later ones throttled
 
     # -- working ---------------------------------------------------------------------------
-    def _work(self) -> None:
-        background.lower_this_thread()  # the import the person waits for goes first
+    def _work(self, lowered: bool) -> None:
+        if lowered:
+            background.lower_this_thread()  # the import the person waits for goes first
+        waiting = self._cond if lowered else self._foreground
         while True:
             with self._cond:
-                self._cond.wait_for(lambda: self._stopping or (self._heap and not self._held()),
-                                    timeout=0.5)
+                waiting.wait_for(lambda: self._stopping or self._mine(lowered), timeout=0.5)
                 if self._stopping:
                     return
-                if not self._heap or self._held():
+                if not self._mine(lowered):
                     continue
                 item = heapq.heappop(self._heap)
             try:
@@ -282,7 +294,21 @@ class PreviewPool:
                             self._queued[item.asset_id] = left
                         else:
                             self._queued.pop(item.asset_id, None)
-                    self._cond.notify_all()
+                    self._wake_all()
+
+    def _waited_for(self, item: _Work) -> bool:
+        """(Under the lock.) An import's preview once its copying ended: the normal lane's."""
+        return item.priority == IMPORTED and not self._importing
+
+    def _mine(self, lowered: bool) -> bool:
+        """(Under the lock.) Is the next work for a thread of this lane, now?"""
+        return bool(self._heap) and not self._held() and \
+            self._waited_for(self._heap[0]) != lowered
+
+    def _wake_all(self) -> None:
+        """(Under the lock.) Every waiting thread looks again."""
+        self._cond.notify_all()
+        self._foreground.notify_all()
 
     def _held(self) -> bool:
         """Background work waits while the window's requests are made (at most MAX_PAUSE)."""
@@ -308,7 +334,7 @@ class PreviewPool:
             run.failed += 0 if ok else 1
             run.skipped += 1 if skipped else 0
             ended = self._end_if_done(run)
-            self._cond.notify_all()
+            self._wake_all()
         if ended:
             run.stopped.set()
         self._report(run, force=ended)
@@ -336,7 +362,7 @@ class PreviewPool:
                 work.future.cancel()
             self._heap.clear()
             self._after_imports.clear()
-            self._cond.notify_all()
+            self._wake_all()
         for thread in self._threads:
             thread.join(10)
 

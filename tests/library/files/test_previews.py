@@ -6,13 +6,17 @@ queue. No timings are judged: only what is done before what."""
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from library.events import TaskProgress
 from library.worker.files import background, previews
+from library.worker.services import Services
+from library.worker.store.layout import Layout
 from tests.library.factories import call
 from tests.library.pictures import picture, previews_made, save_pictures
 from tests.waiting import wait_until
@@ -118,3 +122,31 @@ def test_the_pools_threads_give_way_to_the_import(host, library_id, sources):
                                  == previews.WORKERS else None)(_nice_values(pid)),
                         "the pool's threads at the lower priority")
     assert values.count(normal) >= 2, values  # the rest (the writer, the readers...) as before
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice: Linux")
+def test_an_imports_previews_are_made_at_the_normal_priority_once_its_copying_ends(tmp_path):
+    """While an import copies, its previews are made by the lowered threads; once it ends,
+    the person waits for the rest, and threads at the normal priority make them (lowered,
+    they got almost nothing on a busy machine). Analysis stays lowered."""
+    events: list[object] = []
+    pool = previews.PreviewPool(Services(layout=Layout(tmp_path / "Pool.serpent"),
+                                         library_id="lib_pool", emit=events.append,
+                                         writer=sqlite3.connect(":memory:")))
+
+    def nice() -> int:  # of the pool thread that runs it
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    try:
+        normal = nice()
+        if normal >= background.NICE:
+            pytest.skip("the tests run at a low priority already: nothing to lower")
+        with pool.importing():
+            while_copying = pool.submit(nice, previews.IMPORTED).result(60)
+        after_copying = pool.submit(nice, previews.IMPORTED).result(60)
+        analysis = pool.submit(nice, previews.ANALYSIS).result(60)
+    finally:
+        pool.stop()
+    assert while_copying == background.NICE
+    assert after_copying == normal
+    assert analysis == background.NICE
