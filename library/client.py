@@ -8,7 +8,7 @@ dies (crash, `kill -9`) is started again on the same library (it recovers before
 its writes in flight go to the new one, which answers what was saved and runs what was not
 (request ids, `library.resend`); its reads fail with `WORKER_UNAVAILABLE`, retryable. Calls
 made meanwhile wait for it; a crash never raises into the caller's thread (one worker and
-its pipe: `library.worker_handle`).
+its pipe: `library.worker_handle`; a studio library waiting for its server: `database_wait`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import contextlib
 import itertools
 import logging
 import multiprocessing
-import os
 import threading
 import time
 import weakref
@@ -28,7 +27,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from library import pathrules, private_paths, resend
+from library import database_wait, pathrules, private_paths, resend
 from library.errors import ErrorCode, LibraryError
 from library.events import (
     DatabaseStatus,
@@ -38,15 +37,18 @@ from library.events import (
     TaskProgress,
     WorkerRestarted,
 )
-from library.idempotency import arguments_digest, scope_of
-from library.import_replays import ImportReplays, Replay, unpack_once
+from library.import_replays import ImportReplays, Replay, replay_of, unpack_once
+from library.import_replays import folder_key as _path_key
 from library.protocol import (
     CallMeta,
     Cancel,
     Event,
+    Hello,
     Request,
     Response,
     Shutdown,
+    StartupFailed,
+    Waiting,
     decode_from_worker,
     encode,
 )
@@ -133,11 +135,7 @@ class LibraryHost:
         except LibraryError as error:
             future.set_exception(error)
             return future
-        replay = None
-        if meta is not None and meta.idempotency_key:
-            replay = Replay(scope_of(meta.source, meta.credential), meta.idempotency_key,
-                            arguments_digest({"archivePath": _path_key(archive_path),
-                                              "selectedParentPath": _path_key(parent_path)}))
+        replay = replay_of(meta, archive_path, parent_path)
         threading.Thread(target=self._import_thread,
                          args=(str(archive_path), str(parent_path), replay, future),
                          name="library-import", daemon=True).start()
@@ -220,6 +218,9 @@ class LibraryHost:
                     ErrorCode.INVALID_ARGUMENT, "libraryId in the arguments names another library.",
                     field="libraryId"))
                 return future
+            if worker.unavailable is not None:  # a studio library's server is away
+                future.set_exception(worker.unavailable)
+                return future
             request = Request(id=request_id, command=command, args=args, meta=meta,
                               plan=plan, lookup=lookup)
             worker.pending[request_id] = (future, request)
@@ -292,13 +293,14 @@ class LibraryHost:
                     ErrorCode.ALREADY_EXISTS, "A library with the same identity is already open "
                     "(is this folder a copy of an open library?).", libraryId=hello.library_id))
                 return
-            worker = WorkerHandle(hello.library_id, hello.name, hello.path, process, conn,
-                             hello.change_sequence, recovery=dict(hello.recovery))
+            worker = database_wait.new_handle(process, conn, hello)
             self._workers[worker.library_id] = worker
             self._known.add(worker.library_id)
         self._start_reader(worker)
-        if hello.recovery.get("orphansMoved") or hello.recovery.get("missingFiles"):
-            log.warning("library %s recovered: %s", hello.library_id, hello.recovery)
+        if worker.unavailable is not None:
+            self._emit(DatabaseStatus(worker.library_id, False, worker.unavailable.message))
+        elif worker.recovery.get("orphansMoved") or worker.recovery.get("missingFiles"):
+            log.warning("library %s recovered: %s", worker.library_id, worker.recovery)
         future.set_result(worker.ref())
 
     def _start_reader(self, worker: WorkerHandle) -> None:
@@ -348,6 +350,10 @@ class LibraryHost:
             self._emit(message)
         elif isinstance(message, TaskProgress):
             self._emit(message)
+        elif isinstance(message, Hello):  # a worker that waited for its studio database
+            self._connected(worker, message)
+        elif isinstance(message, StartupFailed):  # it connected, but cannot serve after all
+            worker.failed_start = database_wait.refused(message)
         elif isinstance(message, Event):
             if message.name == "library.vanished":
                 worker.vanished = True
@@ -356,6 +362,16 @@ class LibraryHost:
             elif message.name == "library.database":
                 self._emit(DatabaseStatus(worker.library_id, bool(message.data.get("reachable")),
                                           str(message.data.get("message") or "")))
+
+    def _connected(self, worker: WorkerHandle, hello: Hello) -> None:
+        with self._lock:
+            if worker.state != "waiting":  # closed meanwhile: its Shutdown is on the way
+                return
+            restarted, resent = database_wait.connected(worker, hello)
+        self._emit(DatabaseStatus(worker.library_id, True))
+        if restarted:
+            self._emit(WorkerRestarted(worker.library_id, restarted, dict(hello.recovery),
+                                       resent))
 
     # -- internals: a worker ended ----------------------------------------------------------
     def _worker_ended(self, worker: WorkerHandle, exitcode: int | None) -> None:
@@ -370,13 +386,17 @@ class LibraryHost:
             else:
                 now = time.monotonic()
                 worker.restarts = [t for t in worker.restarts if now - t < RESTART_WINDOW]
-                restart = len(worker.restarts) < MAX_RESTARTS
+                restart = len(worker.restarts) < MAX_RESTARTS and worker.failed_start is None
                 worker.restarts.append(now)
                 worker.state = "restarting" if restart else "closed"
+                worker.unavailable = None
                 if not restart:
                     self._retire(worker)
                 reason = f"the library worker stopped unexpectedly (exit code {exitcode})"
                 failure = resend.death(restart, len(worker.restarts))
+                if worker.failed_start is not None:  # its database was back, and refused
+                    failure = worker.failed_start
+                    reason = f"could not open: {failure.message}"
             failed = resend.after_death(worker, restart, failure)
         for future, error in failed:
             future.set_exception(error)
@@ -384,8 +404,7 @@ class LibraryHost:
             log.warning("library %s: %s; restarting", worker.library_id, reason)
             self._restart(worker, reason)
         else:
-            if worker.state != "closed":
-                worker.state = "closed"
+            worker.state = "closed"
             if worker.closed_future is not None and not worker.closed_future.done():
                 worker.closed_future.set_result(None)
             self._emit(LibraryClosed(worker.library_id, reason))
@@ -409,23 +428,24 @@ class LibraryHost:
                 worker.closed_future.set_result(None)
             self._emit(LibraryClosed(worker.library_id, f"could not restart: {error.message}"))
             return
+        not_waiting: resend.Failed = []
+        resent = 0
         with self._lock:
             worker.process, worker.conn = process, conn
-            worker.recovery = dict(hello.recovery)
-            worker.change_sequence = max(worker.change_sequence, hello.change_sequence)
             closing = worker.state != "restarting"  # close() was called meanwhile
-            resent = 0 if closing else resend.count_resent(worker)
             if closing:
                 worker.send(Shutdown())  # its reader then finishes the close
+            elif isinstance(hello, Waiting):  # its studio database is away: said once back
+                not_waiting = database_wait.start_waiting(worker, hello, reason)
             else:
-                worker.state = "ready"
-                for request in worker.backlog:
-                    worker.send(request)
-                worker.backlog.clear()
+                resent = database_wait.connected(worker, hello)[1]
+        for call, unavailable in not_waiting:
+            call.set_exception(unavailable)
         self._start_reader(worker)
         if not closing:
-            self._emit(WorkerRestarted(worker.library_id, reason, dict(hello.recovery),
-                                       resent))
+            self._emit(DatabaseStatus(worker.library_id, False, hello.error.message)
+                       if isinstance(hello, Waiting) else
+                       WorkerRestarted(worker.library_id, reason, dict(hello.recovery), resent))
 
     def _await_exit(self, worker: WorkerHandle) -> None:
         process = worker.process
@@ -477,8 +497,3 @@ def _interpreter_exiting() -> None:
     not restarted. Registered after multiprocessing's own exit hook, so it runs before it."""
     for host in list(_HOSTS):
         host._shut = True
-
-
-def _path_key(path: str | Path) -> str:
-    """The same key for every spelling of one folder (a loop of links never raises here)."""
-    return os.path.realpath(os.path.expanduser(os.fspath(path)))

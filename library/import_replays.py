@@ -21,21 +21,25 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from library.disk import statejson
 from library.disk.atomicfile import atomic_write_text
 from library.disk.locks import LockBusy, locked
 from library.errors import ErrorCode, LibraryError
 from library.idempotency import IMPORT_COMMAND as COMMAND
-from library.idempotency import IMPORT_REPLAYED, key_reused
+from library.idempotency import IMPORT_REPLAYED, arguments_digest, key_reused, scope_of
 from library.worker_handle import STARTUP_TIMEOUT
+
+if TYPE_CHECKING:
+    from library.protocol import CallMeta
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +47,20 @@ KEEP_DAYS = 14
 MAX_ENTRIES = 1000
 LOCK_TIMEOUT_S = 10.0
 MAX_FILE_BYTES = 4 * 1024 * 1024  # far more than MAX_ENTRIES need
+
+
+def folder_key(path: str | Path) -> str:
+    """The same key for every spelling of one folder (a loop of links never raises here)."""
+    return os.path.realpath(os.path.expanduser(os.fspath(path)))
+
+
+def replay_of(meta: CallMeta | None, archive: Path, parent: Path) -> Replay | None:
+    """The identity of an import called with an idempotency key (None without one)."""
+    if meta is None or not meta.idempotency_key:
+        return None
+    return Replay(scope_of(meta.source, meta.credential), meta.idempotency_key,
+                  arguments_digest({"archivePath": folder_key(archive),
+                                    "selectedParentPath": folder_key(parent)}))
 
 
 @dataclass(frozen=True)

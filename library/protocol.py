@@ -58,6 +58,18 @@ class Hello(_Message):
     recovery: dict[str, Any] = Field(default_factory=dict)  # what recovery found and did
 
 
+class Waiting(_Message):
+    """Sent instead of Hello while a studio library's database server cannot be reached: the
+    worker holds the folder and tries again by itself, then sends `Hello` (or
+    `StartupFailed`). `error`: what calls are answered with meanwhile (DATABASE_UNAVAILABLE)."""
+
+    type: Literal["waiting"] = "waiting"
+    library_id: str
+    name: str
+    path: str
+    error: ErrorInfo
+
+
 class StartupFailed(_Message):
     """Sent instead of Hello when the library cannot be served (locked, newer, missing...)."""
 
@@ -163,7 +175,8 @@ class TaskProgress(_LibraryEvent):
 
 LibraryNews = LibraryChanged | TaskProgress
 ToWorker = Annotated[Request | Cancel | Shutdown, Field(discriminator="type")]
-FromWorkerMessage = Hello | StartupFailed | Response | Event | LibraryChanged | TaskProgress
+FromWorkerMessage = (Hello | Waiting | StartupFailed | Response | Event | LibraryChanged
+                     | TaskProgress)
 FromWorker = Annotated[FromWorkerMessage, Field(discriminator="type")]
 
 ToSpare = Annotated[Open | Shutdown, Field(discriminator="type")]
@@ -207,3 +220,4 @@ def json_safe(value: Any) -> Any:
 
 
 StartupFailed.model_rebuild()
+Waiting.model_rebuild()

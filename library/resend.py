@@ -75,12 +75,20 @@ Failed = list[tuple[Future[Any], LibraryError]]
 
 def after_death(worker: WorkerHandle, restarting: bool, failure: LibraryError) -> Failed:
     """The worker died: keep its writes in flight for the next one (first in its backlog)
-    when one is starting; returns the calls to fail now, each with its error."""
+    when one is starting, with the calls that were waiting for it to start (a worker that
+    waited for its studio database, `library.database_wait`); returns the calls to fail
+    now, each with its error."""
     failed: Failed = []
     kept: list[Request] = []
+    unsent = {request.id for request in worker.backlog}  # waiting for a worker already
     for request_id, (future, request) in list(worker.pending.items()):
         if future.done():
             del worker.pending[request_id]
+        elif request_id in unsent:  # never sent to the dead one: it goes on waiting
+            if not restarting:
+                del worker.pending[request_id]
+                failed.append((future, outcome_unknown(failure)
+                               if request_id in worker.deaths else failure))
         elif restarting and resent(request):
             deaths = worker.deaths[request_id] = worker.deaths.get(request_id, 0) + 1
             kept.append(again(request, deaths, request_id in worker.cancelled))
@@ -88,6 +96,8 @@ def after_death(worker: WorkerHandle, restarting: bool, failure: LibraryError) -
         else:
             del worker.pending[request_id]
             failed.append((future, outcome_unknown(failure) if resent(request) else failure))
+    if not restarting:
+        worker.backlog.clear()
     worker.backlog[:0] = kept
     return failed
 

@@ -28,6 +28,7 @@ from library.protocol import (
     Open,
     Request,
     StartupFailed,
+    Waiting,
     decode_from_worker,
     encode,
 )
@@ -48,7 +49,7 @@ class WorkerHandle:
     process: Any
     conn: Connection
     change_sequence: int
-    state: str = "ready"  # ready | restarting | closing | closed
+    state: str = "ready"  # ready | restarting | waiting | closing | closed
     pending: dict[int, tuple[CallFuture, Request]] = field(default_factory=dict)
     backlog: list[Request] = field(default_factory=list)
     deaths: dict[int, int] = field(default_factory=dict)  # workers that died under a write
@@ -58,6 +59,11 @@ class WorkerHandle:
     restarts: list[float] = field(default_factory=list)
     closed_future: Future | None = None  # type: ignore[type-arg]
     recovery: dict[str, Any] = field(default_factory=dict)  # the last start's report
+    # waiting for its studio database (`library.database_wait`): what calls get meanwhile,
+    # why it was restarted (said once connected), why it then could not start after all
+    unavailable: LibraryError | None = None
+    restarted: str = ""
+    failed_start: LibraryError | None = None
 
     def ref(self) -> dict[str, Any]:
         return {"libraryId": self.library_id, "name": self.name, "path": self.path,
@@ -71,8 +77,9 @@ class WorkerHandle:
             self.conn.send_bytes(data)
 
 
-def spawn(context: Any, opening: dict[str, Any]) -> tuple[Any, Connection, Hello]:
-    """Start a worker for `opening` (see `worker_main`) and wait for its `Hello`."""
+def spawn(context: Any, opening: dict[str, Any]) -> tuple[Any, Connection, Hello | Waiting]:
+    """Start a worker for `opening` (see `worker_main`) and wait for its `Hello` (or its
+    `Waiting`: a studio library whose server is away, `library.database_wait`)."""
     from library.worker.process import worker_main
 
     parent_conn, child_conn = context.Pipe(duplex=True)
@@ -92,7 +99,7 @@ def spawn(context: Any, opening: dict[str, Any]) -> tuple[Any, Connection, Hello
 
 
 def hand_over(process: Any, conn: Connection, opening: dict[str, Any]
-              ) -> tuple[Any, Connection, Hello]:
+              ) -> tuple[Any, Connection, Hello | Waiting]:
     """Tell a spare worker (`library.spare_worker`) to open `opening`; wait for its `Hello`
     as `spawn` does."""
     try:
@@ -107,7 +114,7 @@ def hand_over(process: Any, conn: Connection, opening: dict[str, Any]
     return process, conn, first
 
 
-def _first_message(process: Any, conn: Connection) -> Hello:
+def _first_message(process: Any, conn: Connection) -> Hello | Waiting:
     deadline = time.monotonic() + STARTUP_TIMEOUT
     while True:
         remaining = deadline - time.monotonic()
@@ -129,6 +136,8 @@ def _first_message(process: Any, conn: Connection) -> Hello:
                 if message.protocol != PROTOCOL_VERSION:
                     raise LibraryError(INTERNAL, "The library worker speaks another "
                                        "protocol version.")
+                return message
+            if isinstance(message, Waiting):
                 return message
             if isinstance(message, Event) and message.name == "worker.log":
                 log_worker(message)

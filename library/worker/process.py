@@ -2,7 +2,8 @@
 
 Runs in the worker process. Imports nothing from `serpent_tk`, so `multiprocessing`'s spawn
 (and a frozen build's `freeze_support()`) can start it directly. The first message on the
-pipe is `Hello` after recovery, or `StartupFailed` naming why the library cannot be served.
+pipe is `Hello` after recovery, or `StartupFailed` naming why the library cannot be served
+(a studio library whose database server is away sends `Waiting` first, `studio.waiting`).
 An unexpected crash in our own code exits with `protocol.CRASH_EXIT_CODE`. A worker ignores
 SIGINT: Ctrl-C in a terminal reaches the whole process group, and the main process closes its
 workers in order (a worker killed by it would be restarted during the shutdown).
@@ -115,12 +116,15 @@ def _library_path(opening: dict[str, Any]) -> tuple[Any, dict[str, Any] | None]:
 
 def _run(conn: Connection, sender: Sender, opening: dict[str, Any]) -> int:
     from library.worker.store.opening import open_library
+    from library.worker.studio.waiting import PipeWait, StopWaiting
 
     try:
         path, repaired = _library_path(opening)
-        library = open_library(str(path), opening.get("machine"))
+        library = open_library(str(path), opening.get("machine"), PipeWait(conn, sender))
         if repaired is not None:
             library.recovery["repair"] = repaired
+    except StopWaiting:  # closed while its studio database was away: nothing was served
+        return 0
     except LibraryError as error:
         sender.send(StartupFailed(error=ErrorInfo(code=error.code, message=error.message,
                                                   details=json_safe(error.details))))

@@ -18,6 +18,7 @@ import shutil
 import sqlite3
 import time
 from pathlib import Path
+from typing import Any
 
 from library import pathrules
 from library.disk.durable import fsync_directory
@@ -82,9 +83,10 @@ def create_library(parent: str, name: str) -> Path:
     return final
 
 
-def open_library(path: str, machine: str | None = None) -> OpenLibrary:
+def open_library(path: str, machine: str | None = None, wait: Any = None) -> OpenLibrary:
     """Open a library folder to serve it (`machine`: this Serpent's name among those that
-    share a studio library; see `library.worker.studio`)."""
+    share a studio library; see `library.worker.studio`; `wait`: what a studio library
+    does while its database server cannot be reached, `studio.waiting`)."""
     started = time.perf_counter()
     root = Path(pathrules.parse_user_path(path, field="path"))
     if not root.exists():
@@ -93,7 +95,7 @@ def open_library(path: str, machine: str | None = None) -> OpenLibrary:
     if root.is_dir() and (root / STUDIO_NAME).is_file():
         from library.worker.studio.make_and_open import open_studio_library
 
-        opened = open_studio_library(root, machine)
+        opened = open_studio_library(root, machine, wait)
         opened.recovery["openMs"] = round((time.perf_counter() - started) * 1000, 1)
         return opened
     layout = Layout(root)

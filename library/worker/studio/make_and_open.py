@@ -9,7 +9,8 @@ connects, checks the schema and that the database holds this very library, and t
 machine's own lock (`.machines/<machine>.lock`: one worker per machine; the machines
 themselves coordinate only through PostgreSQL) and staging folder. Nothing is reconciled at
 open: another machine may be writing this moment (recovery clears only this machine's
-staging; `library.refresh` checks files and rows).
+staging; `library.refresh` checks files and rows). While the server cannot be reached the
+folder stays held and connecting is tried again (`studio.waiting` says so to the host).
 """
 
 from __future__ import annotations
@@ -18,12 +19,20 @@ import os
 import re
 import shutil
 import socket
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import psycopg
 
-from library.errors import ALREADY_EXISTS, INVALID_ARGUMENT, PATH_INVALID, LibraryError
+from library.errors import (
+    ALREADY_EXISTS,
+    DATABASE_UNAVAILABLE,
+    INVALID_ARGUMENT,
+    PATH_INVALID,
+    LibraryError,
+)
 from library.library_folder import LIBRARY_SUFFIX
 from library.worker.opened_library import OpenLibrary, new_library_place
 from library.worker.store import schema
@@ -37,6 +46,9 @@ from library.worker.studio import casefold, pgschema, studiofile
 from library.worker.studio.pgconn import PgConnection, StudioDatabaseError, problem_of
 
 _MACHINE = re.compile(r"[^a-z0-9-]+")
+FIRST_PAUSE = 0.25  # seconds between tries while the server cannot be reached, doubling
+MAX_PAUSE = 2.0     # to this: back within about two seconds of the server
+Wait = Callable[["Claim", LibraryError, float], None]  # raises to stop waiting
 
 
 def machine_name(given: str | None) -> str:
@@ -104,9 +116,25 @@ def _refuse_used(raw: Any) -> None:
                            f"has {tables} tables)", field="database", reason="not-empty")
 
 
-def open_studio_library(root: Path, machine: str | None) -> OpenLibrary:
+@dataclass
+class Claim:
+    """A studio library's folder held by this machine (its lock taken), not yet connected."""
+
+    root: Path
+    uri: str
+    library_id: str
+    layout: Layout
+    lock: LibraryLock
+
+    @property
+    def name(self) -> str:
+        """The name to show until the database says it (the folder's, as it was made)."""
+        return self.root.name.removesuffix(LIBRARY_SUFFIX)
+
+
+def claim_studio_folder(root: Path, machine: str | None) -> Claim:
+    """Read `studio.json`, make this machine's place in the folder and take its lock."""
     info = studiofile.read(root / "studio.json")
-    uri, library_id = info["database"], info["libraryId"]
     layout = Layout(root, machine=machine_name(machine))
     try:
         layout.lock.parent.mkdir(PRIVATE_FOLDER, exist_ok=True)
@@ -120,6 +148,33 @@ def open_studio_library(root: Path, machine: str | None) -> OpenLibrary:
         lock.acquire()
     except OSError as error:
         raise translate_os(error) from error
+    return Claim(root, info["database"], info["libraryId"], layout, lock)
+
+
+def open_studio_library(root: Path, machine: str | None,
+                        wait: Wait | None = None) -> OpenLibrary:
+    """Open a studio library. While its server cannot be reached, `wait` (if given) is
+    asked whether to try again (`studio.waiting`): the folder stays held meanwhile."""
+    claim = claim_studio_folder(root, machine)
+    try:
+        pause = FIRST_PAUSE
+        while True:
+            try:
+                return connect_claimed(claim)
+            except LibraryError as error:
+                if wait is None or error.code != DATABASE_UNAVAILABLE:
+                    raise
+                wait(claim, studiofile.unreachable(claim.uri, error), pause)
+                pause = min(pause * 2, MAX_PAUSE)
+    except BaseException:
+        claim.lock.release()
+        raise
+
+
+def connect_claimed(claim: Claim) -> OpenLibrary:
+    """Connect to a claimed folder's database and check it holds this library; the lock
+    stays taken whatever fails (the caller lets go of it)."""
+    uri, library_id, layout = claim.uri, claim.library_id, claim.layout
     writer = None
     try:
         key = studiofile.database_key(uri)
@@ -140,23 +195,24 @@ def open_studio_library(root: Path, machine: str | None) -> OpenLibrary:
         def reader() -> PgConnection:
             return PgConnection.open(uri, reader=True, key=key, application=application,
                                      machine=layout.machine or "")
-        return OpenLibrary(layout, lock, writer, state["library_id"],  # type: ignore[arg-type]
-                           state["name"], version, state["change_sequence"], report,
-                           (stat.st_dev, stat.st_ino), kind="studio", connect_reader=reader)
+        return OpenLibrary(layout, claim.lock, writer,  # type: ignore[arg-type]
+                           state["library_id"], state["name"], version,
+                           state["change_sequence"], report, (stat.st_dev, stat.st_ino),
+                           kind="studio", connect_reader=reader)
     except StudioDatabaseError as error:
-        _give_up(writer, lock)
+        _close(writer)
         raise error.problem from error
+    except psycopg.Error as error:  # the schema check's own statements
+        _close(writer)
+        raise problem_of(error) from error
     except OSError as error:
-        _give_up(writer, lock)
+        _close(writer)
         raise translate_os(error) from error
     except BaseException:
-        _give_up(writer, lock)
+        _close(writer)
         raise
 
 
-def _give_up(writer: PgConnection | None, lock: LibraryLock) -> None:
-    try:
-        if writer is not None:
-            writer.close()
-    finally:
-        lock.release()
+def _close(writer: PgConnection | None) -> None:
+    if writer is not None:
+        writer.close()

@@ -57,10 +57,15 @@ class StudioDatabaseError(sqlite3.DatabaseError):
         self.problem = problem
 
 
-def unavailable(detail: str = "") -> LibraryError:
-    return LibraryError(DATABASE_UNAVAILABLE, "The studio library's database server cannot "
-                        "be reached; nothing was changed. Serpent reconnects by itself: try "
-                        "again in a moment." + (f" ({detail})" if detail else ""))
+UNAVAILABLE_HEAD = "The studio library's database server"
+
+
+def unavailable(detail: str = "", server: str = "") -> LibraryError:
+    """DATABASE_UNAVAILABLE (`server`: where it is, as `studiofile.server_of` says it)."""
+    where = f" ({server})" if server else ""
+    return LibraryError(DATABASE_UNAVAILABLE, f"{UNAVAILABLE_HEAD}{where} cannot be reached; "
+                        "nothing was changed. Serpent reconnects by itself: try again in a "
+                        "moment." + (f" ({detail})" if detail else ""))
 
 
 def problem_of(error: psycopg.Error) -> LibraryError:

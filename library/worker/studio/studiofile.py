@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from library.disk.atomicfile import atomic_write_text
-from library.errors import INVALID_ARGUMENT, PATH_INVALID, LibraryError
+from library.errors import DATABASE_UNAVAILABLE, INVALID_ARGUMENT, PATH_INVALID, LibraryError
 
 FORMAT = 1
 SCHEMES = ("postgresql://", "postgres://")
@@ -51,6 +51,27 @@ def database_key(uri: str) -> str:
 
     parts = conninfo.conninfo_to_dict(uri)
     return f"pg://{parts.get('host', '')}:{parts.get('port', '')}/{parts.get('dbname', '')}"
+
+
+def server_of(uri: str) -> str:
+    """Where the database is, for a person: `host:port/database` (no user, never a
+    password: a URI with one is refused)."""
+    from psycopg import conninfo
+
+    parts = conninfo.conninfo_to_dict(uri)
+    host = str(parts.get("host") or "localhost")
+    return f"{host}:{parts.get('port') or 5432}/{parts.get('dbname', '')}"
+
+
+def unreachable(uri: str, error: LibraryError) -> LibraryError:
+    """`error` (DATABASE_UNAVAILABLE) naming the server of `uri`."""
+    from library.worker.studio.pgconn import UNAVAILABLE_HEAD
+
+    if error.code != DATABASE_UNAVAILABLE or not error.message.startswith(UNAVAILABLE_HEAD):
+        return error
+    rest = error.message[len(UNAVAILABLE_HEAD):]
+    return LibraryError(DATABASE_UNAVAILABLE, f"{UNAVAILABLE_HEAD} ({server_of(uri)}){rest}",
+                        **error.details)
 
 
 def write(path: Path, uri: str, library_id: str) -> None:

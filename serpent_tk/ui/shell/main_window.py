@@ -174,7 +174,7 @@ class MainWindow:
         self.grid.pack(side="top", fill="both", expand=True)
         self.banner = ScopeBanner(self.middle, theme)
         self.banner.place_above(self.grid)
-        self.database_banner = DatabaseBanner(self.middle, theme, self.grid, self.session)
+        self.database_banner = DatabaseBanner(self.middle, theme, self.grid, self)
         self.actions = AssetActions(commands, theme, root, lambda: self.session.current,
                                     self.toast)
         self.inspector_holder = ScrollableFrame(self.paned, theme)

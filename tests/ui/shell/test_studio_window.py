@@ -1,17 +1,19 @@
 """A studio library in the window (docs/studio.md): made from the New library dialog with
 its PostgreSQL address, and the banner over the grid while its database server is away,
-gone once it is back. Real Tk under Xvfb, the real gateway and worker, a real PostgreSQL
+gone once it is back, at start-up too. Real Tk under Xvfb, the real gateway and worker, a real PostgreSQL
 (tests/postgres: a server of this test's own, since it is stopped)."""
 
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from tests.postgres import PostgresServer
-from tests.ui.conftest import App
+from tests.ui.browser.test_live_updates import start_mcp
+from tests.ui.conftest import App, make_images, mcp_call
 
 pytestmark = pytest.mark.gui
 
@@ -54,4 +56,58 @@ def test_a_studio_library_made_in_the_window_and_the_banner_while_its_server_is_
                                                     "name": "After the outage"})
         assert folder["name"] == "After the outage"
     finally:
+        server.stop()
+
+
+def test_at_start_up_a_studio_library_whose_server_is_down_is_shown_with_the_banner(
+        app: App, tmp_path: Path) -> None:
+    """The library remembered from last time is a studio library and its server is down:
+    the window shows it all the same (not the default library instead), with the banner;
+    once the server is back the banner goes, the grid fills, and the window's and an AI
+    client's calls work without opening it again."""
+    server = PostgresServer.start()  # its own: this test stops it
+    down = False
+    try:
+        shared = tmp_path / "shared drive"
+        shared.mkdir()
+        made = app.gateway_call("library.create", {
+            "selectedParentPath": str(shared), "name": "Team refs",
+            "database": server.new_database("startup")})
+        library_id = made["libraryId"]
+        app.gateway_call("file.import", {"libraryId": library_id, "sourcePaths": [
+            str(p) for p in make_images(tmp_path / "refs", 2)]})
+        app.gateway_call("library.close", {"libraryId": library_id})
+        app.window.session.settings.last_library = Path(made["path"])  # as at the last quit
+
+        server.outage()
+        down = True
+        window = app.window
+        window.start()
+        app.pump(lambda: window.session.library_id == library_id, "the studio library shown")
+        app.pump(lambda: window.database_banner.shown == AWAY, "the banner at start-up")
+        assert (window.session.current or {}).get("name") == "Team refs"
+        app.shot(tmp_path, "studio-database-away-at-start-up")
+        url, token = start_mcp(app)
+        with ThreadPoolExecutor(1) as pool:
+            future = pool.submit(mcp_call, url, token, "serpent_folder_list",
+                                 {"libraryId": library_id})
+            app.pump(future.done, "the MCP call while the server is down")
+        assert future.result()["status"] == "error"
+        assert future.result()["error"]["code"] == "DATABASE_UNAVAILABLE"
+        assert future.result()["error"]["retryable"] is True
+
+        server.back()
+        down = False
+        app.pump(lambda: window.database_banner.shown == "", "the banner gone")
+        app.pump(lambda: window.pages.known and window.pages.count() == 2, "the grid filled")
+        with ThreadPoolExecutor(1) as pool:
+            future = pool.submit(mcp_call, url, token, "serpent_folder_create",
+                                 {"libraryId": library_id, "name": "Back"})
+            app.pump(future.done, "the MCP call once the server is back")
+        assert future.result()["status"] == "ok", future.result()
+        assert [f["name"] for f in app.gateway_call("folder.list", {
+            "libraryId": library_id})["items"]] == ["Back"]
+    finally:
+        if down:
+            server.back()
         server.stop()
