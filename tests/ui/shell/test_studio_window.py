@@ -1,7 +1,7 @@
 """A studio library in the window (docs/studio.md): made from the New library dialog with
 its PostgreSQL address, and the banner over the grid while its database server is away,
-gone once it is back, at start-up too. Real Tk under Xvfb, the real gateway and worker, a real PostgreSQL
-(tests/postgres: a server of this test's own, since it is stopped)."""
+gone once it is back, at start-up too. Real Tk under Xvfb, the real gateway and worker, a
+real PostgreSQL (tests/postgres: a server of this test's own, since it is stopped)."""
 
 from __future__ import annotations
 
