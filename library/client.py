@@ -8,7 +8,7 @@ dies (crash, `kill -9`) is started again on the same library (it recovers before
 its writes in flight go to the new one, which answers what was saved and runs what was not
 (request ids, `library.resend`); its reads fail with `WORKER_UNAVAILABLE`, retryable. Calls
 made meanwhile wait for it; a crash never raises into the caller's thread (one worker and
-its pipe: `library.worker_handle`; a studio library waiting for its server: `database_wait`).
+its pipe: `library.worker_handle`; and a studio library waiting for its server).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from library import database_wait, pathrules, private_paths, resend
+from library import pathrules, private_paths, resend, worker_handle
 from library.errors import ErrorCode, LibraryError
 from library.events import (
     DatabaseStatus,
@@ -293,7 +293,7 @@ class LibraryHost:
                     ErrorCode.ALREADY_EXISTS, "A library with the same identity is already open "
                     "(is this folder a copy of an open library?).", libraryId=hello.library_id))
                 return
-            worker = database_wait.new_handle(process, conn, hello)
+            worker = worker_handle.new_handle(process, conn, hello)
             self._workers[worker.library_id] = worker
             self._known.add(worker.library_id)
         self._start_reader(worker)
@@ -353,7 +353,7 @@ class LibraryHost:
         elif isinstance(message, Hello):  # a worker that waited for its studio database
             self._connected(worker, message)
         elif isinstance(message, StartupFailed):  # it connected, but cannot serve after all
-            worker.failed_start = database_wait.refused(message)
+            worker.failed_start = worker_handle.refused(message)
         elif isinstance(message, Event):
             if message.name == "library.vanished":
                 worker.vanished = True
@@ -367,7 +367,7 @@ class LibraryHost:
         with self._lock:
             if worker.state != "waiting":  # closed meanwhile: its Shutdown is on the way
                 return
-            restarted, resent = database_wait.connected(worker, hello)
+            restarted, resent = worker_handle.connected(worker, hello)
         self._emit(DatabaseStatus(worker.library_id, True))
         if restarted:
             self._emit(WorkerRestarted(worker.library_id, restarted, dict(hello.recovery),
@@ -436,9 +436,9 @@ class LibraryHost:
             if closing:
                 worker.send(Shutdown())  # its reader then finishes the close
             elif isinstance(hello, Waiting):  # its studio database is away: said once back
-                not_waiting = database_wait.start_waiting(worker, hello, reason)
+                not_waiting = worker_handle.start_waiting(worker, hello, reason)
             else:
-                resent = database_wait.connected(worker, hello)[1]
+                resent = worker_handle.connected(worker, hello)[1]
         for call, unavailable in not_waiting:
             call.set_exception(unavailable)
         self._start_reader(worker)

@@ -76,7 +76,7 @@ Failed = list[tuple[Future[Any], LibraryError]]
 def after_death(worker: WorkerHandle, restarting: bool, failure: LibraryError) -> Failed:
     """The worker died: keep its writes in flight for the next one (first in its backlog)
     when one is starting, with the calls that were waiting for it to start (a worker that
-    waited for its studio database, `library.database_wait`); returns the calls to fail
+    waited for its studio database, `worker_handle.start_waiting`); returns the calls to fail
     now, each with its error."""
     failed: Failed = []
     kept: list[Request] = []

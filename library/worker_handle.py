@@ -6,7 +6,8 @@ spawn, target `library.worker.process.worker_main`) and waits for its first mess
 or `StartupFailed` raised as the `LibraryError` it names; `hand_over` does the same with a
 spare worker started earlier (`library.spare_worker`). A `WorkerHandle` is what
 `library.client.LibraryHost` keeps per open library (its process, pipe, calls in flight).
-Restarts and the reader thread are the host's business.
+Restarts and the reader thread are the host's business; what the host does while a studio
+library's worker waits for its database server is at the end (`start_waiting`, `connected`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from library.protocol import (
     decode_from_worker,
     encode,
 )
+from library.resend import Failed, count_resent
 
 if TYPE_CHECKING:
     from library.client import CallFuture
@@ -59,7 +61,7 @@ class WorkerHandle:
     restarts: list[float] = field(default_factory=list)
     closed_future: Future | None = None  # type: ignore[type-arg]
     recovery: dict[str, Any] = field(default_factory=dict)  # the last start's report
-    # waiting for its studio database (`library.database_wait`): what calls get meanwhile,
+    # waiting for its studio database (`start_waiting` below): what calls get meanwhile,
     # why it was restarted (said once connected), why it then could not start after all
     unavailable: LibraryError | None = None
     restarted: str = ""
@@ -79,7 +81,7 @@ class WorkerHandle:
 
 def spawn(context: Any, opening: dict[str, Any]) -> tuple[Any, Connection, Hello | Waiting]:
     """Start a worker for `opening` (see `worker_main`) and wait for its `Hello` (or its
-    `Waiting`: a studio library whose server is away, `library.database_wait`)."""
+    `Waiting`: a studio library whose server is away, `start_waiting`)."""
     from library.worker.process import worker_main
 
     parent_conn, child_conn = context.Pipe(duplex=True)
@@ -159,3 +161,70 @@ def log_worker(message: Event) -> None:
     if trace:
         record.exc_text = str(trace)
     worker_log.handle(record)
+
+
+# -- a studio library whose worker waits for its database server (`protocol.Waiting`) --------
+# A library opened, or its worker started again after a crash, while its server cannot be
+# reached is open all the same (listed, shown, with its id): its worker holds the folder and
+# connects by itself (`library.worker.studio.waiting`). Meanwhile `LibraryHost` answers every
+# call at once with DATABASE_UNAVAILABLE (retryable; nothing was sent, nothing changed),
+# except the writes a dead worker had in flight: those wait for the connected worker, which
+# answers what was committed and runs what was not (`library.resend`), exactly once. These
+# run under the host's lock.
+
+def new_handle(process: Any, conn: Connection, first: Hello | Waiting) -> WorkerHandle:
+    """The handle of a worker that just started: serving (`Hello`), or waiting."""
+    if isinstance(first, Hello):
+        return WorkerHandle(first.library_id, first.name, first.path, process, conn,
+                            first.change_sequence, recovery=dict(first.recovery))
+    worker = WorkerHandle(first.library_id, first.name, first.path, process, conn, 0)
+    start_waiting(worker, first)
+    return worker
+
+
+def error_of(waiting: Waiting) -> LibraryError:
+    """What calls are answered with while the worker waits (DATABASE_UNAVAILABLE)."""
+    return LibraryError(waiting.error.code, waiting.error.message, **waiting.error.details)
+
+
+def refused(failed: StartupFailed) -> LibraryError:
+    """Why a worker that waited cannot serve after all (its database was back, and holds
+    another library, or a newer one): the library closes with it."""
+    return LibraryError(failed.error.code, failed.error.message, **failed.error.details)
+
+
+def start_waiting(worker: WorkerHandle, waiting: Waiting, restarted: str = "") -> Failed:
+    """The worker waits for its server (`restarted`: why it was started again, said once it
+    is connected). Returns the calls to fail now: those waiting for it that no worker ever
+    had (a write one had waits on, as its outcome may be committed)."""
+    worker.state = "waiting"
+    worker.unavailable = error_of(waiting)
+    worker.restarted = restarted
+    failed: Failed = []
+    kept = []
+    for request in worker.backlog:
+        if request.id in worker.deaths:
+            kept.append(request)
+            continue
+        entry = worker.pending.pop(request.id, None)
+        if entry is not None and not entry[0].done():
+            failed.append((entry[0], worker.unavailable))
+    worker.backlog[:] = kept
+    return failed
+
+
+def connected(worker: WorkerHandle, hello: Hello) -> tuple[str, int]:
+    """The worker (started again, or done waiting) serves: the calls waiting for it go to it.
+    Returns (why it had been started again, if it waited, or "", how many writes a dead one
+    had are sent)."""
+    worker.state = "ready"
+    worker.unavailable = None
+    worker.name = hello.name
+    worker.change_sequence = max(worker.change_sequence, hello.change_sequence)
+    worker.recovery = dict(hello.recovery)
+    resent = count_resent(worker)
+    for request in worker.backlog:
+        worker.send(request)
+    worker.backlog.clear()
+    restarted, worker.restarted = worker.restarted, ""
+    return restarted, resent
