@@ -38,6 +38,7 @@ class CallMeta(_Message):
     source: Literal["ui", "mcp", "plugin", "cli", "system"] = "system"
     credential: str | None = None  # credential *name*, never a token
     label: str = "Serpent"  # what the UI shows: "Claude Desktop via MCP"
+    person: str | None = Field(default=None, max_length=60)  # Settings → General's name
     idempotency_key: str | None = Field(default=None, max_length=200)
     # a write's request id (`idempotency.new_request_id`), committed with it: sent again
     # after its worker died, it is answered, not run again (`worker/store/requests.py`)

@@ -68,6 +68,10 @@ class Actor(Model):
     source: Literal["ui", "mcp", "plugin", "cli", "system"]
     credential: str | None = None
     label: str
+    # said only when known: their name in Settings → General, and (a studio library) the
+    # Serpent that made the change
+    person: str | None = Field(None, exclude_if=lambda v: v is None)
+    machine: str | None = Field(None, exclude_if=lambda v: v is None)
 
 
 class ItemResult(Model):

@@ -260,6 +260,7 @@ class Gateway:
                     raise self.hooks.refusal(owner, context, error) from None
             meta = CallMeta(source=call.caller.source, credential=call.caller.credential,
                             label=attributed(call.caller, self.person),
+                            person=self.person.strip() or None,
                             idempotency_key=checked.idempotency_key,
                             request_id=new_request_id() if spec.writes else None,
                             ticket=call.caller.ticket)

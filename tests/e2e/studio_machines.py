@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from serpent_tk.credentials import CredentialStore
+from serpent_tk.settings import SettingsStore
 from tests.conftest import serpent_command
 from tests.mcp.serve_process import LISTENING, stop
 
@@ -45,11 +46,15 @@ class Machine:
 
 
 @contextmanager
-def machine(root: Path, name: str) -> Iterator[Machine]:
+def machine(root: Path, name: str, person: str = "") -> Iterator[Machine]:
     """A headless Serpent with its own user data folder under `root`, and a credential that
-    sees every tool; stopped with SIGTERM when the block ends."""
+    sees every tool; `person`: the name in its Settings → General. Stopped with SIGTERM when
+    the block ends."""
     data = root / name
     (data / "home").mkdir(parents=True)
+    if person:
+        SettingsStore(data / "config" / "settings.json").update(
+            lambda settings: setattr(settings.ui, "person_name", person))
     token = CredentialStore(data / "config" / "credentials.json").create(
         f"Claude on {name}", "auto", "everything")[1]
     env = {**os.environ, "SERPENT_USER_DATA_PATH": str(data), "HOME": str(data / "home")}

@@ -116,6 +116,59 @@ def test_two_machines_see_each_others_changes_live(tmp_path: Path,
         run(scenario(), timeout=300)
 
 
+def test_undo_takes_back_your_own_change_across_machines(tmp_path: Path,
+                                                        postgres_database: str) -> None:
+    """Anna tags asset 1, Ben asset 2, Anna undoes: her tag goes, Ben's stays, on both
+    machines. Ben then changes asset 1: Anna's redo, and her undo of the import that made
+    it, answer HISTORY_CONFLICT naming it, and nothing changes."""
+    shared = tmp_path / "shared drive"
+    shared.mkdir()
+    pictures = make_images(tmp_path / "pictures", 2)
+    heard = Inbox()
+    with machine(tmp_path, "anna", "Anna") as anna, machine(tmp_path, "ben", "Ben") as ben:
+        async def scenario() -> None:
+            async with connect(anna.url, anna.token, "legacy") as a, \
+                    connect(ben.url, ben.token, "legacy", logging_callback=heard.on_log,
+                            message_handler=heard.on_message) as b:
+                made = await ok(a, "serpent_library_create", {
+                    "selectedParentPath": str(shared), "name": "Refs",
+                    "database": postgres_database})
+                library = made["libraryId"]
+                await ok(b, "serpent_library_open", {"path": made["path"]})
+                imported = await ok(a, "serpent_file_import", {
+                    "libraryId": library, "sourcePaths": [str(p) for p in pictures]})
+                one, two = (item["assetId"] for item in imported["items"])
+                await ok(a, "serpent_asset_tag", {"libraryId": library, "assetIds": [one],
+                                                  "tags": ["anna"]})
+                await ok(b, "serpent_asset_tag", {"libraryId": library, "assetIds": [two],
+                                                  "tags": ["ben"]})
+
+                undone = (await ok(a, "serpent_history_undo", {"libraryId": library}))["entry"]
+                assert undone["command"] == "asset.tag" and undone["actor"]["person"] == "Anna"
+                await changes_seen(heard, library, await sequence_of(a, library))
+                for client in (a, b):
+                    assert (await search(client, library, tags=["anna"]))["total"] == 0
+                    assert [i["id"] for i in (await search(client, library, tags=["ben"]))[
+                        "items"]] == [two]
+                entries = (await ok(b, "serpent_history_list", {"libraryId": library}))[
+                    "items"]
+                assert entries[0]["actor"]["person"] == "Ben"
+                assert entries[1]["actor"]["label"] == "Anna's Claude on anna via MCP"
+
+                await ok(b, "serpent_asset_update", {"libraryId": library, "assetId": one,
+                                                     "rating": 4})
+                before = await search(b, library)
+                for tool in ("serpent_history_redo", "serpent_history_undo"):
+                    refused = await call(a, tool, {"libraryId": library})
+                    assert refused["error"]["code"] == "HISTORY_CONFLICT", refused
+                    assert one in refused["error"]["entityIds"]
+                for client in (a, b):
+                    assert await search(client, library) == before  # nothing changed
+                    assert (await search(client, library, tags=["anna"]))["total"] == 0
+
+        run(scenario(), timeout=300)
+
+
 def test_a_machine_killed_mid_import_loses_nothing_acknowledged(
         tmp_path: Path, postgres_database: str) -> None:
     shared = tmp_path / "shared drive"

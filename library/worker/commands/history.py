@@ -14,6 +14,12 @@ old version label is replaced by the new one in every journal item of that entit
 steps stay undoable after newer ones were undone.
 Undo and redo are writes themselves: they bump the change sequence and notify, but are not
 journaled as steps of their own. A new step clears the redo side.
+A studio library (several people at once) keeps one history, but undo and redo there are per
+caller (`who.caller`: the same person at the same client): undo takes the caller's newest
+done step, whatever others did since, and the versions refuse it (HISTORY_CONFLICT naming
+the entities) when someone else changed the same things since; a new step clears only its
+caller's redo side. A local library keeps one stack: undo takes its newest step, whoever
+made it.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from library.errors import (
     INVALID_ARGUMENT,
     LibraryError,
 )
+from library.protocol import CallMeta
 from library.schemas import (
     HistoryEntry,
     HistoryListIn,
@@ -36,6 +43,8 @@ from library.schemas import (
     HistoryStepIn,
     HistoryStepOut,
 )
+from library.schemas.common import Actor
+from library.worker import who
 from library.worker.commands import handles
 from library.worker.context import ReadContext
 from library.worker.rows import assetrows, entitystate
@@ -43,9 +52,10 @@ from library.worker.store.identity import to_datetime
 from library.worker.store.transaction import WriteTx
 
 
-def _entry(row: sqlite3.Row) -> HistoryEntry:
+def _entry(row: sqlite3.Row, machine: str | None) -> HistoryEntry:
+    actor = Actor.model_validate(who.seen_from(json.loads(row["actor"]), machine))
     return HistoryEntry(id=row["id"], command=row["command"], summary=row["summary"],
-                        actor=json.loads(row["actor"]), at=to_datetime(row["at"]),
+                        actor=actor, at=to_datetime(row["at"]),
                         undone=row["state"] == "undone", undoable=bool(row["undoable"]),
                         change_sequence=row["change_sequence"])
 
@@ -57,10 +67,12 @@ def list_history(ctx: ReadContext, args: HistoryListIn) -> HistoryListOut:
                             (before if before is not None else 2**62, args.limit + 1)).fetchall()
     more = len(rows) > args.limit
     rows = rows[:args.limit]
-    top = _next(ctx.conn, undoing=True)
+    mine = _caller(ctx.conn, ctx.scope.meta, ctx.layout.machine)
+    top = _next(ctx.conn, mine, undoing=True)
     can_undo = top is not None and bool(top["undoable"])
-    can_redo = _next(ctx.conn, undoing=False) is not None
-    return HistoryListOut(items=[_entry(r) for r in rows], can_undo=bool(can_undo),
+    can_redo = _next(ctx.conn, mine, undoing=False) is not None
+    machine = ctx.layout.machine
+    return HistoryListOut(items=[_entry(r, machine) for r in rows], can_undo=bool(can_undo),
                           can_redo=bool(can_redo),
                           next_cursor=f"h{rows[-1]['id']}" if more else None)
 
@@ -74,25 +86,43 @@ def _read_cursor(cursor: str) -> int:
 
 @handles("history.undo")
 def undo(tx: WriteTx, args: HistoryStepIn) -> HistoryStepOut:
-    return _step(tx, _take(tx.conn, args.history_id, undoing=True), undoing=True)
+    mine = _caller(tx.conn, tx.meta, tx.layout.machine)
+    return _step(tx, _take(tx.conn, args.history_id, mine, undoing=True), undoing=True)
 
 
 @handles("history.redo")
 def redo(tx: WriteTx, args: HistoryStepIn) -> HistoryStepOut:
-    return _step(tx, _take(tx.conn, args.history_id, undoing=False), undoing=False)
+    mine = _caller(tx.conn, tx.meta, tx.layout.machine)
+    return _step(tx, _take(tx.conn, args.history_id, mine, undoing=False), undoing=False)
 
 
-def _next(conn: sqlite3.Connection, *, undoing: bool) -> sqlite3.Row | None:
-    """The step undo (the newest done one) or redo (the oldest undone one) would take."""
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM history WHERE state = 'done' ORDER BY id DESC LIMIT 1" if undoing else
-        "SELECT * FROM history WHERE state = 'undone' ORDER BY id ASC LIMIT 1").fetchone()
-    return row
+def _caller(conn: sqlite3.Connection, meta: CallMeta, machine: str | None) -> who.Caller | None:
+    """Whose steps undo takes: the caller's on a studio library, anyone's (None) on a local
+    one."""
+    if getattr(conn, "dialect", "sqlite") != "postgres":
+        return None
+    return who.caller(who.actor_of(meta, machine))
 
 
-def _take(conn: sqlite3.Connection, expected: int | None, *, undoing: bool) -> sqlite3.Row:
+def _next(conn: sqlite3.Connection, mine: who.Caller | None, *, undoing: bool
+          ) -> sqlite3.Row | None:
+    """The step undo (the newest done one) or redo (the oldest undone one) would take; of
+    the caller `mine` only, when given."""
+    query = ("SELECT * FROM history WHERE state = 'done' ORDER BY id DESC" if undoing else
+             "SELECT * FROM history WHERE state = 'undone' ORDER BY id ASC")
+    if mine is None:
+        row: sqlite3.Row | None = conn.execute(f"{query} LIMIT 1").fetchone()
+        return row
+    for row in conn.execute(query).fetchall():  # at most HISTORY_KEEP rows
+        if who.caller_of(row["actor"]) == mine:
+            return row
+    return None
+
+
+def _take(conn: sqlite3.Connection, expected: int | None, mine: who.Caller | None, *,
+          undoing: bool) -> sqlite3.Row:
     """The next step, if it is the one the caller means and it can be taken."""
-    row = _next(conn, undoing=undoing)
+    row = _next(conn, mine, undoing=undoing)
     verb = "undo" if undoing else "redo"
     if expected is not None and (row is None or row["id"] != expected):
         raise LibraryError(HISTORY_CONFLICT, f"{_expected_now(conn, expected, undoing)} "
@@ -181,7 +211,7 @@ def _step(tx: WriteTx, entry: sqlite3.Row, *, undoing: bool) -> HistoryStepOut:
                  ("undone" if undoing else "done", entry["id"]))
     tx.summary = f"{'Undid' if undoing else 'Redid'}: {entry['summary']}"
     row = conn.execute("SELECT * FROM history WHERE id = ?", (entry["id"],)).fetchone()
-    return HistoryStepOut(entry=_entry(row))
+    return HistoryStepOut(entry=_entry(row, tx.layout.machine))
 
 
 def _states(item: sqlite3.Row, *, undoing: bool

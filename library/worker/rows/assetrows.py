@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
+from library.worker import who
 from library.worker.files import media
 from library.worker.rows import tagfold
 from library.worker.store.layout import Layout
@@ -157,8 +158,9 @@ def full_assets(conn: sqlite3.Connection, ids: Sequence[str],
         item.update({"format": row["format"], "mime": row["mime"], "sha256": row["sha256"],
                      "notes": row["notes"], "sourceUrl": row["source_url"],
                      "originalName": row["original_name"], "modifiedAt": row["modified_at"],
-                     "addedBy": json.loads(row["added_by"]),
-                     "modifiedBy": json.loads(row["modified_by"]),
+                     "addedBy": who.seen_from(json.loads(row["added_by"]), layout.machine),
+                     "modifiedBy": who.seen_from(json.loads(row["modified_by"]),
+                                                 layout.machine),
                      "trashedAt": row["trashed_at"],
                      "filePath": os.path.abspath(layout.file_for(row["sha256"], row["ext"])),
                      "takenAt": row["taken_at"], "camera": row["camera"], "lens": row["lens"],

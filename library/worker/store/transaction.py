@@ -29,6 +29,7 @@ from typing import Any
 from library.catalogue import HistoryRule
 from library.protocol import CallMeta, LibraryChanged
 from library.schemas.common import Actor
+from library.worker import who
 from library.worker.rows import entitystate, livecounts
 from library.worker.services import Services
 from library.worker.store.database import translate
@@ -38,10 +39,6 @@ from library.worker.store.requests import Call
 HISTORY_KEEP = 1000
 MAX_EVENT_IDS = 500
 NOTIFY_CHANNEL = "serpent_changes"  # studio libraries: LISTENed to by every other machine
-
-
-def actor_of(meta: CallMeta) -> dict[str, Any]:
-    return {"source": meta.source, "credential": meta.credential, "label": meta.label}
 
 
 class WriteTx:
@@ -69,7 +66,7 @@ class WriteTx:
         self.layout = services.layout
         self.command = command
         self.meta = meta
-        self.actor = actor_of(meta)
+        self.actor = who.actor_of(meta, self.layout.machine if self.studio else None)
         self.actor_json = json.dumps(self.actor)
         self.now = utc_now()
         self.summary = command
@@ -196,7 +193,7 @@ class WriteTx:
         conn.execute("INSERT INTO change_log (seq, at, command, source, credential, label, "
                      "kinds, entity_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                      (seq, self.now, self.command, self.meta.source, self.meta.credential,
-                      self.meta.label, json.dumps(sorted(self._kinds)),
+                      who.elsewhere(self.actor), json.dumps(sorted(self._kinds)),
                       json.dumps(self._entity_ids[:MAX_EVENT_IDS])))
         self.link.save(conn, seq, self.now, result=self.result)
         self._counts.finish(self._kinds, self._touched_assets)
@@ -244,7 +241,14 @@ class WriteTx:
     def _new_entry(self, seq: int, *, undoable: bool) -> int:
         """A new history entry on top (a new step: what was undone can no longer be redone)."""
         conn = self.conn
-        conn.execute("DELETE FROM history WHERE state = 'undone'")
+        if self.studio:  # undo is per caller there: only this caller's undone steps go
+            mine = who.caller(self.actor)
+            gone = [row["id"] for row in conn.execute(
+                "SELECT id, actor FROM history WHERE state = 'undone'").fetchall()
+                if who.caller_of(row["actor"]) == mine]
+            conn.executemany("DELETE FROM history WHERE id = ?", [(i,) for i in gone])
+        else:
+            conn.execute("DELETE FROM history WHERE state = 'undone'")
         entry: int = conn.execute(
             "INSERT INTO history (command, summary, actor, at, state, change_sequence, "
             "undoable) VALUES (?, ?, ?, ?, 'done', ?, ?) RETURNING id",

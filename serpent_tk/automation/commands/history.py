@@ -19,7 +19,7 @@ COMMANDS: list[CommandSpec] = [
         {"libraryId": LIB, "limit": 20}, title="Change history"),
     command(
         "history.undo", "normal",
-        "Undo the last change, anyone's.",
+        "Undo the last change (a studio library: yours).",
         "",
         {"libraryId": LIB}, title="Undo", essential=True, capabilities=HISTORY,
         words=Words("undid “{entry[summary]}”", "undid a change"), recount="everywhere"),

@@ -76,7 +76,8 @@ def test_one_update_changes_many_assets_in_one_undo_step(host, library_id, asset
     entries = call(host, library_id, "history.list")["items"]
     assert len(entries) == len(history_before) + 1  # one step; the no-op made none
     assert entries[0]["summary"] == "Changed the notes, rating of 2 assets"
-    call(host, library_id, "history.undo")  # one undo takes back the whole batch
+    # one undo takes back the whole batch (its caller's: a studio library's undo is per caller)
+    call(host, library_id, "history.undo", {}, CLAUDE)
     got = {i["id"]: i for i in call(host, library_id, "asset.get", {"assetIds": assets})["items"]}
     assert (got[a]["rating"], got[a]["notes"], got[b]["rating"], got[c]["rating"]) == (
         0, "", 0, 3)

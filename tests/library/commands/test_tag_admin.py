@@ -51,11 +51,11 @@ def test_rename_everywhere_with_undo_redo_and_events(host, library_id, assets, e
     event = events.wait_for(lambda e: isinstance(e, LibraryChanged) and e.command == "tag.rename")
     assert set(event.kinds) >= {"tag", "asset"} and event.actor.label == "Claude via MCP"
 
-    step = call(host, library_id, "history.undo")["entry"]
+    step = call(host, library_id, "history.undo", {}, AGENT)["entry"]  # its own undo
     assert step["summary"] == "Renamed the tag skyy to cloudy" and step["undone"]
     assert tags_of(host, library_id, assets[:2]) == [["blue", "skyy"], ["Sky", "skyy"]]
     assert search_total(host, library_id, text="cloudy") == 0
-    call(host, library_id, "history.redo")
+    call(host, library_id, "history.redo", {}, AGENT)
     assert search_total(host, library_id, tags=["cloudy"]) == 2
 
 

@@ -27,7 +27,7 @@ def get(host, library_id, asset_id):
     return call(host, library_id, "asset.get", {"assetIds": [asset_id]})["items"][0]
 
 
-def test_undo_and_redo_each_kind_of_write(host, library_id, assets, events):
+def test_undo_and_redo_each_kind_of_write(host, library_id, library_kind, assets, events):
     a, b, _ = assets
     call(host, library_id, "asset.update", {"assetId": a, "name": "New", "rating": 3}, AGENT)
     call(host, library_id, "asset.tag", {"assetIds": [a, b], "tags": ["sky"]}, AGENT)
@@ -35,7 +35,7 @@ def test_undo_and_redo_each_kind_of_write(host, library_id, assets, events):
     call(host, library_id, "asset.move", {"assetIds": [a], "folderId": folder["id"]}, AGENT)
     call(host, library_id, "library.rename", {"name": "Renamed"}, AGENT)
 
-    history = HistoryListOut.model_validate(call(host, library_id, "history.list"))
+    history = HistoryListOut.model_validate(call(host, library_id, "history.list", {}, AGENT))
     assert [e.command for e in history.items] == ["library.rename", "asset.move",
                                                   "folder.create", "asset.tag",
                                                   "asset.update", "file.import"]
@@ -43,27 +43,29 @@ def test_undo_and_redo_each_kind_of_write(host, library_id, assets, events):
     assert history.items[-1].summary == "Imported 3 files"
     assert history.items[-1].actor.label == "Claude via MCP"
 
-    # The person undoes what the agent did, one step at a time from the top.
-    step = HistoryStepOut.model_validate(call(host, library_id, "history.undo", {}, PERSON))
+    # The person undoes what the agent did, one step at a time from the top (a local
+    # library's undo is the library's); on a studio library undo is per caller: the agent's.
+    undoer = PERSON if library_kind == "local" else AGENT
+    step = HistoryStepOut.model_validate(call(host, library_id, "history.undo", {}, undoer))
     assert step.entry.command == "library.rename" and step.entry.undone
     assert call(host, library_id, "library.info")["name"] == "Test Library"
-    call(host, library_id, "history.undo", {}, PERSON)
+    call(host, library_id, "history.undo", {}, undoer)
     assert get(host, library_id, a)["folderIds"] == []
-    call(host, library_id, "history.undo", {}, PERSON)
+    call(host, library_id, "history.undo", {}, undoer)
     assert call(host, library_id, "folder.list")["items"] == []
-    call(host, library_id, "history.undo", {}, PERSON)
+    call(host, library_id, "history.undo", {}, undoer)
     assert get(host, library_id, a)["tags"] == [] and get(host, library_id, b)["tags"] == []
     assert call(host, library_id, "tag.list")["items"] == []
-    call(host, library_id, "history.undo", {}, PERSON)
+    call(host, library_id, "history.undo", {}, undoer)
     assert (get(host, library_id, a)["name"], get(host, library_id, a)["rating"]) == \
         ("image 0000", 0)
 
-    listed = call(host, library_id, "history.list")
+    listed = call(host, library_id, "history.list", {}, undoer)
     assert listed["canRedo"] and [e["undone"] for e in listed["items"]][:5] == [True] * 5
 
     # Redo brings them back in order, with the same ids.
     for _ in range(5):
-        call(host, library_id, "history.redo", {}, PERSON)
+        call(host, library_id, "history.redo", {}, undoer)
     after = get(host, library_id, a)
     assert (after["name"], after["rating"], after["tags"], after["folderIds"]) == \
         ("New", 3, ["sky"], [folder["id"]])
@@ -71,16 +73,16 @@ def test_undo_and_redo_each_kind_of_write(host, library_id, assets, events):
     assert call_error(host, library_id, "history.redo").code == "HISTORY_EMPTY"
     undo_events = [e for e in events.of(LibraryChanged) if e.command == "history.undo"]
     assert len(undo_events) == 5 and all("history" in e.kinds for e in undo_events)
-    assert undo_events[0].actor.label == "You"
+    assert undo_events[0].actor.label == undoer.label
 
 
 def test_undo_of_an_import_moves_the_assets_to_the_trash_and_redo_restores(host, library_id,
                                                                          assets):
-    step = call(host, library_id, "history.undo")
+    step = call(host, library_id, "history.undo", {}, AGENT)  # the import's own caller
     assert step["entry"]["command"] == "file.import"
     assert call(host, library_id, "asset.search")["total"] == 0
     assert call(host, library_id, "trash.list")["total"] == 3
-    call(host, library_id, "history.redo")
+    call(host, library_id, "history.redo", {}, AGENT)
     assert call(host, library_id, "asset.search")["total"] == 3
     assert call(host, library_id, "trash.list")["total"] == 0
 
@@ -220,7 +222,7 @@ def test_nothing_to_undo(host, library_id):
 def test_a_retried_undo_with_the_same_key_undoes_once(host, library_id, assets):
     call(host, library_id, "asset.tag", {"assetIds": assets[:1], "tags": ["t1"]})
     call(host, library_id, "asset.tag", {"assetIds": assets[:1], "tags": ["t2"]})
-    keyed = CallMeta(source="ui", label="You", idempotency_key="undo-42")
+    keyed = CallMeta(idempotency_key="undo-42")  # the same caller as the tags' (Serpent)
     first = call(host, library_id, "history.undo", {}, keyed)
     second = call(host, library_id, "history.undo", {}, keyed)
     assert first == second

@@ -9,9 +9,7 @@ import json
 import os
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
@@ -26,40 +24,9 @@ from library.errors import (
 )
 from library.events import LibraryChanged
 from library.protocol import CallMeta
-from tests.library.factories import TIMEOUT, EventLog, call, call_error, make_images
+from tests.library.factories import TIMEOUT, call, call_error, make_images
 
 MCP = CallMeta(source="mcp", credential="Claude", label="Claude via MCP")
-
-
-@pytest.fixture
-def other_events() -> EventLog:
-    return EventLog()
-
-
-@pytest.fixture
-def machines(events: EventLog, other_events: EventLog) -> Iterator[tuple[LibraryHost,
-                                                                          LibraryHost]]:
-    alpha = LibraryHost(on_event=events, machine="alpha")
-    beta = LibraryHost(on_event=other_events, machine="beta")
-    try:
-        yield alpha, beta
-    finally:
-        alpha.shutdown()
-        beta.shutdown()
-
-
-@pytest.fixture
-def studio(machines: tuple[LibraryHost, LibraryHost], tmp_path: Path,
-           postgres_database: str, request: pytest.FixtureRequest) -> dict[str, Any]:
-    """A studio library made on machine alpha and opened on machine beta."""
-    alpha, beta = machines
-    request.addfinalizer(alpha.shutdown)  # the workers go before their database
-    request.addfinalizer(beta.shutdown)
-    shared = tmp_path / "shared drive"
-    shared.mkdir()
-    made = alpha.create(shared, "Refs", database=postgres_database).result(TIMEOUT)
-    opened = beta.open(made["path"]).result(TIMEOUT)
-    return {"made": made, "opened": opened}
 
 
 def test_made_once_opened_on_another_machine_as_the_same_library(studio, machines,
