@@ -191,9 +191,12 @@ def _step(tx: WriteTx, entry: sqlite3.Row, *, undoing: bool) -> HistoryStepOut:
                      if i[expected_column] != current.get(i["entity_id"])]
     if moved_on:
         verb = "undone" if undoing else "redone"
+        by = _changed_by(conn, entry["id"], moved_on, tx.layout.machine)
+        said = ", ".join("you" if name == who.UI_LABEL else name for name in by)
         raise LibraryError(HISTORY_CONFLICT, f"“{entry['summary']}” cannot be {verb}: "
-                           f"{len(moved_on)} of its items changed since.",
-                           entityIds=moved_on[:100], historyId=entry["id"])
+                           f"{len(moved_on)} of its items changed since"
+                           f"{', by ' + said if said else ''}. Nothing was changed.",
+                           entityIds=moved_on[:100], historyId=entry["id"], changedBy=by)
     for kind, kind_items in _in_order(by_kind, undoing=undoing):
         for item in kind_items:
             target, other = _states(item, undoing=undoing)
@@ -212,6 +215,19 @@ def _step(tx: WriteTx, entry: sqlite3.Row, *, undoing: bool) -> HistoryStepOut:
     tx.summary = f"{'Undid' if undoing else 'Redid'}: {entry['summary']}"
     row = conn.execute("SELECT * FROM history WHERE id = ?", (entry["id"],)).fetchone()
     return HistoryStepOut(entry=_entry(row, tx.layout.machine))
+
+
+def _changed_by(conn: sqlite3.Connection, entry_id: int, entity_ids: list[str],
+                machine: str | None) -> list[str]:
+    """Who made the steps after `entry_id` that changed any of `entity_ids` (as this machine
+    names them), newest first: what a person is told when their undo is refused."""
+    marks = ", ".join("?" * len(entity_ids[:100]))
+    rows = conn.execute(f"SELECT DISTINCT h.id, h.actor FROM history h JOIN history_items i "
+                        f"ON i.entry_id = h.id WHERE h.id > ? AND h.state = 'done' "
+                        f"AND i.entity_id IN ({marks}) "
+                        f"ORDER BY h.id DESC LIMIT 20", (entry_id, *entity_ids[:100])).fetchall()
+    names = [who.seen_from(json.loads(row["actor"]), machine)["label"] for row in rows]
+    return list(dict.fromkeys(str(name) for name in names))[:3]
 
 
 def _states(item: sqlite3.Row, *, undoing: bool

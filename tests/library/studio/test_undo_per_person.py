@@ -57,6 +57,7 @@ def test_undo_takes_back_your_own_change_and_conflicts_on_what_others_changed(
     call(beta, library_id, "asset.update", {"assetId": one, "rating": 4}, BEN)
     error = call_error(alpha, library_id, "history.redo", {}, ANNA)
     assert error.code == HISTORY_CONFLICT and error.details["entityIds"] == [one]
+    assert error.details["changedBy"] == ["Ben"] and "by Ben" in error.message
     after = asset(alpha, library_id, one)
     assert (after["tags"], after["rating"]) == ([], 4)  # nothing changed
     # once Ben took his change back, Anna's redo fits again
