@@ -121,7 +121,12 @@ def _next(conn: sqlite3.Connection, mine: who.Caller | None, *, undoing: bool
 
 def _take(conn: sqlite3.Connection, expected: int | None, mine: who.Caller | None, *,
           undoing: bool) -> sqlite3.Row:
-    """The next step, if it is the one the caller means and it can be taken."""
+    """The next step, if it is the one the caller means and it can be taken. On a studio
+    library a step named by id is taken when it is the next of whoever made it (the window
+    undoing what an AI client just did, from its toast)."""
+    if expected is not None and mine is not None:
+        named = conn.execute("SELECT actor FROM history WHERE id = ?", (expected,)).fetchone()
+        mine = who.caller_of(named["actor"]) if named is not None else mine
     row = _next(conn, mine, undoing=undoing)
     verb = "undo" if undoing else "redo"
     if expected is not None and (row is None or row["id"] != expected):

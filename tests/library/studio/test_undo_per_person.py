@@ -119,3 +119,24 @@ def test_a_local_library_keeps_one_undo_for_everyone(host, library_id, sources):
     assert step["actor"] == {"source": "mcp", "credential": "Claude",
                              "label": "Anna's Claude via MCP", "person": "Anna"}
     assert call(host, library_id, "history.list", {}, ANNAS_CLAUDE)["canRedo"]
+
+
+def test_a_step_named_by_id_is_undone_when_it_is_the_latest_of_whoever_made_it(
+        studio, machines, sources):
+    alpha, beta = machines
+    library_id = studio["made"]["libraryId"]
+    make_images(sources, 2)
+    one, two = (i["assetId"] for i in call(alpha, library_id, "file.import",
+                                            {"sourcePaths": [str(sources)]}, ANNA)["items"])
+    call(alpha, library_id, "asset.tag", {"assetIds": [one], "tags": ["first"]}, ANNAS_CLAUDE)
+    call(alpha, library_id, "asset.tag", {"assetIds": [one], "tags": ["second"]}, ANNAS_CLAUDE)
+    call(beta, library_id, "asset.tag", {"assetIds": [two], "tags": ["ben"]}, BEN)
+    first, second = sorted(e["id"] for e in call(alpha, library_id, "history.list", {}, ANNA)[
+        "items"] if e["actor"]["source"] == "mcp")
+    # not the latest of Claude's: refused, nothing changed
+    error = call_error(alpha, library_id, "history.undo", {"historyId": first}, ANNA)
+    assert error.code == HISTORY_CONFLICT and error.details["historyId"] == second
+    # Claude's latest, undone from Anna's window (its toast's Undo), Ben's newer one kept
+    step = call(alpha, library_id, "history.undo", {"historyId": second}, ANNA)["entry"]
+    assert step["id"] == second
+    assert (tags(beta, library_id, one), tags(beta, library_id, two)) == (["first"], ["ben"])
