@@ -181,7 +181,7 @@ def connect_claimed(claim: Claim) -> OpenLibrary:
         application = f"Serpent {layout.machine}"
         writer = PgConnection.open(uri, reader=False, key=key, application=application,
                                    machine=layout.machine or "")
-        version = pgschema.check(writer.raw)
+        version = pgschema.upgrade(writer.raw)
         state = writer.execute("SELECT library_id, name, change_sequence FROM "
                                "library_state").fetchone()
         if state is None or state["library_id"] != library_id:
