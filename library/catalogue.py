@@ -145,6 +145,9 @@ class WorkerCommand:
     mode: WorkerMode
     history: HistoryRule = "none"
     frees_space: bool = False  # it only deletes: runs on a full disk (no free-space reserve)
+    # what a window asks first when it shows a library: a spare worker builds its input
+    # validator ahead (pydantic builds a command's model on its first use otherwise)
+    asked_first: bool = False
 
     @property
     def writes(self) -> bool:
@@ -166,7 +169,7 @@ _C = WorkerCommand  # short, for the table below
 
 CATALOGUE: Mapping[str, WorkerCommand] = _index([
     # the library itself
-    _C("library.info", Empty, LibraryInfoOut, "read"),
+    _C("library.info", Empty, LibraryInfoOut, "read", asked_first=True),
     _C("library.change-sequence", Empty, LibraryChangeSequenceOut, "read"),
     _C("library.rename", LibraryRenameIn, LibraryRef, "write", "step"),
     _C("library.refresh", Empty, LibraryRefreshOut, "task", "none"),
@@ -175,7 +178,7 @@ CATALOGUE: Mapping[str, WorkerCommand] = _index([
        "irreversible", frees_space=True),
     # assets
     _C("file.import", FileImportIn, FileImportOut, "task", "step"),
-    _C("asset.search", AssetSearchIn, AssetSearchOut, "read"),
+    _C("asset.search", AssetSearchIn, AssetSearchOut, "read", asked_first=True),
     _C("asset.get", AssetGetIn, AssetGetOut, "read"),
     _C("asset.update", AssetUpdateIn, AssetUpdateOut, "write", "step"),
     _C("asset.rename-batch", AssetRenameBatchIn, AssetBatchOut, "write", "step"),
@@ -195,7 +198,7 @@ CATALOGUE: Mapping[str, WorkerCommand] = _index([
     _C("trash.list", TrashListIn, AssetSearchOut, "read"),
     _C("trash.empty", TrashEmptyIn, DeleteOut, "write", "irreversible", frees_space=True),
     # folders
-    _C("folder.list", FolderListIn, FolderListOut, "read"),
+    _C("folder.list", FolderListIn, FolderListOut, "read", asked_first=True),
     _C("folder.create", FolderCreateIn, Folder, "write", "step"),
     _C("folder.rename", FolderRenameIn, Folder, "write", "step"),
     _C("folder.move", FolderMoveIn, Folder, "write", "step"),
@@ -208,14 +211,14 @@ CATALOGUE: Mapping[str, WorkerCommand] = _index([
     _C("linked-folder.update-rules", LinkedFolderUpdateRulesIn, LinkedFolder, "task", "step"),
     _C("linked-folder.refresh", LinkedFolderRefreshIn, LinkedFolderRefreshOut, "task", "step"),
     # tags
-    _C("tag.list", TagListIn, TagListOut, "read"),
+    _C("tag.list", TagListIn, TagListOut, "read", asked_first=True),
     _C("tag.rename", TagRenameIn, TagChangeOut, "write", "step"),
     _C("tag.delete", TagDeleteIn, TagChangeOut, "write", "step"),
     _C("tag.delete-batch", TagDeleteBatchIn, TagChangeOut, "write", "step"),
     _C("tag.merge", TagMergeIn, TagChangeOut, "write", "step"),
     _C("tag.cooccurrence", TagCooccurrenceIn, TagCooccurrenceOut, "read"),
     # collections
-    _C("collection.list", Empty, CollectionListOut, "read"),
+    _C("collection.list", Empty, CollectionListOut, "read", asked_first=True),
     _C("collection.create", CollectionCreateIn, Collection, "write", "step"),
     _C("collection.update", CollectionUpdateIn, Collection, "write", "step"),
     _C("collection.reorder", CollectionReorderIn, CollectionListOut, "write", "step"),

@@ -270,10 +270,10 @@ def test_every_room_is_in_the_architecture_layout() -> None:
 
 # -- command names are the registry's ---------------------------------------------------
 
-# Where a command may be named as data: its declarations (the registry and its command
-# modules), the shared catalogue, and the worker's command modules (one handler each).
-COMMAND_DECLARATIONS = ("serpent_tk/automation/registry.py", "serpent_tk/automation/commands",
-                        "library/catalogue.py", "library/worker/commands")
+# Where a command may be named as data: the registry and the shared catalogue, nowhere else.
+# (The registry's command modules and the worker's handlers name theirs in calls only:
+# `command("asset.tag", ...)`, `@handles("asset.tag")`.)
+COMMAND_DECLARATIONS = ("serpent_tk/automation/registry.py", "library/catalogue.py")
 CAPABILITIES_MODULE = ROOT / "serpent_tk/automation/policy.py"
 
 

@@ -88,15 +88,11 @@ def handles(name: str, *, plan: Callable[..., Any] | None = None
     return register
 
 
-# What a window asks first when it shows a library: a spare worker builds their input
-# validators ahead (pydantic builds a command model on its first use otherwise).
-FIRST_ASKED = ("asset.search", "collection.list", "folder.list", "tag.list", "library.info")
-
-
 def prepare_first_asked() -> None:
-    for name in FIRST_ASKED:
-        handler = HANDLERS.get(name)
-        if handler is not None:
+    """Build the input validators of what a window asks first (`asked_first` in the
+    catalogue), then run the commands' own warm-ups."""
+    for handler in HANDLERS.values():
+        if handler.command.asked_first:
             handler.input_model.model_rebuild()
     for prepare in WARM_UPS:
         prepare()
