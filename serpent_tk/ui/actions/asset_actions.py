@@ -310,24 +310,26 @@ class AssetActions:
         self._history("history.redo", undoing=False)
 
     def undo_change(self, change_sequence: int | None) -> None:
-        """A toast's Undo: undo the change that made `change_sequence`, but only while it is
-        still the library's latest (the undo names that step: if someone changes something
-        meanwhile, the worker refuses instead of undoing their change)."""
+        """A toast's Undo: undo the change that made `change_sequence`, but only while the
+        worker may (the undo names that step: a local library's latest; in a studio library
+        the latest of whoever made it, which nobody else changed since). If someone changes
+        something meanwhile, the worker refuses instead of undoing their change."""
         library_id = self._library_id()
         if library_id is None:
             return
 
         def listed(reply: Reply) -> None:
             items = reply.result.get("items", []) if reply.ok else []
-            latest = items[0] if items else {}
-            if latest.get("changeSequence") == change_sequence and not latest.get("undone"):
-                self._history("history.undo", True, latest.get("id"))
+            step: dict[str, Any] = next(
+                (i for i in items if i.get("changeSequence") == change_sequence), {})
+            if step and not step.get("undone"):
+                self._history("history.undo", True, step.get("id"))
             elif reply.ok:
                 self._not_latest()
             else:
                 self.toast(describe_error(reply, _("undo")), "error")
 
-        self.commands.call("history.list", {"libraryId": library_id, "limit": 1}, listed)
+        self.commands.call("history.list", {"libraryId": library_id, "limit": 20}, listed)
 
     def _not_latest(self) -> None:
         self.toast(_("That change is not the latest any more (something changed since), so "
