@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import shutil
 import sys
 import tempfile
@@ -122,6 +123,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60, help="how long the clients run")
     parser.add_argument("--clients", type=int, default=8, help="clients (half on each machine)")
     options = parser.parse_args()
+    print("load average at the start: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
     # a session closed while a change notification is on its way logs the message it could
     # not deliver (anyio.ClosedResourceError): harmless for the figures, and hundreds of lines
     logging.getLogger("mcp.client.streamable_http").setLevel(logging.CRITICAL)
@@ -158,6 +160,7 @@ def main() -> int:
     record(f"studio {options.clients} clients on two machines, calls in "
            f"{options.seconds:.0f} s", studio["calls"], "calls", baseline=local["calls"])
     record("studio clients on two machines, lost writes", lost, "writes", target="0")
+    print("load average at the end: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
     return 1 if lost or any(local["lost"].values()) else 0
 
 

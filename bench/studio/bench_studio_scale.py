@@ -162,6 +162,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=40, help="calls timed per search shape")
     parser.add_argument("--files", type=int, default=200, help="small files imported")
     options = parser.parse_args()
+    print("load average at the start: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
     sizes = [int(s) for s in options.sizes.split(",") if s.strip()]
     server = studio_setup.durable_server()
     work = Path(tempfile.mkdtemp(prefix="serpent-bench-studio-scale-"))
@@ -178,6 +179,7 @@ def main() -> int:
               + (f"  target {target}" if target else ""))
         record(f"studio {figure}", studio, "ms", baseline=local, target=target,
                note="local (SQLite) library of the same size as baseline")
+    print("load average at the end: {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()))
     return 0
 
 
