@@ -64,8 +64,8 @@ def create_studio_library(parent: str, name: str, database: str) -> Path:
     building = parent_path / f".{folder_name}{LIBRARY_SUFFIX}.creating-{os.getpid()}"
     try:
         raw = psycopg.connect(uri, connect_timeout=10)
-    except psycopg.Error as error:
-        raise problem_of(error) from error
+    except psycopg.Error as error:  # nothing was made: made again once the server is back
+        raise studiofile.unreachable(uri, problem_of(error)) from error
     try:
         _refuse_used(raw)
         library_id = new_library_id()

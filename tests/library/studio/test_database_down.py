@@ -140,6 +140,22 @@ def test_opened_while_the_server_is_down_it_connects_by_itself_once_it_is_back(
     assert not [e for e in events.events[closed_before:] if isinstance(e, LibraryClosed)]
 
 
+def test_made_while_the_server_is_down_nothing_is_made(alpha: LibraryHost,
+                                                      outage: PostgresServer,
+                                                      tmp_path: Path) -> None:
+    uri = outage.new_database("never")
+    shared = tmp_path / "shared drive"
+    shared.mkdir()
+    outage.outage()
+    with pytest.raises(LibraryError) as refused:
+        alpha.create(shared, "Refs", database=uri).result(TIMEOUT)
+    assert refused.value.code == DATABASE_UNAVAILABLE and refused.value.retryable
+    assert f"127.0.0.1:{outage.port}/{uri.rsplit('/', 1)[1]}" in refused.value.message
+    assert list(shared.iterdir()) == [] and alpha.list_open() == []
+    outage.back()
+    assert alpha.create(shared, "Refs", database=uri).result(TIMEOUT)["name"] == "Refs"
+
+
 def test_closed_while_it_waits_for_the_server(alpha: LibraryHost, outage: PostgresServer,
                                               tmp_path: Path) -> None:
     library = made(alpha, outage, tmp_path)
