@@ -5,8 +5,9 @@ import copies and hashes on the writer thread; at the same priority, two decodin
 and the copying shared the two cores of the build VM evenly and the import answered 20-30 %
 later (`bench_import.py`: 600 × 1-2 MP images, 2.98-3.32 s against 2.46-2.57 s with the
 pool's threads lowered; with every preview ready, `bench_import_previews.py`, the same
-within the noise). The pool then takes what CPU the import leaves, and all of it once the
-import ends.
+within the noise). The pool's lowered lane then takes what CPU the import leaves; the
+previews still queued once the copying ends are made by its normal-priority lane
+(`previews`).
 
 Linux keeps a nice value per thread (`setpriority` with the thread's id: see
 setpriority(2), "a bug"); Windows has thread priorities. Elsewhere (macOS: a thread id is no

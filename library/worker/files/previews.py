@@ -1,7 +1,7 @@
 """The preview pool: thumbnails made on every core after an import, the window's first.
 
-Runs in the worker process; thread-safe. One pool per open library: `WORKERS` threads (one
-per core) take work from a priority queue: previews of newly imported images (as each
+Runs in the worker process; thread-safe. One pool per open library: its threads (two lanes
+of one per core, below) take work from a priority queue: previews of newly imported images (as each
 import batch commits), then analysis (palette, hashes: `analyser`, submitted by the analysis
 task). Threads, not processes: Pillow releases the GIL while it decodes, scales and encodes
 (measured: a pure-Python thread keeps 82-94 % of its speed while another makes 2 MP JPEG
@@ -18,6 +18,10 @@ and threads at the normal priority make them (a thread cannot raise its priority
 without privileges, so the lanes are separate threads). Lowered, they got almost nothing
 while other programs kept the cores busy: 240 × 2 MP photos were ready 0.87x to 2.92x the
 time of a pool of processes doing the same work (bench/README.md). Analysis stays lowered.
+Letting one normal-priority thread work beside the copying as well (so that a busy machine
+gives the import two cores' share throughout, as it gives the pool) was measured and not
+kept: the import call answered later (1.6-2.8 s against 0.7-2.0 s for 240 photos) and the
+whole was no steadier (four pairs each at load 5-6: 0.90x-1.70x against 0.83x-2.30x).
 
 While an import copies, the previews of small pictures (`LIGHT_PIXELS` or fewer) wait for it
 to end: making one is mostly Python and a new file, which takes the writer's GIL and the
