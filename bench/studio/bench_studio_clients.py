@@ -83,7 +83,9 @@ async def one_run(machines: list[Machine], work: Path, clients: int, seconds: fl
     latencies = [t for outcome in outcomes for t in outcome.latencies]
     writes = sum(o.acknowledged for o in outcomes)
     return {"calls": sum(o.calls for o in outcomes), "errors": errors, "lost": lost,
-            "latencies": latencies, "checked": writes}
+            "latencies": latencies, "checked": writes,
+            "by_tool": {tool: [t for o in outcomes for t in o.by_tool.get(tool, [])]
+                        for tool in sorted({k for o in outcomes for k in o.by_tool})}}
 
 
 @asynccontextmanager
@@ -113,6 +115,9 @@ def report(label: str, run: dict[str, Any], seconds: float) -> None:
           f"p50 {percentile(run['latencies'], 50) * 1000:.1f} ms, "
           f"p99 {percentile(run['latencies'], 99) * 1000:.1f} ms; errors: {errors}; "
           f"{run['checked']:,} acknowledged writes checked, lost: {lost}")
+    print("  per tool, p50 / p99 ms (calls): " + "; ".join(
+        f"{tool} {percentile(times, 50) * 1000:.0f} / {percentile(times, 99) * 1000:.0f}"
+        f" ({len(times)})" for tool, times in run["by_tool"].items()))
     for name, found in run["lost"].items():
         for line in found[:10]:
             print(f"  lost on {name}: {line}")

@@ -48,6 +48,7 @@ class Outcome:
     acknowledged: int = 0  # write calls answered ok
     errors: Counter[str] = field(default_factory=Counter)
     latencies: list[float] = field(default_factory=list)
+    by_tool: dict[str, list[float]] = field(default_factory=dict)  # answered calls' times
     written: Written = field(default_factory=Written)
 
 
@@ -84,6 +85,7 @@ async def run_client(url: str, token: str, library_id: str, own: list[str],
                 out.errors[f"no answer: {type(error).__name__}"] += 1
                 return None
             out.latencies.append(time.perf_counter() - started)
+            out.by_tool.setdefault(tool, []).append(out.latencies[-1])
             if answer["status"] != "ok":
                 out.errors[str(answer["error"]["code"])] += 1
                 return None
