@@ -89,6 +89,7 @@ class ThumbStore:
         self._locks_guard = threading.Lock()
         self._decoders = imageformats.decoder_versions()
         self.on_written: Callable[[int], None] | None = None  # bytes of each new file
+        self._folders_made: set[str] = set()  # `<ab>` folders known to exist
         shutil.rmtree(self.tmp, ignore_errors=True)  # leftovers of a crash: never final names
         self.tmp.mkdir(PRIVATE_FOLDER, parents=True, exist_ok=True)
 
@@ -188,18 +189,27 @@ class ThumbStore:
 
     def _write(self, image: Image.Image, has_alpha: bool, sha256: str, bucket: str,
                mode: int) -> Thumb:
+        """Write the thumbnail through the descriptor that creates it (with its `mode`), then
+        give it its name; a folder made once is remembered (an import makes thousands)."""
         ext = "png" if has_alpha else "jpg"
         final = self._folder(sha256) / f"{sha256}_{bucket}.{ext}"
-        final.parent.mkdir(PRIVATE_FOLDER, parents=True, exist_ok=True)
+        if sha256[:2] not in self._folders_made:
+            final.parent.mkdir(PRIVATE_FOLDER, parents=True, exist_ok=True)
+            self._folders_made.add(sha256[:2])
         temporary = self.tmp / f"{sha256}_{bucket}.{secrets.token_hex(6)}.{ext}"
         try:
-            os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode))
-            if has_alpha:
-                image.save(temporary, "PNG", compress_level=3)
-            else:
-                image.save(temporary, "JPEG", quality=JPEG_QUALITY, optimize=True)
-            size = temporary.stat().st_size
-            os.replace(temporary, final)
+            with os.fdopen(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode),
+                           "wb") as handle:
+                if has_alpha:
+                    image.save(handle, "PNG", compress_level=3)
+                else:
+                    image.save(handle, "JPEG", quality=JPEG_QUALITY, optimize=True)
+                size = handle.tell()
+            try:
+                os.replace(temporary, final)
+            except FileNotFoundError:  # its folder was removed meanwhile (by hand): again
+                final.parent.mkdir(PRIVATE_FOLDER, parents=True, exist_ok=True)
+                os.replace(temporary, final)
         except BaseException:
             temporary.unlink(missing_ok=True)
             raise
