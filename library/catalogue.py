@@ -102,6 +102,8 @@ from library.schemas import (
     LibraryExportIn,
     LibraryExportOut,
     LibraryInfoOut,
+    LibraryMoveToStudioIn,
+    LibraryMoveToStudioOut,
     LibraryRef,
     LibraryRefreshOut,
     LibraryRenameIn,
@@ -176,6 +178,7 @@ CATALOGUE: Mapping[str, WorkerCommand] = _index([
     _C("library.export", LibraryExportIn, LibraryExportOut, "task", "none"),
     _C("library.delete-from-disk", LibraryDeleteFromDiskIn, LibraryDeleteFromDiskOut, "task",
        "irreversible", frees_space=True),
+    _C("library.move-to-studio", LibraryMoveToStudioIn, LibraryMoveToStudioOut, "task"),
     # assets
     _C("file.import", FileImportIn, FileImportOut, "task", "step"),
     _C("asset.search", AssetSearchIn, AssetSearchOut, "read", asked_first=True),

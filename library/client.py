@@ -30,6 +30,7 @@ from typing import Any
 from library import pathrules, private_paths, resend, worker_handle
 from library.errors import ErrorCode, LibraryError
 from library.events import (
+    REOPENED,
     DatabaseStatus,
     LibraryChanged,
     LibraryClosed,
@@ -53,7 +54,7 @@ from library.protocol import (
     encode,
 )
 from library.spare_worker import SpareWorkers
-from library.worker_handle import WorkerHandle, hand_over, log_worker, spawn
+from library.worker_handle import WorkerHandle, hand_over, settled, spawn
 
 log = logging.getLogger(__name__)
 
@@ -105,10 +106,8 @@ class LibraryHost:
                database: str | None = None) -> Future[dict]:  # type: ignore[type-arg]
         """Create `<parent>/<name>.serpent` and open it; resolves to its LibraryRef dict
         (`database`: a studio library's PostgreSQL URI, docs/studio.md)."""
-        opening = {"action": "create", "parent": str(parent), "name": name}
-        if database:
-            opening["database"] = database
-        return self._in_new_worker(opening)
+        return self._in_new_worker({"action": "create", "parent": str(parent), "name": name,
+                                    **({"database": database} if database else {})})
 
     def repair(self, path: str | Path) -> Future[dict]:  # type: ignore[type-arg]
         """A damaged library recovered into a new one, opened (`recovery_report`: "repair")."""
@@ -127,14 +126,13 @@ class LibraryHost:
 
         With `meta.idempotency_key`, a retry of the same call opens the library the first
         call made (see `library.import_replays`); other arguments with the key are refused."""
-        future: Future = Future()  # type: ignore[type-arg]
         try:
             archive_path = Path(pathrules.parse_user_path(str(archive), field="archivePath"))
             parent_path = Path(pathrules.parse_user_path(str(parent),
                                                          field="selectedParentPath"))
         except LibraryError as error:
-            future.set_exception(error)
-            return future
+            return settled(None, error)
+        future: Future = Future()  # type: ignore[type-arg]
         replay = replay_of(meta, archive_path, parent_path)
         threading.Thread(target=self._import_thread,
                          args=(str(archive_path), str(parent_path), replay, future),
@@ -146,16 +144,12 @@ class LibraryHost:
         try:
             path = Path(pathrules.parse_user_path(str(path), field="path"))
         except LibraryError as error:
-            failed: Future = Future()  # type: ignore[type-arg]
-            failed.set_exception(error)
-            return failed
+            return settled(None, error)
         key = _path_key(path)
         with self._lock:
             for worker in self._workers.values():
                 if _path_key(worker.path) == key and worker.state != "closed":
-                    done: Future = Future()  # type: ignore[type-arg]
-                    done.set_result(worker.ref())
-                    return done
+                    return settled(worker.ref(), None)
             if key in self._opening:
                 return self._opening[key]
             future: Future = Future()  # type: ignore[type-arg]
@@ -170,8 +164,7 @@ class LibraryHost:
         with self._lock:
             worker = self._workers.get(library_id)
             if worker is None or worker.state == "closed":
-                future.set_exception(self._not_open(library_id))
-                return future
+                return settled(None, self._not_open(library_id))
             if worker.closed_future is not None:
                 return worker.closed_future
             worker.closed_future = future
@@ -355,13 +348,9 @@ class LibraryHost:
         elif isinstance(message, StartupFailed):  # it connected, but cannot serve after all
             worker.failed_start = worker_handle.refused(message)
         elif isinstance(message, Event):
-            if message.name == "library.vanished":
-                worker.vanished = True
-            elif message.name == "worker.log":
-                log_worker(message)
-            elif message.name == "library.database":
-                self._emit(DatabaseStatus(worker.library_id, bool(message.data.get("reachable")),
-                                          str(message.data.get("message") or "")))
+            status = worker_handle.noticed(worker, message)
+            if status is not None:
+                self._emit(status)
 
     def _connected(self, worker: WorkerHandle, hello: Hello) -> None:
         with self._lock:
@@ -376,7 +365,10 @@ class LibraryHost:
     # -- internals: a worker ended ----------------------------------------------------------
     def _worker_ended(self, worker: WorkerHandle, exitcode: int | None) -> None:
         with self._lock:
-            if worker.state in ("closing", "closed") or worker.vanished or self._shut:
+            if worker_handle.reopens(worker) and not self._shut:
+                worker.state, restart, reason = "restarting", True, REOPENED
+                failure = resend.death(True, 0)
+            elif worker.state in ("closing", "closed") or worker.vanished or self._shut:
                 reason = "vanished" if worker.vanished else "closed"
                 self._retire(worker)
                 failure = (LibraryError(ErrorCode.LIBRARY_NOT_FOUND, "The library folder is gone.",
@@ -404,6 +396,7 @@ class LibraryHost:
             log.warning("library %s: %s; restarting", worker.library_id, reason)
             self._restart(worker, reason)
         else:
+            worker.settle_reopening(failure)
             worker.state = "closed"
             if worker.closed_future is not None and not worker.closed_future.done():
                 worker.closed_future.set_result(None)
@@ -426,6 +419,7 @@ class LibraryHost:
                 future.set_exception(failure)
             if worker.closed_future is not None and not worker.closed_future.done():
                 worker.closed_future.set_result(None)
+            worker.settle_reopening(error)
             self._emit(LibraryClosed(worker.library_id, f"could not restart: {error.message}"))
             return
         not_waiting: resend.Failed = []
@@ -446,6 +440,13 @@ class LibraryHost:
             self._emit(DatabaseStatus(worker.library_id, False, hello.error.message)
                        if isinstance(hello, Waiting) else
                        WorkerRestarted(worker.library_id, reason, dict(hello.recovery), resent))
+        worker.settle_reopening(None)
+
+    def reopened(self, library_id: str) -> Future[dict]:  # type: ignore[type-arg]
+        """The library's ref once its worker, stopped to open its folder anew, did."""
+        with self._lock:
+            return worker_handle.reopened(self._workers.get(library_id),
+                                          self._not_open(library_id))
 
     def _await_exit(self, worker: WorkerHandle) -> None:
         process = worker.process

@@ -13,8 +13,11 @@ from typing import Any
 
 from library.protocol import LibraryChanged, TaskProgress
 
-__all__ = ["LibraryChanged", "TaskProgress", "WorkerRestarted", "LibraryClosed",
+__all__ = ["REOPENED", "LibraryChanged", "TaskProgress", "WorkerRestarted", "LibraryClosed",
            "DatabaseStatus", "LibraryEvent"]
+
+
+REOPENED = "reopened: the library moved to a studio server"  # a planned restart's reason
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING, Any
 
 from library.errors import INTERNAL, WORKER_UNAVAILABLE, LibraryError
+from library.events import DatabaseStatus
 from library.protocol import (
     PROTOCOL_VERSION,
     Event,
@@ -66,10 +67,17 @@ class WorkerHandle:
     unavailable: LibraryError | None = None
     restarted: str = ""
     failed_start: LibraryError | None = None
+    reopening: Future | None = None  # type: ignore[type-arg]  # its worker asked to start anew
 
     def ref(self) -> dict[str, Any]:
         return {"libraryId": self.library_id, "name": self.name, "path": self.path,
                 "open": True}
+
+    def settle_reopening(self, error: LibraryError | None) -> None:
+        """The worker that asked to open its folder anew did (or could not: `error`)."""
+        future, self.reopening = self.reopening, None
+        if future is not None and not future.done():
+            settled(self.ref(), error, future)
 
     def send(self, message: Any) -> None:
         """Thread-safe. Never raises for a dead worker: its reader thread notices the death
@@ -228,3 +236,43 @@ def connected(worker: WorkerHandle, hello: Hello) -> tuple[str, int]:
     worker.backlog.clear()
     restarted, worker.restarted = worker.restarted, ""
     return restarted, resent
+
+
+def settled(result: Any, error: LibraryError | None,
+            future: Future | None = None) -> Future:  # type: ignore[type-arg]
+    """`future` (a new one if None) resolved: with `error` if given, else with `result`."""
+    future = Future() if future is None else future
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+    return future
+
+
+# -- a worker that stops to open its folder anew (library.move-to-studio) ------------------------
+def noticed(worker: WorkerHandle, message: Event) -> DatabaseStatus | None:
+    """A worker's notice for the host: about the worker (its folder vanished; it asks to be
+    opened anew, told before the answer that asked it), its log, or its database's status
+    (returned, for the host to tell)."""
+    if message.name == "library.vanished":
+        worker.vanished = True
+    elif message.name == "worker.log":
+        log_worker(message)
+    elif message.name == "library.reopening":
+        worker.reopening = worker.reopening or Future()
+    elif message.name == "library.database":
+        return DatabaseStatus(worker.library_id, bool(message.data.get("reachable")),
+                              str(message.data.get("message") or ""))
+    return None
+
+
+def reopens(worker: WorkerHandle) -> bool:
+    """It ended, serving, because it asked to be opened anew (not a crash)."""
+    return worker.reopening is not None and worker.state == "ready" and not worker.vanished
+
+
+def reopened(worker: WorkerHandle | None, not_open: LibraryError) -> Future:  # type: ignore[type-arg]
+    """Resolves to the worker's library ref once it is open anew (at once if not asked)."""
+    if worker is None:
+        return settled(None, not_open)
+    return worker.reopening or settled(worker.ref(), None)

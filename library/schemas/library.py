@@ -12,7 +12,7 @@ __all__ = [
     "LibraryRenameIn", "LibraryExportIn", "LibraryImportExportedIn", "LibraryRefreshOut",
     "LibraryRef", "LibraryListOut", "LibraryPath", "LibraryExportOut",
     "LibraryDeleteFromDiskOut", "LibraryDeleteFromDiskIn", "LibraryRepairIn", "LibraryRepairOut",
-    "RepairedTable",
+    "RepairedTable", "LibraryMoveToStudioIn", "LibraryMoveToStudioOut",
 ]
 
 LibraryPath = Annotated[str, Field(min_length=1, max_length=4096)]
@@ -125,6 +125,24 @@ class LibraryDeleteFromDiskOut(Model):
     deleted: bool
     asset_count: int
     freed_bytes: int
+
+
+class LibraryMoveToStudioIn(Model):
+    """Make this library a studio library in its own folder (dangerous: two calls)."""
+
+    database: str = Field(max_length=2000, description="An empty PostgreSQL database, "
+                          "postgresql://user@host/db (no password in it).")
+    state_token: str | None = Field(default=None, max_length=200, description="From the "
+                                    "plan; refused with STALE_PLAN if the library changed.")
+
+
+class LibraryMoveToStudioOut(Model):
+    library_id: str = Field(description="The same id as before.")
+    path: str
+    database: str
+    asset_count: int
+    set_aside: str = Field(description="Where the local database file is kept.")
+    task_id: str | None = None
 
 
 class LibraryRepairIn(Model):

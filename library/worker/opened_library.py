@@ -38,6 +38,7 @@ class OpenLibrary:
     identity: tuple[int, int]  # (st_dev, st_ino) of `marker`: notices a vanished folder
     kind: str = "local"  # or "studio": the rows in PostgreSQL (library/worker/studio)
     connect_reader: Callable[[], Any] | None = None  # a studio library's read connections
+    machine: str | None = None  # the name the host gave this Serpent (studio libraries)
 
     @property
     def marker(self) -> Path:

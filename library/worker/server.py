@@ -36,6 +36,7 @@ from library.idempotency import arguments_digest
 from library.protocol import (
     Cancel,
     ErrorInfo,
+    Event,
     LibraryChanged,
     LibraryNews,
     Request,
@@ -72,7 +73,8 @@ class WorkerServer:
         self.commands = commands.load()
         self.services = Services(layout=library.layout, library_id=library.library_id,
                                  writer=library.writer, emit=self._emit,
-                                 connect_reader=library.reader, kind=library.kind)
+                                 connect_reader=library.reader, kind=library.kind,
+                                 machine=library.machine)
         self.sequence = library.change_sequence
         self._writes: queue.Queue[Any] = queue.Queue()
         self._reads: queue.Queue[Any] = queue.Queue()
@@ -167,8 +169,8 @@ class WorkerServer:
                 return
             request, handler, scope = item
             self._handle(request, handler, scope, self._run_write)
-            if self._stopping.is_set():
-                return
+            if self._stopping.is_set() or self.services.reopen_after:
+                return  # (what waits is sent again by the host to the worker it starts)
 
     def _read_loop(self, work: queue.Queue[Any]) -> None:
         conn = self.library.reader()
@@ -193,6 +195,8 @@ class WorkerServer:
                 raise LibraryError(LIBRARY_NOT_FOUND, "The library folder is gone (moved, "
                                    "deleted, or its drive was disconnected).", reason="vanished")
             result = runner(request, handler, scope)
+            if self.services.reopen_after:  # told before the answer: no call slips between
+                self.sender.send(Event(name="library.reopening", data={}))
             self.sender.send(Response(id=request.id, ok=True, result=result,
                                       change_sequence=self.sequence))
         except Exception as error:  # every failure becomes an answer, never a dead worker

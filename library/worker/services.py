@@ -29,6 +29,8 @@ class Services:
     write_lock: threading.Lock = field(default_factory=threading.Lock)
     connect_reader: Callable[[], Any] | None = None  # new read connections (None: SQLite's)
     kind: str = "local"  # or "studio"
+    machine: str | None = None  # this Serpent's name among a studio library's machines
+    reopen_after: bool = False  # the library moved (library.move-to-studio): stop, open anew
 
     def reader(self) -> Any:
         """A new read-only connection to the library (for a thread of its own)."""

@@ -18,7 +18,7 @@ __all__ = ["LibraryChanged", "TaskProgress", "LifecycleAction", "ToastLevel",
            "LibraryLifecycle", "Toast", "ToolsChanged", "ShowInDesktop", "ChangeMade",
            "PluginsChanged", "Said"]
 
-LifecycleAction = Literal["opened", "closed", "renamed", "deleted", "imported"]
+LifecycleAction = Literal["opened", "closed", "renamed", "deleted", "imported", "moved"]
 ToastLevel = Literal["info", "warning", "error"]
 
 

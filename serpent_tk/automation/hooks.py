@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from library.errors import PERMISSION_DENIED, LibraryError
-from library.events import DatabaseStatus, LibraryClosed, WorkerRestarted
+from library.events import REOPENED, DatabaseStatus, LibraryClosed, WorkerRestarted
 from serpent_tk.automation.analysis import AnalysisQueue
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.effects import CoreEffects
@@ -166,7 +166,8 @@ class Hooks:
                     Said("A library was closed because it could not be started again."))
             self._publish(Toast(text=said.template, level="warning", actor_label=SYSTEM_LABEL,
                                 said=said))
-        elif isinstance(event, WorkerRestarted):
+        elif isinstance(event, WorkerRestarted) and event.reason != REOPENED:
+            # (a worker started anew on purpose, after library.move-to-studio, is no problem)
             said = Said("A library had a problem and was restarted; nothing that was saved "
                         "is lost.")
             self._publish(Toast(text=said.template, level="warning", actor_label=SYSTEM_LABEL,

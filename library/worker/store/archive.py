@@ -46,7 +46,8 @@ PARTIAL_SUFFIX = ".part"
 FORMAT = 1
 SKIPPED_TOP = {".lock", ".staging", f"{DATABASE_NAME}-wal", f"{DATABASE_NAME}-shm",
                f"{DATABASE_NAME}-journal", DATABASE_NAME,  # the database goes in as a snapshot
-               STUDIO_NAME, ".machines"}  # a studio library's: the archive is a local one
+               STUDIO_NAME, ".machines",  # a studio library's: the archive is a local one
+               ".before-studio"}  # the local database a studio library was moved in from
 SKIPPED_DIRS = {("thumbs", ".tmp")}
 COPY_CHUNK = 1024 * 1024
 SPARSE_SLACK = 1024 * 1024  # fewer bytes allocated than this below its size: it has holes

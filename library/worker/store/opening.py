@@ -94,8 +94,12 @@ def open_library(path: str, machine: str | None = None, wait: Any = None) -> Ope
                            "on a drive that is not connected).", field="path", reason="missing")
     if root.is_dir() and (root / STUDIO_NAME).is_file():
         from library.worker.studio.make_and_open import open_studio_library
+        from library.worker.studio.move_in import set_aside_local_database
 
         opened = open_studio_library(root, machine, wait)
+        set_aside = set_aside_local_database(root)  # moved in from a local library
+        if set_aside is not None:
+            opened.recovery["localDatabaseSetAside"] = str(set_aside)
         opened.recovery["openMs"] = round((time.perf_counter() - started) * 1000, 1)
         return opened
     layout = Layout(root)
@@ -109,6 +113,7 @@ def open_library(path: str, machine: str | None = None, wait: Any = None) -> Ope
         raise translate_os(error) from error
     try:
         opened = _open_locked(layout, lock)
+        opened.machine = machine
         opened.recovery["openMs"] = round((time.perf_counter() - started) * 1000, 1)
         return opened
     except BaseException:

@@ -67,7 +67,7 @@ def create_studio_library(parent: str, name: str, database: str) -> Path:
     except psycopg.Error as error:  # nothing was made: made again once the server is back
         raise studiofile.unreachable(uri, problem_of(error)) from error
     try:
-        _refuse_used(raw)
+        refuse_used(raw)
         library_id = new_library_id()
         shutil.rmtree(building, ignore_errors=True)
         building.mkdir(PRIVATE_FOLDER)
@@ -105,7 +105,7 @@ def create_studio_library(parent: str, name: str, database: str) -> Path:
     return final
 
 
-def _refuse_used(raw: Any) -> None:
+def refuse_used(raw: Any) -> None:
     if raw.execute("SELECT to_regclass('library_state')").fetchone()[0] is not None:
         raise LibraryError(ALREADY_EXISTS, "database: that database holds a Serpent library "
                            "already; open its folder instead", field="database")

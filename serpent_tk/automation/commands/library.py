@@ -189,6 +189,15 @@ def remove_from_disk(call: CommandCall, result: dict[str, Any]) -> Steps:
     return {**result, "deleted": True}
 
 
+def reopen_as_studio(call: CommandCall, result: dict[str, Any]) -> Steps:
+    """After `library.move-to-studio`: its worker stopped once the database committed; the
+    answer waits for the folder to be open again, as a studio library (same id), so the
+    caller's next call works on that."""
+    assert call.library_id is not None
+    yield call.gateway.host.reopened(call.library_id)
+    return result
+
+
 # ---- the declarations -------------------------------------------------------------------
 
 COMMANDS: list[CommandSpec] = [
@@ -278,6 +287,17 @@ COMMANDS: list[CommandSpec] = [
         {"libraryId": LIB, "targetPath": f"{HOME}/Downloads/Moodboards.zip"},
         title="Export library", capabilities=MANAGE,
         words=Words("exported “{library}”", "exported the library", doing="Exporting"),
+        long_work="call"),
+    command(
+        "library.move-to-studio", "dangerous",
+        "Make this library a studio library shared by a team, in its own folder: its records "
+        "go into an empty PostgreSQL database (same ids), only when the person asked.",
+        "",
+        {"libraryId": LIB, "database": "postgresql://serpent@studio-server/refs"},
+        title="Move to a studio server", capabilities=MANAGE, lifecycle="moved",
+        after=reopen_as_studio,
+        words=Words("moved “{library}” to a studio server", "moved a library to a studio "
+                    "server", doing="Moving"),
         long_work="call"),
     command(
         "library.refresh", "normal",

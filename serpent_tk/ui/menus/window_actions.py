@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from serpent_tk.ui.actions.clipboard_import import ClipboardImport
+from serpent_tk.ui.actions.studio_move import move_to_studio
 from serpent_tk.ui.browser.layouts import choice as layout_choice
 from serpent_tk.ui.language.translate import N_, _
 from serpent_tk.ui.menus.action_table import MOD, MOD_NAME, Action, Target
@@ -282,6 +283,9 @@ def window_actions(w: Any) -> list[Action]:
         Action("library.empty-trash", N_("Empty Trash…"), "Library",
                lambda t: actions.empty_trash(), group=3, places=("sidebar",),
                when=lambda t: has("trash.empty") and on_rows(t, ("trash",))),
+        Action("library.move-to-studio", N_("Move to a studio server…"), "Library",
+               lambda t: move_to_studio(w), group=5,
+               when=lambda t: has("library.move-to-studio") and w.session.current is not None),
         Action("library.plugins", N_("Plugins"), "Library", lambda t: None, group=4,
                places=("asset", "sidebar"), cascade=w.plugin_commands.entries),
         # Help ----------------------------------------------------------------------------

@@ -37,8 +37,9 @@ ASSET_COLUMNS = {"asset_tags": 0, "asset_folders": 0, "collection_assets": 1,
                  "linked_files": 4}  # where each table names an asset
 
 
-def read_state(root: Path) -> State:
-    uri = f"file:{root / 'library.sqlite'}?mode=ro"
+def read_state(root: Path, database: Path | None = None) -> State:
+    """`database`: another SQLite file of the library's (the one a move set aside)."""
+    uri = f"file:{database or root / 'library.sqlite'}?mode=ro"
     conn = sqlite3.connect(uri, uri=True)
     try:
         conn.execute("BEGIN")

@@ -37,6 +37,7 @@ from tests.waiting import wait_until
 WRITES = sorted(name for name, entry in CATALOGUE.items() if entry.writes)
 PLUGIN = Caller.plugin("ocr-text")
 LAST = "library.delete-from-disk"  # the library is gone after it
+MOVE = "library.move-to-studio"  # its library is a studio library after it
 
 
 @dataclass
@@ -130,6 +131,11 @@ def _refresh_library(w: World) -> dict[str, Any]:
 @scenario("library.export")
 def _export(w: World) -> dict[str, Any]:
     return {"targetPath": str(w.tmp / f"export-{next(w.seeds)}.zip")}
+
+
+@scenario("library.move-to-studio")
+def _move_to_studio(w: World) -> dict[str, Any]:
+    return {}  # on a library of its own (`moved_to_studio`): the walk's one stays local
 
 
 @scenario("library.delete-from-disk")
@@ -399,7 +405,11 @@ def same(expected: State, actual: State, what: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(WRITES, key=lambda n: n == LAST))  # delete: last
-def test_undo_then_redo_puts_the_library_back(world: World, name: str) -> None:
+def test_undo_then_redo_puts_the_library_back(world: World, name: str,
+                                              request: pytest.FixtureRequest) -> None:
+    if name == MOVE:
+        moved_to_studio(world, request.getfixturevalue("postgres_database"))
+        return
     w, rule = world, CATALOGUE[name].history
     args = SCENARIOS[name](w)
     before, top_before = w.state(), w.top()
@@ -436,3 +446,24 @@ def test_undo_then_redo_puts_the_library_back(world: World, name: str) -> None:
         same(before, w.state(), f"{other} after {name}")
         w.ok(name, {"historyId": top["id"]})
         same(after, w.state(), f"{name} again")
+
+
+def moved_to_studio(walk: World, database: str) -> None:
+    """`library.move-to-studio`, confirmed, on a library of its own: the same library (id,
+    rows), its history untouched, and undo after it takes back the change made before it."""
+    made = ok(walk.gateway, "library.create", {"selectedParentPath": str(walk.tmp),
+                                                "name": "Moving"})
+    w = World(walk.gateway, made["libraryId"], Path(made["path"]), walk.tmp)
+    w.ok("file.import", {"sourcePaths": [str(p) for p in w.pictures(w.tmp / "moving", 2)]})
+    before, top_before = w.state(), w.top()
+    moved = run(w, MOVE, {"database": database})
+    assert moved["libraryId"] == w.library_id and moved["assetCount"] == 2
+    assert (w.root / "studio.json").is_file() and not (w.root / "library.sqlite").exists()
+    assert w.top() == top_before  # not a step: the history came along as it was
+    same(before, read_state(w.root, w.root / ".before-studio" / "library.sqlite"),
+         "the database kept aside")
+    assert w.ok("asset.search", {})["total"] == 2
+    assert top_before is not None
+    w.ok("history.undo", {"historyId": top_before["id"]})  # the import, made before the move
+    assert w.ok("asset.search", {})["total"] == 0
+    w.ok("library.close")

@@ -17,7 +17,8 @@ KEPT = {"Serpent", "MCP", "AI", "Claude", "Desktop", "Cursor", "VS", "Code", "Co
         "Windsurf", "Gemini", "CLI", "Cline", "Zed", "Ctrl", "Cmd", "Shift", "Esc", "Enter",
         "Space", "Delete", "Home", "End", "Page", "Up", "Down", "PNG", "png", "JPG", "jpg",
         "GIF", "gif", "WEBP", "KB", "MB", "GB", "ID", "URL", "PDF", "pdf", "toml", "px",
-        "English"}  # the language list names each language in its own words
+        "English",  # the language list names each language in its own words
+        "PostgreSQL"}  # the studio database's product name
 PATH_OR_URL = re.compile(r"\S*[/\\]\S*|\S+\.\S+:\d+")
 WORD = re.compile(r"[A-Za-z]{2,}")
 

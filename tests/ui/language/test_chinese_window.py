@@ -13,6 +13,7 @@ import pytest
 
 from serpent_tk.paths import app_dirs
 from serpent_tk.settings import SettingsStore
+from serpent_tk.ui.actions.studio_move import ask_move_to_studio
 from serpent_tk.ui.browser.layouts import choice as layout_choice
 from serpent_tk.ui.language import font_families, translate
 from serpent_tk.ui.menus.menu_style import themed_menu
@@ -205,6 +206,12 @@ def test_every_main_view_menu_and_dialog_in_chinese(in_chinese: None, app: App,
     window.sidebar_menu.delete_tag(window.sidebar.scope(f"tag:{TAG}"))  # type: ignore[arg-type]
     check(app, tmp_path, "delete-tag", window.sidebar_menu.dialog)
     window.sidebar_menu.dialog.cancel()  # type: ignore[union-attr]
+    app.gateway_call("library.rename", {"libraryId": library_id, "name": "参考图"})
+    app.pump(lambda: (window.session.current or {}).get("name") == "参考图", "the new name")
+    moving = ask_move_to_studio(window)  # Library menu → Move to a studio server…
+    check(app, tmp_path, "move-to-studio", moving,  # (its folder's path, as it is on disk)
+          skip=(moving.folder_label,) if moving else ())
+    moving.cancel()  # type: ignore[union-attr]
     window.finding.open_duplicates()
     duplicates = window.finding.duplicates
     app.pump(lambda: duplicates is not None and not duplicates.review.state.loading,

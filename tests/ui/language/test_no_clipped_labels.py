@@ -12,6 +12,7 @@ from tkinter import ttk
 
 import pytest
 
+from serpent_tk.ui.actions.studio_move import ask_move_to_studio
 from serpent_tk.ui.browser.layouts import choice as layout_choice
 from tests.ui.conftest import App, make_images
 
@@ -167,4 +168,7 @@ def test_no_label_is_cut_off(app: App, tmp_path: Path, language: str) -> None:
     app.pump(lambda: window.actions.dialog is not None, "the confirmation")
     look("delete confirmation", window.actions.dialog)  # type: ignore[arg-type]
     window.actions.dialog.cancel()  # type: ignore[union-attr]
+    moving = ask_move_to_studio(window)
+    look("move to a studio server", moving)  # type: ignore[arg-type]
+    moving.cancel()  # type: ignore[union-attr]
     assert not any(problems.values()), {k: v for k, v in problems.items() if v}

@@ -5,9 +5,12 @@ real PostgreSQL (tests/postgres: a server of this test's own, since it is stoppe
 
 from __future__ import annotations
 
+import contextlib
 import json
+import tkinter as tk
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -111,3 +114,64 @@ def test_at_start_up_a_studio_library_whose_server_is_down_is_shown_with_the_ban
         if down:
             server.back()
         server.stop()
+
+
+def test_a_local_library_moved_to_a_studio_server_from_the_library_menu(
+        app: App, tmp_path: Path, postgres_database: str) -> None:
+    library_id = app.open_default()
+    window = app.window
+    root = Path(str(window.session.current["path"]))  # type: ignore[index]
+    folder = app.gateway_call("folder.create", {"libraryId": library_id, "name": "Kept"})
+    menu = window.menubar.refresh("Library")  # Library menu → Move to a studio server…
+    entry = next(i for i in range(int(menu.index("end") or 0) + 1)
+                 if menu.type(i) == "command"
+                 and menu.entrycget(i, "label") == "Move to a studio server…")
+    assert str(menu.entrycget(entry, "state")) != "disabled"
+    menu.invoke(entry)
+    app.pump(lambda: _dialog(app) is not None, "the Move to a studio server dialog")
+    dialog = _dialog(app)
+    assert dialog is not None and str(root) in _texts(dialog)
+
+    dialog.database.set("postgresql://serpent:secret@studio-server/refs")  # refused
+    dialog.confirm()
+    app.pump(lambda: "password" in str(dialog.error.cget("text")), "the password refusal")
+    assert dialog.step == "ask" and (root / "library.sqlite").is_file()
+
+    dialog.database.set(postgres_database)
+    dialog.confirm()  # the plan: what will happen, then the second press moves
+    app.pump(lambda: dialog.step == "confirm", "what the move will do")
+    assert ".before-studio" in str(dialog.message.cget("text"))
+    app.shot(tmp_path, "move-to-studio-dialog", dialog)
+    dialog.confirm()
+    app.pump(lambda: dialog.step == "done", "the move done", timeout=120)
+    assert "studio library now" in str(dialog.message.cget("text"))
+    app.shot(tmp_path, "move-to-studio-done", dialog)
+    studio = json.loads((root / "studio.json").read_text())
+    assert studio["libraryId"] == library_id == window.session.library_id
+    assert (root / ".before-studio" / "library.sqlite").is_file()
+    dialog.confirm()  # Close
+    assert dialog.closed
+
+    # the window goes on with the studio library: its folder there, a change saved there
+    made = app.gateway_call("folder.create", {"libraryId": library_id, "name": "After"})
+    app.pump(lambda: window.sidebar.tree.exists(f"folder:{made['id']}"), "the new folder")
+    assert window.sidebar.tree.exists(f"folder:{folder['id']}")
+    assert not (root / "library.sqlite").exists()
+
+
+def _dialog(app: App) -> Any:
+    from serpent_tk.ui.actions.studio_move import MoveToStudioDialog
+
+    found = [w for w in app.root.winfo_children() if isinstance(w, MoveToStudioDialog)
+             and not w.closed]
+    return found[-1] if found else None
+
+
+def _texts(widget: Any) -> str:
+    texts, stack = [], [widget]
+    while stack:
+        item = stack.pop()
+        stack.extend(item.winfo_children())
+        with contextlib.suppress(tk.TclError):  # a widget without text
+            texts.append(str(item.cget("text")))
+    return " ".join(texts)
