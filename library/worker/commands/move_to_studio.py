@@ -76,7 +76,7 @@ def move_to_studio(ctx: TaskContext, args: LibraryMoveToStudioIn) -> LibraryMove
 
         task.progress(0, total, "Copying the records")
         move_in.move_rows(ctx.conn, root, args.database, ctx.services.machine, task.task_id,
-                          progress)
+                          progress, ctx.scope.meta.person)
         ctx.services.reopen_after = True  # committed: its worker stops, the folder reopens
         task.progress(total, total, "Moved")
         out = LibraryMoveToStudioOut(

@@ -13,6 +13,7 @@ database aside in `.before-studio/` (kept, never deleted; `set_aside_local_datab
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 from collections.abc import Callable
@@ -49,10 +50,12 @@ def refuse_unmovable(conn: Any, kind: str) -> None:
 
 
 def move_rows(source: Any, root: Path, uri: str, machine: str | None, task_id: str,
-              progress: Progress) -> dict[str, int]:
+              progress: Progress, person: str | None = None) -> dict[str, int]:
     """Copy every row of `source` (the local library's writer, inside no transaction) into
     the empty database `uri`, write `studio.json`, and commit: the library is a studio
-    library from that commit on. Returns rows per table."""
+    library from that commit on. Returns rows per table. The history's changes are marked
+    as made on this machine (and by `person`, the one moving it, where no person is known):
+    they are this person's to undo, as undo is per person on a studio library."""
     uri = studiofile.check_uri(uri)
     name = machine_name(machine)
     try:
@@ -67,6 +70,7 @@ def move_rows(source: Any, root: Path, uri: str, machine: str | None, task_id: s
         target.execute("BEGIN")
         pgschema.install(target.raw, casefold.function_sql(target.raw))
         copied = copy_rows(source, target, progress)
+        _made_here(target, name, person)
         # its own task row, copied while running: done once the commit below is
         target.execute("UPDATE tasks SET status = 'done', done = coalesce(total, done), "
                        "message = 'Moved to the studio server', finished_at = ? "
@@ -88,6 +92,17 @@ def move_rows(source: Any, root: Path, uri: str, machine: str | None, task_id: s
         raise
     finally:
         target.close()
+
+
+def _made_here(target: Any, machine: str, person: str | None) -> None:
+    for row in target.execute("SELECT id, actor FROM history").fetchall():
+        actor = json.loads(row[1])
+        marked = {**actor, "machine": actor.get("machine") or machine}
+        if person and not actor.get("person"):
+            marked["person"] = person
+        if marked != actor:
+            target.execute("UPDATE history SET actor = ? WHERE id = ?",
+                           (json.dumps(marked), row[0]))
 
 
 def set_aside_local_database(root: Path) -> Path | None:

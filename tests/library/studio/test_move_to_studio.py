@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+import pytest
 
 from library.client import LibraryHost
 from library.errors import (
     ALREADY_EXISTS,
     DATABASE_UNAVAILABLE,
+    HISTORY_EMPTY,
     INVALID_ARGUMENT,
     UNSUPPORTED_FORMAT,
 )
@@ -67,10 +69,13 @@ def seen(host: LibraryHost, library: str) -> dict[str, Any]:
 
 
 def comparable(view: dict[str, Any]) -> dict[str, Any]:
-    """Without what a new home changes (the stored files' absolute paths)."""
+    """Without what a new home changes: the stored files' absolute paths, and the machine
+    each change is marked with once the library is a studio library (whose undo it is)."""
     assets = [{k: v for k, v in a.items() if k not in ("filePath", "thumbnailPath")}
               for a in view["assets"]]
-    return {**view, "assets": assets}
+    history = [{**h, "actor": {k: v for k, v in h["actor"].items() if k != "machine"}}
+               for h in view["history"]]
+    return {**view, "assets": assets, "history": history}
 
 
 def test_a_local_library_moves_onto_the_studio_server_and_back(
@@ -95,6 +100,7 @@ def test_a_local_library_moves_onto_the_studio_server_and_back(
 
         after = seen(alpha, library)
         assert comparable(after) == comparable(before)
+        assert {h["actor"].get("machine") for h in after["history"]} == {"alpha"}
         for asset in after["assets"]:
             assert Path(asset["filePath"]).read_bytes()  # files readable where they were
 
@@ -102,9 +108,12 @@ def test_a_local_library_moves_onto_the_studio_server_and_back(
         assert other["libraryId"] == library
         assert comparable(seen(beta, library)) == comparable(after)
 
-        undone = call(beta, library, "history.undo", {})  # a change made before the move
+        # a change made before the move is its maker's to undo (undo is per person and
+        # machine on a studio library): not the other machine's, alpha's
+        assert call_error(beta, library, "history.undo", {}).code == HISTORY_EMPTY
+        undone = call(alpha, library, "history.undo", {})
         assert undone["entry"]["command"] == "asset.update"
-        rating = call(alpha, library, "asset.get", {"assetIds": made["ids"][3:4]})[
+        rating = call(beta, library, "asset.get", {"assetIds": made["ids"][3:4]})[
             "items"][0]["rating"]
         assert rating in (0, None)
 
@@ -176,3 +185,41 @@ def _closed_port() -> int:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
 
+
+
+def test_a_move_cancelled_before_the_switch_leaves_the_library_local_and_the_database_empty(
+        host: LibraryHost, tmp_path: Path, postgres_database: str, sources: Path) -> None:
+    """The rows are copied in one transaction, committed only at the switch: a cancel at
+    any batch (here the first) rolls it back and takes `studio.json` away again."""
+    from library.errors import CANCELLED, LibraryError
+    from library.worker.rows import assetrows
+    from library.worker.store.database import connect
+    from library.worker.studio.move_in import move_rows
+
+    made = host.create(tmp_path, "Refs").result(TIMEOUT)
+    make_images(sources, 2)
+    call(host, made["libraryId"], "file.import", {"sourcePaths": [str(sources)]})
+    host.close(made["libraryId"]).result(TIMEOUT)
+    root = Path(made["path"])
+    source = connect(root / "library.sqlite")
+    assetrows.register_functions(source)
+    copied: list[str] = []
+
+    def cancel(table: str, rows: int) -> None:
+        copied.append(table)
+        assert (root / "studio.json").is_file() is False  # written only at the switch
+        raise LibraryError(CANCELLED, "cancelled")
+
+    try:
+        with pytest.raises(LibraryError) as cancelled:
+            move_rows(source, root, postgres_database, "alpha", "tsk_none", cancel)
+    finally:
+        source.close()
+    assert cancelled.value.code == CANCELLED and copied
+    assert not (root / "studio.json").exists()
+    with psycopg.connect(postgres_database) as check:
+        assert check.execute("SELECT count(*) FROM pg_tables WHERE schemaname = "
+                             "current_schema()").fetchone() == (0,)
+    reopened = host.open(root).result(TIMEOUT)  # as it was: a local library
+    assert call(host, reopened["libraryId"], "library.info", {})["assetCount"] == 2
+    assert (root / "library.sqlite").is_file()
