@@ -15,6 +15,7 @@ installs it); the server is started in a temporary folder, as the tests do (test
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import tempfile
 import threading
@@ -148,6 +149,7 @@ def main() -> int:
         alpha.shutdown()
         beta.shutdown()
         server.stop()
+        shutil.rmtree(work, ignore_errors=True)  # its libraries and pictures, in /tmp
     return 0
 
 
