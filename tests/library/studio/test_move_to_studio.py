@@ -117,6 +117,15 @@ def test_a_local_library_moves_onto_the_studio_server_and_back(
             "items"][0]["rating"]
         assert rating in (0, None)
 
+        # the counts go on by themselves after the move (copied with the triggers off)
+        def forest(host: LibraryHost) -> int:
+            tags = {t["name"]: t for t in call(host, library, "tag.list", {})["items"]}
+            return int(tags["forest"]["count"])
+
+        carried = forest(alpha)
+        call(alpha, library, "asset.tag", {"assetIds": made["ids"][3:4], "tags": ["forest"]})
+        assert forest(beta) == carried + 1 == 3
+
         studio_now = seen(alpha, library)
         archive = tmp_path / "back.zip"
         call(alpha, library, "library.export", {"targetPath": str(archive)})
