@@ -38,7 +38,7 @@ __all__ = [
 MAX_BATCH_EDIT = 500  # assets one asset.update or tagsByAsset changes at once
 MAX_SHEET = 36  # assets on one contact sheet (a 6 × 6 grid)
 AssetIds = Annotated[list[AssetId], Field(min_length=1, max_length=1000,
-                                          description="The assets (ast_ ids).")]
+                                          description="ast_ ids.")]
 SourcePath = Annotated[str, Field(min_length=1, max_length=4096)]
 SearchSort = Literal["added-desc", "added-asc", "name-asc", "name-desc", "rating-desc",
                      "size-desc", "modified-desc", "collection-order", "taken-desc",

@@ -130,8 +130,8 @@ class LibraryDeleteFromDiskOut(Model):
 class LibraryMoveToStudioIn(Model):
     """Make this library a studio library in its own folder (dangerous: two calls)."""
 
-    database: str = Field(max_length=2000, description="An empty PostgreSQL database, "
-                          "postgresql://user@host/db (no password in it).")
+    database: str = Field(max_length=2000, description="Empty PostgreSQL database URI, "
+                          "no password.")
     state_token: str | None = Field(default=None, max_length=200, description="From the "
                                     "plan; refused with STALE_PLAN if the library changed.")
 

@@ -211,7 +211,7 @@ class CommandSpec:
         if self.scope == "library":
             properties[LIBRARY_ID] = {
                 "type": "string", "minLength": 1, "maxLength": 64,
-                "description": "From serpent_library_list_open."}
+                "description": "From library_list_open."}
             required.append(LIBRARY_ID)
         own = dict(schema.get("properties", {}))
         own.pop(STATE_TOKEN, None)
@@ -224,7 +224,7 @@ class CommandSpec:
         if self.dangerous:
             properties[CONFIRM_CHALLENGE] = {
                 "type": "string", "maxLength": 100,
-                "description": "The first answer's challenge.id: now it runs."}
+                "description": "challenge.id of the first answer."}
         result: dict[str, Any] = {"type": "object", "properties": properties,
                                   "additionalProperties": False}
         if required:

@@ -44,9 +44,7 @@ def _report(conn: Any, root: Any, database: str) -> RiskReport:
 
 
 def plan_move_to_studio(ctx: ReadContext, args: LibraryMoveToStudioIn) -> RiskReport:
-    from library.worker.studio.move_in import refuse_unmovable
-
-    refuse_unmovable(ctx.conn, ctx.services.kind)
+    """What the move will do (what it cannot take is refused when it runs)."""
     return _report(ctx.conn, ctx.layout.root, args.database)
 
 

@@ -45,8 +45,8 @@ COMMANDS: list[CommandSpec] = [
         words=Words("edited {assets}", "edited assets")),
     command(
         "asset.rename-batch", "normal",
-        "Give several assets each its own new name in one undo step (e.g. a numbered "
-        "series); if any is missing or changed (expectedVersion), nothing is renamed.",
+        "Give several assets each a new name in one undo step (a numbered series); if any "
+        "is missing or changed (expectedVersion), none is renamed.",
         "items per asset (status changed/unchanged, version).",
         {"libraryId": LIB, "items": [{"assetId": A1, "name": "Skies-001"},
                                      {"assetId": A2, "name": "Skies-002"}]},
@@ -90,8 +90,8 @@ COMMANDS: list[CommandSpec] = [
         title="Look at assets", essential=True, returns_image=True),
     command(
         "asset.preview-status", "read",
-        "Check whether previews of assets are ready to look at; without assetIds, counts over "
-        "the library and how far the previews after an import are (making).",
+        "Check whether previews of assets are ready; without assetIds, counts over the "
+        "library and an import's previews in the making.",
         "items: id: ready/queued/pending/failed/unsupported; counts; making.",
         {"libraryId": LIB, "assetIds": [A1, A2]},
         title="Preview status"),

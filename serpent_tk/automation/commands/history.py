@@ -31,8 +31,8 @@ COMMANDS: list[CommandSpec] = [
         words=Words("redid “{entry[summary]}”", "redid a change"), recount="everywhere"),
     command(
         "analysis.run", "normal",
-        "Analyse assets in the background (palette for colour search, similarity, size as "
-        "displayed, date taken, camera, lens, preview); imports are analysed by themselves.",
+        "Analyse assets in the background (colour palette, similarity, photo facts, "
+        "preview); imports are analysed by themselves.",
         "task: follow it with task.get.",
         {"libraryId": LIB, "assetIds": [A1]}, title="Analyse assets",
         words=Words("queued analysis of {assets}", "queued analysis", doing="Analysing"),

@@ -237,7 +237,7 @@ COMMANDS: list[CommandSpec] = [
     gateway_command(
         "library.repair", LibraryRepairIn, LibraryRepairOut, "normal",
         "Recover a damaged library (LIBRARY_DAMAGED) into a new one beside it and open that "
-        "(the damaged one stays as it is).",
+        "(the damaged one is kept).",
         "",
         {"path": f"{HOME}/Pictures/Moodboards.serpent"}, title="Repair library",
         scope="global", capabilities=MANAGE, lifecycle="opened", handler=repair_library,
@@ -290,19 +290,19 @@ COMMANDS: list[CommandSpec] = [
         long_work="call"),
     command(
         "library.move-to-studio", "dangerous",
-        "Make this library a studio library shared by a team, in its own folder: its records "
-        "go into an empty PostgreSQL database (same ids), only when the person asked.",
+        "Make this a team's studio library: its records move to a PostgreSQL database, only "
+        "when the person asked.",
         "",
         {"libraryId": LIB, "database": "postgresql://serpent@studio-server/refs"},
-        title="Move to a studio server", capabilities=MANAGE, lifecycle="moved",
+        title="Move to studio", capabilities=MANAGE, lifecycle="moved",
         after=reopen_as_studio,
         words=Words("moved “{library}” to a studio server", "moved a library to a studio "
                     "server", doing="Moving"),
         long_work="call"),
     command(
         "library.refresh", "normal",
-        "Re-check the library's files on disk and rebuild previews, when files seem missing "
-        "or previews broken (nothing is dropped).",
+        "Re-check the library's files on disk and rebuild previews when files seem missing "
+        "or previews broken (nothing dropped).",
         "",
         {"libraryId": LIB}, title="Check library files", idempotent=True,
         words=Words("refreshed “{library}”", "refreshed the library", doing="Refreshing"),

@@ -36,7 +36,7 @@ TASK_OPTIONAL = types.ToolExecution(task_support="optional")
 
 CONTINUATION_ARGUMENT = {
     "type": "string",
-    "description": "nextCursor of a cut answer."}
+    "description": "nextCursor, to go on."}
 
 
 def input_schema(spec: CommandSpec) -> dict[str, Any]:
