@@ -93,15 +93,16 @@ def open_library(path: str, machine: str | None = None, wait: Any = None) -> Ope
         raise LibraryError(PATH_NOT_FOUND, "The library folder is not there (moved, deleted, or "
                            "on a drive that is not connected).", field="path", reason="missing")
     if root.is_dir() and (root / STUDIO_NAME).is_file():
+        from library.worker.studio import move_in
         from library.worker.studio.make_and_open import open_studio_library
-        from library.worker.studio.move_in import set_aside_local_database
 
-        opened = open_studio_library(root, machine, wait)
-        set_aside = set_aside_local_database(root)  # moved in from a local library
-        if set_aside is not None:
-            opened.recovery["localDatabaseSetAside"] = str(set_aside)
-        opened.recovery["openMs"] = round((time.perf_counter() - started) * 1000, 1)
-        return opened
+        if not move_in.unfinished_move(root):  # (else: the local library, as it was)
+            opened = open_studio_library(root, machine, wait)
+            set_aside = move_in.set_aside_local_database(root)  # moved in from a local one
+            if set_aside is not None:
+                opened.recovery["localDatabaseSetAside"] = str(set_aside)
+            opened.recovery["openMs"] = round((time.perf_counter() - started) * 1000, 1)
+            return opened
     layout = Layout(root)
     if not root.is_dir() or not layout.database.is_file():
         raise _not_a_library()

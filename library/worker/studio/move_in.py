@@ -105,6 +105,26 @@ def _made_here(target: Any, machine: str, person: str | None) -> None:
                            (json.dumps(marked), row[0]))
 
 
+def unfinished_move(root: Path) -> bool:
+    """A folder holding both `studio.json` and the local database whose studio database has
+    no library: a move stopped (its worker killed) between writing `studio.json` and its
+    commit. `studio.json` is taken away: the library is the local one, as it was. Left as it
+    is when that cannot be known (the server cannot be reached)."""
+    studio_file = root / "studio.json"
+    if not (root / DATABASE_NAME).is_file() or not studio_file.is_file():
+        return False
+    try:
+        uri = studiofile.read(studio_file)["database"]
+        with psycopg.connect(uri, connect_timeout=10) as raw:
+            row = raw.execute("SELECT to_regclass('library_state')").fetchone()
+    except (psycopg.Error, LibraryError):
+        return False
+    if row is None or row[0] is not None:
+        return False
+    studio_file.unlink(missing_ok=True)
+    return True
+
+
 def set_aside_local_database(root: Path) -> Path | None:
     """A studio library's folder that still has the local database it was moved from:
     the file (and its journal files) into `.before-studio/`; returns where, or None."""

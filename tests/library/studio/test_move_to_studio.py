@@ -232,3 +232,21 @@ def test_a_move_cancelled_before_the_switch_leaves_the_library_local_and_the_dat
     reopened = host.open(root).result(TIMEOUT)  # as it was: a local library
     assert call(host, reopened["libraryId"], "library.info", {})["assetCount"] == 2
     assert (root / "library.sqlite").is_file()
+
+
+def test_a_move_whose_worker_died_before_its_commit_leaves_the_local_library(
+        host: LibraryHost, tmp_path: Path, postgres_database: str, sources: Path) -> None:
+    """Killed between writing `studio.json` and the commit: the folder holds both files and
+    the database no library. Opening it opens the local library, as it was."""
+    from library.worker.studio import studiofile
+
+    made = host.create(tmp_path, "Refs").result(TIMEOUT)
+    make_images(sources, 1)
+    call(host, made["libraryId"], "file.import", {"sourcePaths": [str(sources)]})
+    host.close(made["libraryId"]).result(TIMEOUT)
+    root = Path(made["path"])
+    studiofile.write(root / "studio.json", postgres_database, made["libraryId"])
+    reopened = host.open(root).result(TIMEOUT)
+    assert reopened["libraryId"] == made["libraryId"]
+    assert not (root / "studio.json").exists() and (root / "library.sqlite").is_file()
+    assert call(host, made["libraryId"], "library.info", {})["assetCount"] == 1
