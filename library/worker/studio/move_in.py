@@ -71,6 +71,12 @@ def move_rows(source: Any, root: Path, uri: str, machine: str | None, task_id: s
         pgschema.install(target.raw, casefold.function_sql(target.raw))
         copied = copy_rows(source, target, progress)
         _made_here(target, name, person)
+        # The local library still records the move's end (its task's last writes) after
+        # this copy, and its callers are told that sequence: the studio library begins past
+        # it, so no change sequence is handed out twice (a client would take the studio's
+        # first change for one it had seen).
+        target.execute("UPDATE library_state SET change_sequence = change_sequence + ?",
+                       (SEQUENCE_GAP,))
         # its own task row, copied while running: done once the commit below is
         target.execute("UPDATE tasks SET status = 'done', done = coalesce(total, done), "
                        "message = 'Moved to the studio server', finished_at = ? "
@@ -92,6 +98,9 @@ def move_rows(source: Any, root: Path, uri: str, machine: str | None, task_id: s
         raise
     finally:
         target.close()
+
+
+SEQUENCE_GAP = 100  # more than the local library writes after the copy (a few task updates)
 
 
 def _made_here(target: Any, machine: str, person: str | None) -> None:

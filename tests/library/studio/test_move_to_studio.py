@@ -7,6 +7,8 @@ to the original. And what it refuses, with nothing changed."""
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -96,6 +98,10 @@ def test_a_local_library_moves_onto_the_studio_server_and_back(
         assert not (root / "library.sqlite").exists()
         kept = root / ".before-studio" / "library.sqlite"
         assert moved["setAside"] == str(kept) and kept.is_file()
+        with contextlib.closing(sqlite3.connect(kept)) as local:  # where the local one ended
+            last_local = local.execute("SELECT change_sequence FROM library_state").fetchone()[0]
+        first_studio = call(alpha, library, "library.change-sequence", {})["changeSequence"]
+        assert first_studio > last_local  # no sequence handed out twice
         assert alpha.recovery_report(library)["check"] == "postgres"  # the studio worker
 
         after = seen(alpha, library)
