@@ -28,6 +28,7 @@ CATALOGUE = {
     # library
     "library.info", "library.change-sequence", "library.show-in-desktop", "library.close",
     "library.rename", "library.export", "library.refresh", "library.delete-from-disk",
+    "library.move-to-studio",  # an additive extension: onto a studio server (issue 28)
     # assets
     "file.import", "asset.search", "asset.get", "asset.update", "asset.tag", "asset.untag",
     "asset.move", "asset.copy", "asset.thumbnail", "asset.preview-status", "asset.trash",
@@ -55,7 +56,8 @@ CATALOGUE = {
 }
 GLOBAL = {"library.list-recent", "library.list-open", "library.open", "library.create",
           "library.import-exported", "ui.notify", "library.repair"}
-DANGEROUS = {"asset.delete-permanently", "trash.empty", "library.delete-from-disk"}
+DANGEROUS = {"asset.delete-permanently", "trash.empty", "library.delete-from-disk",
+             "library.move-to-studio"}
 
 REGISTRY = build_registry()
 SPECS = sorted(REGISTRY.commands.values(), key=lambda s: s.name)

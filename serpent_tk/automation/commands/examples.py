@@ -7,8 +7,8 @@ folder of its own, so the examples stay calls that work.
 
 from __future__ import annotations
 
-LIB = "lib_7q2m"
-A1, A2 = "ast_5h8c", "ast_9r3t"
+LIB = "lib_7q2m9x4k"
+A1, A2 = "ast_5h8c2v1d", "ast_9r3t6w2e"
 F1, F2 = "fld_4k7n1p8s", "fld_2j6b9m3f"
 C1, C2 = "col_8d1x5q7r", "col_3v9h2k6t"
 L1 = "lnk_6m2p8w4c"
