@@ -20,7 +20,7 @@ from tests.mcp.tasks.rpc import (
 
 COUNT = 2000
 LONG_TOOLS = {"serpent_file_import", "serpent_analysis_run", "serpent_library_export",
-              "serpent_library_import_exported"}
+              "serpent_library_import_exported", "serpent_library_move_to_studio"}
 
 
 def test_an_import_of_2000_files_runs_as_a_task_with_progress_and_can_be_cancelled(
