@@ -9,8 +9,9 @@ Map of the package (each room's `__init__` says what it holds):
   `store.recovery` -> `server` (pipe reader thread, reader threads, the writer loop, error
   translation); `context` (what a command handler is given).
 - `commands/`: one module per group of commands behind the dispatch table
-  (`commands.HANDLERS`, one `@handles` function per entry of `library.catalogue`, the
-  modules found by `pkgutil`); a new command is its catalogue entry plus its handler.
+  (`commands.load()`: each entry of `library.catalogue` names its function there as
+  `"<module>:<function>"`, the modules found by `pkgutil`); a new command is its catalogue
+  entry plus its function.
   Commands import the rooms below; the rooms never import `commands`.
 - `store/`: the library folder on disk. `transaction.WriteTx` is the one write helper
   (journal, change sequence, change log, the request ledger `requests`: a write is never

@@ -7,12 +7,15 @@ tool table of docs/mcp.md are generated from `REGISTRY.commands`; the window run
 as registry commands and reads their words from their specs. The `serpent-tk` subcommands
 are not registry commands.
 
-A spec is all the main process knows about a command: its models (a worker command's come
-from `library.catalogue`), policy, the words the window tells people with (`Words`), what a
-success changes besides its event's kinds (`recount`), and, for a command the main process
-answers itself (or a plugin command), its `handler`; an `after` step runs in the main process
-once the worker answered. Nothing outside the declarations (`automation/commands/`) looks at
-a command's name to decide what to do with it.
+A spec is all the main process knows about a command: its models, risk class and the words
+the window tells people with (`Words`) — for a worker command all three come from its one
+declaration in `library.catalogue`, which `command()` looks up by name and completes with what
+only MCP and the window need —, policy, what a success changes besides its event's kinds
+(`recount`), and, for a command the main process answers itself (`gateway_command`, declared
+whole here) or a plugin command, its `handler`; an `after` step runs in the main process once
+the worker answered. Nothing outside the declarations (`automation/commands/`) looks at a
+command's name to decide what to do with it. `Risk` and `Words` are the catalogue's, named
+here too for the main process's declarations.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 from pydantic import BaseModel
 
 from library.catalogue import CATALOGUE
+from library.catalogue import Risk as Risk  # the catalogue's, for the main process's declarations
+from library.catalogue import Words as Words
 from library.protocol import CallMeta
 from serpent_tk.automation import policy
 from serpent_tk.automation.caller import Caller
@@ -39,7 +44,6 @@ if TYPE_CHECKING:
     from serpent_tk.automation.libraries import Libraries
 
 Scope = Literal["global", "library"]
-Risk = Literal["read", "normal", "recoverable", "dangerous"]
 Route = Literal["worker", "gateway", "plugin"]
 # Where assets sit after a success, beyond what its change event's kinds say: "everywhere"
 # (imports, trash, undo...: every count may move) or "folders" (folder membership)
@@ -99,21 +103,7 @@ Handler = Callable[[CommandCall], "Steps | dict[str, Any]"]
 AfterStep = Callable[[CommandCall, dict[str, Any]], Steps]  # after the worker: final result
 
 
-@dataclass(frozen=True)
-class Words:
-    """How the window tells a person about a command (`effects.tell` fills them in).
-
-    `done` says what a success did, naming what it was about from the call's arguments and
-    result (camelCase fields; `{entry[summary]}` reaches inside), `{assets}` ("3 assets",
-    from assetIds or assetId), `{files}` (an import's new files), `{library}` (the library's
-    name) and `{old_library}` (its name before, when it changed). When one of them is missing
-    or empty, `fallback` is said instead. `doing` names a running task of the command in the
-    status bar ("Analysing 120 / 2,000").
-    """
-
-    done: str = ""  # "created the folder “{name}”"
-    fallback: str = ""  # "created a folder"
-    doing: str = ""  # "Analysing"
+NO_WORDS = Words()
 
 
 def tool_name_for(name: str) -> str:
@@ -252,23 +242,24 @@ def capabilities_for(risk: Risk, scope: Scope) -> frozenset[str]:
     return frozenset({policy.LIBRARY_READ, policy.LIBRARY_WRITE})
 
 
-def command(name: str, risk: Risk, summary: str, returns: str, example: dict[str, Any], *,
+def command(name: str, summary: str, returns: str, example: dict[str, Any], *,
             title: str, essential: bool = False, internal: bool = False,
-            words: Words = Words(), capabilities: Iterable[str] | None = None,
+            capabilities: Iterable[str] | None = None,
             idempotent: bool | None = None, destructive: bool | None = None,
             lifecycle: str | None = None, imports: bool = False, recount: Recount = "",
             returns_image: bool = False, after: AfterStep | None = None,
             long_work: LongWork = "") -> CommandSpec:
-    """Declare a command the library worker serves (library-level). Its input and output
-    models, and whether it is an undo step, are the catalogue's (`library.catalogue`);
-    capabilities and hints follow from the risk by default."""
+    """Add, to the catalogue's declaration of a command the library worker serves
+    (`library.catalogue`: its models, risk, words, history rule, worker function), what only
+    MCP and the window need (library-level). Capabilities and hints follow from the risk by
+    default."""
     served = CATALOGUE.get(name)
     if served is None:
         raise ValueError(f"{name} is routed to the worker but not in library.catalogue")
     journaled = served.history == "step"
-    return _spec(name, served.input_model, served.output_model, risk, summary, returns,
-                 example, title=title, essential=essential, internal=internal, words=words,
-                 scope="library",
+    return _spec(name, served.input_model, served.output_model, served.risk, summary, returns,
+                 example, title=title, essential=essential, internal=internal,
+                 words=served.words, scope="library",
                  capabilities=capabilities,
                  idempotent=idempotent, destructive=destructive, route="worker",
                  lifecycle=lifecycle, imports=imports, journaled=journaled, recount=recount,
@@ -278,12 +269,14 @@ def command(name: str, risk: Risk, summary: str, returns: str, example: dict[str
 def gateway_command(name: str, input_model: type[BaseModel], output_model: type[BaseModel],
                     risk: Risk, summary: str, returns: str, example: dict[str, Any], *,
                     title: str, handler: Handler, essential: bool = False,
-                    words: Words = Words(), scope: Scope = "library",
+                    words: Words = NO_WORDS, scope: Scope = "library",
                     capabilities: Iterable[str] | None = None, idempotent: bool | None = None,
                     destructive: bool | None = None, lifecycle: str | None = None,
                     recount: Recount = "", long_work: LongWork = "") -> CommandSpec:
     """Declare a command the main process answers itself with `handler` (no worker command
-    behind it)."""
+    behind it), whole: its models, risk and words too."""
+    if name in CATALOGUE:
+        raise ValueError(f"{name} is declared in library.catalogue: the worker serves it")
     return _spec(name, input_model, output_model, risk, summary, returns, example,
                  title=title, essential=essential, words=words, scope=scope,
                  capabilities=capabilities, idempotent=idempotent,

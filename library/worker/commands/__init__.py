@@ -1,9 +1,12 @@
-"""The worker's dispatch table: one handler per command of the catalogue (`library.catalogue`).
+"""The worker's dispatch table: the functions that answer the catalogue's commands.
 
-Runs in the worker process. A command is one function decorated with `@handles(name)` in a
-module of this package, one module per group of commands; `load()` imports every module
-here (found with `pkgutil`, no hand-kept list), so adding a command is its catalogue entry
-plus its handler. What a handler gets depends on the catalogue entry's `WorkerMode`:
+Runs in the worker process (the commands are declared in `library.catalogue`). Each
+catalogue entry names its function (`handler`, and `plan` for a dangerous command) as
+`"<module>:<function>"` of this package, one module per group of commands; the functions
+themselves carry no declaration. `load()` imports every module here (found with `pkgutil`,
+no hand-kept list: they also start background work and warm-ups) and resolves every entry's
+names, raising `RuntimeError` at worker start when one leads nowhere; so adding a command is
+its catalogue entry plus its function. What a handler gets depends on the entry's `WorkerMode`:
 
 - `read`:   `handler(ctx: ReadContext, args) -> Model | dict`, on a reader thread with its
             own connection; never waits behind a running import.
@@ -18,11 +21,11 @@ plus its handler. What a handler gets depends on the catalogue entry's `WorkerMo
             without a read transaction around it: slow work that writes only derived files
             (thumbnails), so it never holds up reads.
 
-`plan(ctx: ReadContext, args) -> RiskReport`, when given, answers `plan=True` requests:
-a read-only risk report with a `stateToken`. `@warm_up` marks what a command's first call
-would otherwise load while it runs (decoders, tables): a spare worker does it before it
-knows its library (`prepare_first_asked`), any other worker `WARM_UP_AFTER` seconds after it
-starts serving, on a thread of its own.
+`plan(ctx: ReadContext, args) -> RiskReport` answers `plan=True` requests: a read-only risk
+report with a `stateToken`. `@warm_up` marks what a command's first call would otherwise
+load while it runs (decoders, tables): a spare worker does it before it knows its library
+(`prepare_first_asked`), any other worker `WARM_UP_AFTER` seconds after it starts serving,
+on a thread of its own.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,8 +63,6 @@ class Handler:
         return self.command.input_model
 
 
-HANDLERS: dict[str, Handler] = {}
-
 # `start(services, stopping) -> stop`: work a worker does beside its requests (the task
 # runner). Started before serving; `stop()` is called at close, before the library closes.
 Background = Callable[[Any, Any], Callable[[], None]]
@@ -73,27 +74,12 @@ def background(start: Background) -> Background:
     return start
 
 
-def handles(name: str, *, plan: Callable[..., Any] | None = None
-            ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Make the decorated function the handler of catalogue command `name`."""
-    def register(function: Callable[..., Any]) -> Callable[..., Any]:
-        command = CATALOGUE.get(name)
-        if command is None:
-            raise RuntimeError(f"{name} has a handler but is not in library.catalogue")
-        if name in HANDLERS:
-            raise RuntimeError(f"{name} has two handlers: {HANDLERS[name].run.__module__} "
-                               f"and {function.__module__}")
-        HANDLERS[name] = Handler(command, function, plan)
-        return function
-    return register
-
-
 def prepare_first_asked() -> None:
     """Build the input validators of what a window asks first (`asked_first` in the
     catalogue), then run the commands' own warm-ups."""
-    for handler in HANDLERS.values():
-        if handler.command.asked_first:
-            handler.input_model.model_rebuild()
+    for entry in CATALOGUE.values():
+        if entry.asked_first:
+            entry.input_model.model_rebuild()
     for prepare in WARM_UPS:
         prepare()
 
@@ -122,8 +108,38 @@ def _warm_up_soon(services: Any, stopping: threading.Event) -> Callable[[], None
     return lambda: thread.join(5)
 
 
-def load() -> dict[str, Handler]:
-    """Import every command module of this package; returns the table they filled."""
+def load(catalogue: Mapping[str, WorkerCommand] = CATALOGUE) -> dict[str, Handler]:
+    """Import every command module of this package and resolve each catalogue entry's
+    function (and plan): the dispatch table. Raises `RuntimeError` naming every entry whose
+    function is missing, so a worker with a broken catalogue never starts serving."""
     for module in pkgutil.iter_modules(__path__, prefix=f"{__name__}."):
         importlib.import_module(module.name)
-    return HANDLERS
+    table: dict[str, Handler] = {}
+    missing: list[str] = []
+    for name, entry in catalogue.items():
+        run = _resolve(entry.handler, missing, name)
+        plan = _resolve(entry.plan, missing, name) if entry.plan else None
+        if run is not None:
+            table[name] = Handler(entry, run, plan)
+    if missing:
+        raise RuntimeError("library.catalogue names worker functions that do not exist: "
+                           + "; ".join(missing))
+    return table
+
+
+def _resolve(reference: str, missing: list[str], name: str) -> Callable[..., Any] | None:
+    """`"tags:list_tags"` → `library.worker.commands.tags.list_tags` (or a note in `missing`)."""
+    module_name, _, function_name = reference.partition(":")
+    qualified = f"{__name__}.{module_name}"
+    try:
+        module = importlib.import_module(qualified)
+    except ModuleNotFoundError as error:
+        if error.name != qualified:
+            raise  # the module exists but something it imports does not: say that
+        missing.append(f"{name} → {reference} (no module {qualified})")
+        return None
+    function: Callable[..., Any] | None = getattr(module, function_name, None)
+    if not callable(function):
+        missing.append(f"{name} → {reference} (no function {function_name} in {qualified})")
+        return None
+    return function

@@ -18,13 +18,11 @@ from library.schemas import (
     AnalyserRecordIn,
     AnalyserRecordOut,
 )
-from library.worker.commands import handles
 from library.worker.context import ReadContext
 from library.worker.rows import assetrows
 from library.worker.store.transaction import WriteTx
 
 
-@handles("analyser.pending")
 def pending(ctx: ReadContext, args: AnalyserPendingIn) -> AnalyserPendingOut:
     kinds = list(dict.fromkeys(args.kinds))
     params: list[object] = [args.analyser, args.version, *kinds, args.after or ""]
@@ -43,7 +41,6 @@ def pending(ctx: ReadContext, args: AnalyserPendingIn) -> AnalyserPendingOut:
     return AnalyserPendingOut(asset_ids=ids[:args.limit], more=len(ids) > args.limit)
 
 
-@handles("analyser.record")
 def record(tx: WriteTx, args: AnalyserRecordIn) -> AnalyserRecordOut:
     conn = tx.conn
     source = args.analyser.split("/", 1)[0]

@@ -30,7 +30,7 @@ from typing import Any
 from library.errors import NOT_FOUND, LibraryError
 from library.protocol import CallMeta
 from library.schemas import AnalysisRunIn, AnalysisRunOut
-from library.worker.commands import background, handles
+from library.worker.commands import background
 from library.worker.files import previews
 from library.worker.files.analyser import ANALYSER, Analysis, analyse
 from library.worker.rows import assetrows
@@ -48,7 +48,6 @@ BATCH_SECONDS = 3.0  # ... or this long, whichever comes first
 FETCH = 128
 
 
-@handles("analysis.run")
 def run_analysis(tx: WriteTx, args: AnalysisRunIn) -> AnalysisRunOut:
     conn = tx.conn
     params: dict[str, object] = {"force": args.force}

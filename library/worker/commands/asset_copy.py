@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from library.errors import NOT_FOUND, LibraryError
 from library.schemas import AssetBatchOut, AssetCopyIn
-from library.worker.commands import handles
 from library.worker.commands.asset_edit import batch_result
 from library.worker.rows import assetrows
 from library.worker.store.transaction import WriteTx
 
 
-@handles("asset.copy")
 def copy(tx: WriteTx, args: AssetCopyIn) -> AssetBatchOut:
     conn = tx.conn
     folder = conn.execute("SELECT name FROM folders WHERE id = ?", (args.folder_id,)).fetchone()

@@ -26,12 +26,10 @@ from library.schemas import (
     ItemResult,
     UpdateItem,
 )
-from library.worker.commands import handles
 from library.worker.rows import assetrows
 from library.worker.store.transaction import WriteTx
 
 
-@handles("asset.update")
 def update(tx: WriteTx, args: AssetUpdateIn) -> AssetUpdateOut:
     """One asset (`assetId`: a missing one or a stale expectedVersion is an error) or the same
     change to many (`assetIds`: answered per asset), in one undo step either way."""
@@ -98,7 +96,6 @@ def update(tx: WriteTx, args: AssetUpdateIn) -> AssetUpdateOut:
         "changed": len(changes)})
 
 
-@handles("asset.rename-batch")
 def rename_batch(tx: WriteTx, args: AssetRenameBatchIn) -> AssetBatchOut:
     conn = tx.conn
     ids = [item.asset_id for item in args.items]
@@ -128,12 +125,10 @@ def _label(column: str) -> str:
     return {"source_url": "source URL"}.get(column, column)
 
 
-@handles("asset.tag")
 def tag(tx: WriteTx, args: AssetTagIn) -> AssetBatchOut:
     return _retag(tx, args.wanted(), add=True)
 
 
-@handles("asset.untag")
 def untag(tx: WriteTx, args: AssetUntagIn) -> AssetBatchOut:
     return _retag(tx, args.wanted(), add=False)
 
@@ -173,7 +168,6 @@ def _retag(tx: WriteTx, wanted_by_asset: dict[str, list[str]], *, add: bool
     return batch_result(conn, asset_ids, found, set(changes))
 
 
-@handles("asset.move")
 def move(tx: WriteTx, args: AssetMoveIn) -> AssetBatchOut:
     """Put each asset in exactly `folderId` (or in no folder with null)."""
     conn = tx.conn

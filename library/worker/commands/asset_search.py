@@ -25,7 +25,6 @@ from typing import Any
 
 from library.errors import INVALID_ARGUMENT, LibraryError
 from library.schemas import AssetGetIn, AssetGetOut, AssetSearchIn
-from library.worker.commands import handles
 from library.worker.context import ReadContext
 from library.worker.rows import assetrows, filters, livecounts, searchtree, textindex
 from library.worker.rows.assetrows import SUMMARY_COLUMNS
@@ -75,12 +74,10 @@ class CountCache:
 _COUNTS = CountCache()
 
 
-@handles("asset.search")
 def search(ctx: ReadContext, args: AssetSearchIn) -> dict[str, Any]:
     return search_page(ctx.conn, args)
 
 
-@handles("asset.get")
 def get(ctx: ReadContext, args: AssetGetIn) -> AssetGetOut:
     items, not_found = assetrows.full_assets(ctx.conn, args.asset_ids, ctx.layout)
     return AssetGetOut.model_validate({"items": items, "notFound": not_found})

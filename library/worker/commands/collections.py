@@ -39,7 +39,6 @@ from library.schemas import (
     Empty,
     RuleSet,
 )
-from library.worker.commands import handles
 from library.worker.commands.asset_search import search_page
 from library.worker.context import ReadContext
 from library.worker.rows import assetrows, collectionstate, filters
@@ -72,13 +71,11 @@ def _rules_json(ruleset: RuleSet) -> str:
     return json.dumps(ruleset.model_dump(mode="json", by_alias=True), separators=(",", ":"))
 
 
-@handles("collection.list")
 def list_collections(ctx: ReadContext, args: Empty) -> CollectionListOut:
     return CollectionListOut(items=[collectionstate.collection_out(ctx.conn, row)
                                     for row in collectionstate.rows(ctx.conn)])
 
 
-@handles("collection.create")
 def create(tx: WriteTx, args: CollectionCreateIn) -> Collection:
     conn = tx.conn
     _check_name(conn, args.name, None)
@@ -95,7 +92,6 @@ def create(tx: WriteTx, args: CollectionCreateIn) -> Collection:
     return _out(conn, collection_id)
 
 
-@handles("collection.update")
 def update(tx: WriteTx, args: CollectionUpdateIn) -> Collection:
     conn = tx.conn
     if args.name is None and args.rules is None:
@@ -124,7 +120,6 @@ def update(tx: WriteTx, args: CollectionUpdateIn) -> Collection:
     return _out(conn, args.collection_id)
 
 
-@handles("collection.reorder")
 def reorder(tx: WriteTx, args: CollectionReorderIn) -> CollectionListOut:
     conn = tx.conn
     if len(set(args.collection_ids)) != len(args.collection_ids):
@@ -148,7 +143,6 @@ def reorder(tx: WriteTx, args: CollectionReorderIn) -> CollectionListOut:
                                     for row in collectionstate.rows(conn)])
 
 
-@handles("collection.delete")
 def delete(tx: WriteTx, args: CollectionDeleteIn) -> CollectionDeleteOut:
     conn = tx.conn
     row = _get(conn, args.collection_id)
@@ -158,7 +152,6 @@ def delete(tx: WriteTx, args: CollectionDeleteIn) -> CollectionDeleteOut:
     return CollectionDeleteOut(deleted=args.collection_id)
 
 
-@handles("collection.members")
 def members(tx: WriteTx, args: CollectionMembersIn) -> Collection:
     conn = tx.conn
     row = _get(conn, args.collection_id)
@@ -198,7 +191,6 @@ def members(tx: WriteTx, args: CollectionMembersIn) -> Collection:
     return _out(conn, args.collection_id)
 
 
-@handles("collection.run-rules")
 def run_rules(ctx: ReadContext, args: CollectionRunRulesIn) -> dict[str, Any]:
     conn = ctx.conn
     if (args.collection_id is None) == (args.rules is None):

@@ -26,7 +26,6 @@ from library.schemas import (
     FindSimilarIn,
     FindSimilarOut,
 )
-from library.worker.commands import handles
 from library.worker.context import ReadContext
 from library.worker.files import similarity
 from library.worker.files.analyser import ANALYSER
@@ -42,7 +41,6 @@ _SIGNATURES = (
     "AND x.analyser >= ? AND x.phash IS NOT NULL AND x.mean_l IS NOT NULL ORDER BY a.id")
 
 
-@handles("asset.find-duplicates")
 def find_duplicates(ctx: ReadContext, args: FindDuplicatesIn) -> FindDuplicatesOut:
     conn = ctx.conn
     offset = _read_cursor(args.cursor) if args.cursor else 0
@@ -69,7 +67,6 @@ def find_duplicates(ctx: ReadContext, args: FindDuplicatesIn) -> FindDuplicatesO
         note=note, next_cursor=f"g{offset + args.limit}" if more else None)
 
 
-@handles("asset.find-similar")
 def find_similar(ctx: ReadContext, args: FindSimilarIn) -> FindSimilarOut:
     conn = ctx.conn
     asset = conn.execute("SELECT kind FROM assets WHERE id = ?", (args.asset_id,)).fetchone()

@@ -25,7 +25,6 @@ from pathlib import Path
 from library import pathrules
 from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX
 from library.schemas import LibraryExportIn, LibraryExportOut
-from library.worker.commands import handles
 from library.worker.context import TaskContext
 from library.worker.store import diskspace
 from library.worker.store.archive import (
@@ -44,7 +43,6 @@ KIND = "export"
 CLEANUPS[KIND] = lambda params: remove_partial(Path(params["partialPath"]))
 
 
-@handles("library.export")
 def export_library(ctx: TaskContext, args: LibraryExportIn) -> LibraryExportOut:
     root = ctx.layout.root
     progress = ctx.link.progress

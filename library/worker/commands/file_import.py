@@ -55,7 +55,7 @@ from library.errors import (
     LibraryError,
 )
 from library.schemas import FileImportIn, FileImportOut, ImportItem
-from library.worker.commands import handles, warm_up
+from library.worker.commands import warm_up
 from library.worker.context import TaskContext
 from library.worker.files import media, previews
 from library.worker.files.sources import Candidate, expand
@@ -103,7 +103,6 @@ def _load_import_path() -> None:
         model.model_rebuild()
 
 
-@handles("file.import")
 def import_files(ctx: TaskContext, args: FileImportIn) -> FileImportOut:
     if args.folder_id and not ctx.conn.execute("SELECT 1 FROM folders WHERE id = ?",
                                                (args.folder_id,)).fetchone():

@@ -30,7 +30,6 @@ from library.schemas import (
     FolderMoveIn,
     FolderRenameIn,
 )
-from library.worker.commands import handles
 from library.worker.rows.assetrows import chunks, marks
 from library.worker.rows.folderrows import folder_by_id
 from library.worker.store.transaction import WriteTx
@@ -64,7 +63,6 @@ def _result(conn: sqlite3.Connection, folder_id: str) -> Folder:
     return folder_by_id(conn, folder_id)
 
 
-@handles("folder.rename")
 def rename(tx: WriteTx, args: FolderRenameIn) -> Folder:
     conn = tx.conn
     row = _get(conn, args.folder_id)
@@ -81,7 +79,6 @@ def rename(tx: WriteTx, args: FolderRenameIn) -> Folder:
     return _result(conn, args.folder_id)
 
 
-@handles("folder.move")
 def move(tx: WriteTx, args: FolderMoveIn) -> Folder:
     conn = tx.conn
     row = _get(conn, args.folder_id)
@@ -109,7 +106,6 @@ def _is_inside(conn: sqlite3.Connection, folder_id: str, ancestor_id: str) -> bo
                         (folder_id, ancestor_id)).fetchone() is not None
 
 
-@handles("folder.delete-empty")
 def delete_empty(tx: WriteTx, args: FolderDeleteEmptyIn) -> FolderDeleteEmptyOut:
     conn = tx.conn
     ids = list(dict.fromkeys(args.folder_ids))

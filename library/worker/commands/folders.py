@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from library.errors import ALREADY_EXISTS, NOT_FOUND, LibraryError
 from library.schemas import Folder, FolderCreateIn, FolderListIn, FolderListOut
-from library.worker.commands import handles
 from library.worker.context import ReadContext
 from library.worker.rows.folderrows import FOLDER_ROWS, folder_by_id, folder_out, subtree_totals
 from library.worker.store.identity import new_id
 from library.worker.store.transaction import WriteTx
 
 
-@handles("folder.create")
 def create(tx: WriteTx, args: FolderCreateIn) -> Folder:
     conn = tx.conn
     if args.parent_id is not None and not conn.execute(
@@ -34,7 +32,6 @@ def create(tx: WriteTx, args: FolderCreateIn) -> Folder:
     return folder_by_id(conn, folder_id)
 
 
-@handles("folder.list")
 def list_folders(ctx: ReadContext, args: FolderListIn) -> FolderListOut:
     if args.parent_id is None:
         rows = ctx.conn.execute(f"{FOLDER_ROWS} ORDER BY f.name COLLATE NOCASE, f.id")

@@ -45,7 +45,6 @@ from library.schemas import (
 )
 from library.schemas.common import Actor
 from library.worker import who
-from library.worker.commands import handles
 from library.worker.context import ReadContext
 from library.worker.rows import assetrows, entitystate
 from library.worker.store.identity import to_datetime
@@ -60,7 +59,6 @@ def _entry(row: sqlite3.Row, machine: str | None) -> HistoryEntry:
                         change_sequence=row["change_sequence"])
 
 
-@handles("history.list")
 def list_history(ctx: ReadContext, args: HistoryListIn) -> HistoryListOut:
     before = _read_cursor(args.cursor) if args.cursor else None
     rows = ctx.conn.execute("SELECT * FROM history WHERE id < ? ORDER BY id DESC LIMIT ?",
@@ -84,13 +82,11 @@ def _read_cursor(cursor: str) -> int:
     return int(cursor[1:])
 
 
-@handles("history.undo")
 def undo(tx: WriteTx, args: HistoryStepIn) -> HistoryStepOut:
     mine = _caller(tx.conn, tx.meta, tx.layout.machine)
     return _step(tx, _take(tx.conn, args.history_id, mine, undoing=True), undoing=True)
 
 
-@handles("history.redo")
 def redo(tx: WriteTx, args: HistoryStepIn) -> HistoryStepOut:
     mine = _caller(tx.conn, tx.meta, tx.layout.machine)
     return _step(tx, _take(tx.conn, args.history_id, mine, undoing=False), undoing=False)

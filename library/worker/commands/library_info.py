@@ -13,13 +13,11 @@ from library.schemas import (
     LibraryRef,
     LibraryRenameIn,
 )
-from library.worker.commands import handles
 from library.worker.context import ReadContext
 from library.worker.store.identity import to_datetime
 from library.worker.store.transaction import WriteTx
 
 
-@handles("library.info")
 def info(ctx: ReadContext, args: Empty) -> LibraryInfoOut:
     conn = ctx.conn
     state = conn.execute("SELECT library_id, name, created_at, change_sequence "
@@ -38,12 +36,10 @@ def info(ctx: ReadContext, args: Empty) -> LibraryInfoOut:
                           created_at=to_datetime(state["created_at"]))
 
 
-@handles("library.change-sequence")
 def change_sequence(ctx: ReadContext, args: Empty) -> LibraryChangeSequenceOut:
     return LibraryChangeSequenceOut(change_sequence=ctx.services.change_sequence(ctx.conn))
 
 
-@handles("library.rename")
 def rename(tx: WriteTx, args: LibraryRenameIn) -> LibraryRef:
     """Change the name shown for the library; its folder on disk keeps its name."""
     library_id = tx.services.library_id

@@ -46,7 +46,7 @@ from library.schemas import (
     LinkedFolderUnlinkIn,
     LinkedFolderUpdateRulesIn,
 )
-from library.worker.commands import background, handles
+from library.worker.commands import background
 from library.worker.commands.analysis import queue_analysis
 from library.worker.context import ReadContext, TaskContext
 from library.worker.linked import linkwatch, watching
@@ -86,14 +86,12 @@ def _row(conn: sqlite3.Connection, linked_id: str) -> sqlite3.Row:
 
 
 # -- the commands ------------------------------------------------------------------------------
-@handles("linked-folder.list")
 def list_linked(ctx: ReadContext, args: Empty) -> LinkedFolderListOut:
     ids = [row[0] for row in ctx.conn.execute(
         "SELECT id FROM linked_folders ORDER BY path, id")]
     return LinkedFolderListOut(items=[linked_folder(ctx.conn, i) for i in ids])
 
 
-@handles("linked-folder.create")
 def create(ctx: TaskContext, args: LinkedFolderCreateIn) -> LinkedFolder:
     conn = ctx.conn
     if ctx.services.kind == "studio":  # a folder on one machine's disk: not for the team
@@ -128,7 +126,6 @@ def create(ctx: TaskContext, args: LinkedFolderCreateIn) -> LinkedFolder:
     return linked_folder(conn, linked_id)
 
 
-@handles("linked-folder.refresh")
 def refresh(ctx: TaskContext, args: LinkedFolderRefreshIn) -> LinkedFolderRefreshOut:
     row = _row(ctx.conn, args.linked_folder_id)
     ctx.link.summary = f"Synced the linked folder {Path(row['path']).name}"
@@ -145,7 +142,6 @@ def refresh(ctx: TaskContext, args: LinkedFolderRefreshIn) -> LinkedFolderRefres
         cancelled=result.cancelled)
 
 
-@handles("linked-folder.reconnect")
 def reconnect(ctx: TaskContext, args: LinkedFolderReconnectIn) -> LinkedFolder:
     row = _row(ctx.conn, args.linked_folder_id)
     if ctx.link.progress.get("changed"):  # sent again: reconnected, its sync goes on
@@ -164,7 +160,6 @@ def reconnect(ctx: TaskContext, args: LinkedFolderReconnectIn) -> LinkedFolder:
     return linked_folder(ctx.conn, row["id"])
 
 
-@handles("linked-folder.update-rules")
 def update_rules(ctx: TaskContext, args: LinkedFolderUpdateRulesIn) -> LinkedFolder:
     row = _row(ctx.conn, args.linked_folder_id)
     ctx.link.summary = f"Changed the rules of the linked folder {Path(row['path']).name}"
@@ -190,7 +185,6 @@ def update_rules(ctx: TaskContext, args: LinkedFolderUpdateRulesIn) -> LinkedFol
     return linked_folder(ctx.conn, row["id"])
 
 
-@handles("linked-folder.unlink")
 def unlink(tx: WriteTx, args: LinkedFolderUnlinkIn) -> LinkedFolder:
     before = linked_folder(tx.conn, args.linked_folder_id)
     tx.track("linked-folder", [args.linked_folder_id])

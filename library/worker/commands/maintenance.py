@@ -41,7 +41,6 @@ from library.schemas import (
     RiskTarget,
 )
 from library.units import human_size
-from library.worker.commands import handles
 from library.worker.context import ReadContext, TaskContext
 from library.worker.files import imageformats
 from library.worker.files.thumbstore import NoThumbnail, store_for
@@ -57,7 +56,6 @@ THUMB_THREADS = 2
 
 
 # -- library.refresh ------------------------------------------------------------------------
-@handles("library.refresh")
 def refresh(ctx: TaskContext, args: Empty) -> LibraryRefreshOut:
     rows = ctx.conn.execute("SELECT id, sha256, ext, size, kind, format, width, height, "
                             "missing FROM assets ORDER BY id").fetchall()
@@ -237,7 +235,6 @@ def plan_delete_from_disk(ctx: ReadContext, args: LibraryDeleteFromDiskIn) -> Ri
     return _deletion_report(ctx.conn, ctx.layout)
 
 
-@handles("library.delete-from-disk", plan=plan_delete_from_disk)
 def delete_from_disk(ctx: TaskContext, args: LibraryDeleteFromDiskIn
                      ) -> LibraryDeleteFromDiskOut:
     """Requests the deletion; it happens when the worker closes (the caller closes it)."""

@@ -15,7 +15,6 @@ from typing import Any
 
 from library.errors import CANCELLED, STALE_PLAN, LibraryError
 from library.schemas import LibraryMoveToStudioIn, LibraryMoveToStudioOut, RiskReport, RiskTarget
-from library.worker.commands import handles
 from library.worker.context import ReadContext, TaskContext
 from library.worker.tasks.taskrunner import tracked
 
@@ -48,7 +47,6 @@ def plan_move_to_studio(ctx: ReadContext, args: LibraryMoveToStudioIn) -> RiskRe
     return _report(ctx.conn, ctx.layout.root, args.database)
 
 
-@handles("library.move-to-studio", plan=plan_move_to_studio)
 def move_to_studio(ctx: TaskContext, args: LibraryMoveToStudioIn) -> LibraryMoveToStudioOut:
     from library.worker.studio import move_in
     from library.worker.studio.transfer import TABLES

@@ -26,7 +26,6 @@ from library.schemas import (
     TagMergeIn,
     TagRenameIn,
 )
-from library.worker.commands import handles
 from library.worker.context import ReadContext
 from library.worker.rows import assetrows, tagfold, tagstate
 from library.worker.rows.assetrows import chunks, marks
@@ -63,7 +62,6 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-@handles("tag.rename")
 def rename(tx: WriteTx, args: TagRenameIn) -> TagChangeOut:
     conn = tx.conn
     row = _find(conn, args.tag)
@@ -85,12 +83,10 @@ def rename(tx: WriteTx, args: TagRenameIn) -> TagChangeOut:
     return TagChangeOut(affected_assets=len(carriers), tags=[old], target=args.new_name)
 
 
-@handles("tag.delete")
 def delete(tx: WriteTx, args: TagDeleteIn) -> TagChangeOut:
     return _delete(tx, [args.tag], field="tag")
 
 
-@handles("tag.delete-batch")
 def delete_batch(tx: WriteTx, args: TagDeleteBatchIn) -> TagChangeOut:
     return _delete(tx, args.tags, field="tags")
 
@@ -115,7 +111,6 @@ def _delete(tx: WriteTx, names: list[str], *, field: str) -> TagChangeOut:
     return TagChangeOut(affected_assets=len(carriers), tags=deleted, not_found=missing)
 
 
-@handles("tag.merge")
 def merge(tx: WriteTx, args: TagMergeIn) -> TagChangeOut:
     conn = tx.conn
     target = _find(conn, args.target)
@@ -153,7 +148,6 @@ def merge(tx: WriteTx, args: TagMergeIn) -> TagChangeOut:
                         target_created=created and bool(carriers), not_found=missing)
 
 
-@handles("tag.cooccurrence")
 def cooccurrence(ctx: ReadContext, args: TagCooccurrenceIn) -> TagCooccurrenceOut:
     conn = ctx.conn
     row = _find(conn, args.tag)

@@ -13,12 +13,10 @@ from typing import Any
 
 from library.errors import INVALID_ARGUMENT, LibraryError
 from library.schemas import Tag, TagListIn, TagListOut
-from library.worker.commands import handles
 from library.worker.context import ReadContext
 from library.worker.rows import tagfold
 
 
-@handles("tag.list")
 def list_tags(ctx: ReadContext, args: TagListIn) -> TagListOut:
     where, params = "", []
     if args.prefix:

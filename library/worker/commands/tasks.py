@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from library.errors import INVALID_ARGUMENT, LibraryError
 from library.schemas import Task, TaskCancelIn, TaskGetIn, TaskListIn, TaskListOut
-from library.worker.commands import background, handles
+from library.worker.commands import background
 from library.worker.context import ReadContext
 from library.worker.files import previews
 from library.worker.store.identity import to_datetime, utc_now
@@ -26,7 +26,6 @@ CANCEL_WAIT_SECONDS = 10.0
 background(start_runner)
 
 
-@handles("task.list")
 def list_tasks(ctx: ReadContext, args: TaskListIn) -> TaskListOut:
     conditions: list[str] = []
     values: list[str] = []
@@ -46,7 +45,6 @@ def list_tasks(ctx: ReadContext, args: TaskListIn) -> TaskListOut:
                        next_cursor=f"t{rows[-1]['id']}" if more else None)
 
 
-@handles("task.get")
 def get_task(ctx: ReadContext, args: TaskGetIn) -> Task:
     found = previews.task(ctx.layout.root, args.task_id)
     if found is not None:
@@ -54,7 +52,6 @@ def get_task(ctx: ReadContext, args: TaskGetIn) -> Task:
     return taskrows.to_task(taskrows.load(ctx.conn, args.task_id), board_for(ctx.layout.root))
 
 
-@handles("task.cancel")
 def cancel_task(ctx: ReadContext, args: TaskCancelIn) -> Task:
     making = previews.cancel(ctx.layout.root, args.task_id, CANCEL_WAIT_SECONDS)
     if making is not None:

@@ -44,7 +44,7 @@ from library.schemas import (
     PreviewStatus,
     SheetCell,
 )
-from library.worker.commands import background, handles
+from library.worker.commands import background
 from library.worker.context import ReadContext
 from library.worker.files import imageformats, previews, thumbcap
 from library.worker.files.thumbstore import NoThumbnail, store_for
@@ -69,7 +69,6 @@ def preview_pool(services: Any, stopping: threading.Event) -> Callable[[], None]
     return lambda: previews.stop(services)
 
 
-@handles("asset.thumbnail")
 def thumbnail(ctx: ReadContext, args: AssetThumbnailIn) -> AssetThumbnailOut:
     if args.asset_ids is not None:
         return _sheet_cells(ctx, list(dict.fromkeys(args.asset_ids)))
@@ -129,7 +128,6 @@ def _sheet_cells(ctx: ReadContext, asset_ids: list[str]) -> AssetThumbnailOut:
     return AssetThumbnailOut(items=cells)
 
 
-@handles("asset.preview-status")
 def preview_status(ctx: ReadContext, args: AssetPreviewStatusIn) -> AssetPreviewStatusOut:
     store = store_for(ctx.layout)
     pool = previews.running_pool(ctx.layout.root)

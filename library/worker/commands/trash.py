@@ -32,7 +32,6 @@ from library.schemas import (
     TrashListIn,
 )
 from library.units import human_size
-from library.worker.commands import handles
 from library.worker.commands.asset_edit import batch_result
 from library.worker.commands.asset_search import search_page
 from library.worker.context import ReadContext
@@ -63,17 +62,14 @@ def _set_trashed(tx: WriteTx, asset_ids: list[str], trashed: bool) -> AssetBatch
     return batch_result(conn, asset_ids, found, set(changed))
 
 
-@handles("asset.trash")
 def trash(tx: WriteTx, args: AssetTrashIn) -> AssetBatchOut:
     return _set_trashed(tx, args.asset_ids, True)
 
 
-@handles("asset.restore")
 def restore(tx: WriteTx, args: AssetRestoreIn) -> AssetBatchOut:
     return _set_trashed(tx, args.asset_ids, False)
 
 
-@handles("trash.list")
 def list_trash(ctx: ReadContext, args: TrashListIn) -> dict[str, Any]:
     return search_page(ctx.conn, AssetSearchIn(trashed=True, limit=args.limit,
                                                cursor=args.cursor))
@@ -116,14 +112,12 @@ def plan_empty(ctx: ReadContext, args: TrashEmptyIn) -> RiskReport:
     return _report(_trash_targets(ctx.conn), "trash.empty", "The trash is already empty.")
 
 
-@handles("asset.delete-permanently", plan=plan_delete)
 def delete_permanently(tx: WriteTx, args: AssetDeletePermanentlyIn) -> DeleteOut:
     rows = _delete_targets(tx.conn, args.asset_ids)
     _check_token(_report(rows, "asset.delete-permanently", ""), args.state_token)
     return _delete(tx, rows)
 
 
-@handles("trash.empty", plan=plan_empty)
 def empty_trash(tx: WriteTx, args: TrashEmptyIn) -> DeleteOut:
     rows = _trash_targets(tx.conn)
     _check_token(_report(rows, "trash.empty", ""), args.state_token)

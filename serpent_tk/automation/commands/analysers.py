@@ -7,22 +7,21 @@ Thread-safe (data only).
 from __future__ import annotations
 
 from serpent_tk.automation.commands.examples import A1, LIB
-from serpent_tk.automation.registry import CommandSpec, Words, command
+from serpent_tk.automation.registry import CommandSpec, command
 
 COMMANDS: list[CommandSpec] = [
     command(
-        "analyser.pending", "read",
+        "analyser.pending",
         "List the assets a plugin analyser has not looked at yet (in its version).",
         "assetIds, more.",
         {"libraryId": LIB, "analyser": "ocr-text/read-text", "version": 1,
          "kinds": ["image"]},
         title="Pending for an analyser", internal=True),
     command(
-        "analyser.record", "normal",
+        "analyser.record",
         "Record the text a plugin analyser found in assets (searchable, shown with them).",
         "recorded, changed.",
         {"libraryId": LIB, "analyser": "ocr-text/read-text", "version": 1,
          "found": {A1: "夏日音乐节 Summer Music Festival"}},
-        title="Record analyser findings", internal=True,
-        words=Words("recorded the text found in {assets}", "recorded text found in assets")),
+        title="Record analyser findings", internal=True),
 ]

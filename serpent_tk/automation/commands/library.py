@@ -250,12 +250,12 @@ COMMANDS: list[CommandSpec] = [
         essential=True, scope="global", capabilities=(policy.UI_NOTIFY,), idempotent=False,
         handler=notify),
     command(
-        "library.info", "read",
+        "library.info",
         "Describe a library: path, counts of assets, trash, folders, tags, collections, size.",
         "",
         {"libraryId": LIB}, title="Library details"),
     command(
-        "library.change-sequence", "read",
+        "library.change-sequence",
         "Get the library's change sequence (it grows with every change), to tell whether "
         "anything changed.",
         "",
@@ -274,45 +274,39 @@ COMMANDS: list[CommandSpec] = [
         {"libraryId": LIB}, title="Close library", capabilities=MANAGE, lifecycle="closed",
         handler=close_library, words=Words("closed “{library}”", "closed a library")),
     command(
-        "library.rename", "normal",
+        "library.rename",
         "Rename a library (its display name).",
         "",
         {"libraryId": LIB, "name": "Moodboards 2026"}, title="Rename library",
-        capabilities=MANAGE, idempotent=True, lifecycle="renamed", after=keep_recent_name,
-        words=Words("renamed “{old_library}” to “{library}”", "renamed “{library}”")),
+        capabilities=MANAGE, idempotent=True, lifecycle="renamed", after=keep_recent_name),
     command(
-        "library.export", "normal",
+        "library.export",
         "Write the whole library into a new .zip at targetPath, e.g. for another computer.",
         "",
         {"libraryId": LIB, "targetPath": f"{HOME}/Downloads/Moodboards.zip"},
         title="Export library", capabilities=MANAGE,
-        words=Words("exported “{library}”", "exported the library", doing="Exporting"),
         long_work="call"),
     command(
-        "library.move-to-studio", "dangerous",
+        "library.move-to-studio",
         "Make this a team's studio library: its records move to a PostgreSQL database, only "
         "when the person asked.",
         "",
         {"libraryId": LIB, "database": "postgresql://serpent@studio-server/refs"},
         title="Move to studio", capabilities=MANAGE, lifecycle="moved",
         after=reopen_as_studio,
-        words=Words("moved “{library}” to a studio server", "moved a library to a studio "
-                    "server", doing="Moving"),
         long_work="call"),
     command(
-        "library.refresh", "normal",
+        "library.refresh",
         "Re-check the library's files on disk and rebuild previews when files seem missing "
         "or previews broken (nothing dropped).",
         "",
         {"libraryId": LIB}, title="Check library files", idempotent=True,
-        words=Words("refreshed “{library}”", "refreshed the library", doing="Refreshing"),
         recount="everywhere"),
     command(
-        "library.delete-from-disk", "dangerous",
+        "library.delete-from-disk",
         "Delete the whole library folder from disk, only when the person explicitly asked.",
         "",
         {"libraryId": LIB}, title="Delete library",
         capabilities=(*MANAGE, policy.LIBRARY_WRITE), lifecycle="deleted",
-        after=remove_from_disk,
-        words=Words("deleted “{library}”", "deleted a library")),
+        after=remove_from_disk),
 ]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from library.catalogue import CATALOGUE as WORKER_CATALOGUE
 from serpent_tk.automation import policy
 from serpent_tk.automation.commands import build_registry
 from serpent_tk.automation.registry import tool_name_for
@@ -35,11 +36,11 @@ REGISTRY = build_registry()
 CATALOGUE = Catalogue(REGISTRY, tool_meta())
 TOOL_NAME = re.compile(r"\bserpent_[a-z0-9_]+\b")
 DOTTED = re.compile(r"\b[a-z]+(?:-[a-z]+)*\.[a-z]+(?:-[a-z]+)*\b")
-HANDLES = re.compile(r"""@handles\(\s*["']([a-z.-]+)["']""")
 # where the fixed texts of answers are written: the worker's commands and the main
 # process's command handlers, and what the MCP layer itself answers (the declarations in
 # serpent_tk/automation/commands are the tools' descriptions: the catalogue test walks them)
 ANSWER_SOURCES = [ROOT / "library" / "worker", ROOT / "serpent_tk" / "automation"]
+WORKER_COMMANDS = ROOT / "library" / "worker" / "commands"
 MCP_ANSWERS = [analysis_wait, arguments, continuations]
 
 
@@ -48,6 +49,14 @@ def mentioned(text: str) -> set[str]:
     tools = {tool_name_for(name) for name in REGISTRY.commands}
     named = {name for name in TOOL_NAME.findall(text) if name in tools}
     return named | {tool_name_for(m) for m in DOTTED.findall(text) if m in REGISTRY.commands}
+
+
+def handled_by(path: Path) -> set[str]:
+    """The commands whose worker function is in `path` (as their catalogue entries say)."""
+    if path.parent != WORKER_COMMANDS:
+        return set()
+    return {name for name, entry in WORKER_CATALOGUE.items()
+            if entry.handler.partition(":")[0] == path.stem}
 
 
 def listed(toolset: str) -> set[str]:
@@ -104,7 +113,7 @@ def test_fixed_answer_texts_name_only_tools_every_caller_of_them_has() -> None:
     modules += [Path(str(m.__file__)) for m in MCP_ANSWERS]
     for path in modules:
         source = path.read_text(encoding="utf-8")
-        handled = set(HANDLES.findall(source))
+        handled = handled_by(path)
         if handled and not handled & essentials:
             continue  # only answers of commands outside the essentials
         for text in texts(ast.parse(source)):
