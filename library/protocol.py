@@ -161,7 +161,11 @@ class TaskProgress(_LibraryEvent):
     """A long command (an import) or a background task (analysis) moved on: `done` of
     `total` items (0: not known yet). `request_id` is the call's (0 for a background task);
     `task_id` names the task row (`task.get`) when the work is one: background tasks,
-    refresh, export, a long import. `ticket` is the one the call's `CallMeta` carried."""
+    refresh, export, a long import; `kind` is then that task's kind
+    (`library.catalogue.task_kinds`), what a listener tells tasks apart by. `command` is the
+    command whose work it is, as the audit trail records it (the previews of an import,
+    which no command runs, carry their kind there too). `ticket` is the one the call's
+    `CallMeta` carried."""
 
     type: Literal["task.progress"] = "task.progress"
     library_id: str
@@ -171,6 +175,7 @@ class TaskProgress(_LibraryEvent):
     total: int = 0
     message: str = ""
     task_id: str | None = None
+    kind: str = ""  # the task's kind, when `task_id` names one ("analysis", "previews", ...)
     ticket: str | None = None
 
 

@@ -13,6 +13,8 @@ words from here and adds, by name, what only MCP or the window needs (the descri
 example, title, toolset, hints, lifecycle, ...), so the MCP tool schemas, the gateway's
 validation and the worker agree by construction. The commands the main process answers
 itself (`library.open`, `ui.notify`, ...) are not here: the registry declares them whole.
+`task_kinds` spells every kind of background task once (a task row's and its progress
+events' `kind`).
 
 How the worker runs a command (`WorkerMode`):
 

@@ -72,9 +72,9 @@ class TaskContext:
         return self.scope.cancelled()
 
     def progress(self, done: int, total: int, message: str = "", *, force: bool = False,
-                 task_id: str | None = None) -> None:
+                 task_id: str | None = None, kind: str = "") -> None:
         """Send a `task.progress` event, at most every 100 ms unless forced (`task_id`: the
-        task row this command shows as, if any)."""
+        task row this command shows as, if any, and `kind` its kind)."""
         now = time.monotonic()
         if not force and now - self._last_progress < 0.1:
             return
@@ -82,7 +82,7 @@ class TaskContext:
         self.services.emit(TaskProgress(
             library_id=self.services.library_id, request_id=self.scope.request_id,
             command=self.scope.command, done=done, total=total, message=message,
-            task_id=task_id, ticket=self.scope.meta.ticket))
+            task_id=task_id, kind=kind, ticket=self.scope.meta.ticket))
 
     def transaction(self, *, synced: bool = True) -> WriteTx:
         """One `WriteTx` of this task (`synced`: see `WriteTx`)."""

@@ -88,6 +88,7 @@ def test_refresh_through_the_gateway(gateway: Gateway, library: str, recorder: R
     progress = [e for e in recorder.of(TaskProgress) if e.command == "library.refresh"]
     assert progress and all(e.task_id == result["taskId"] and e.request_id > 0
                             for e in progress)  # the call's, and the task it shows as
+    assert {e.kind for e in progress} == {"refresh"}  # the task's kind on every event
     assert code(call(gateway, "library.refresh", {"libraryId": library}, READER)) == \
         "PERMISSION_DENIED"
 

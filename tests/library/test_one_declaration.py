@@ -5,8 +5,11 @@ Beside `tests/test_architecture.py`, whose source walkers it uses."""
 from __future__ import annotations
 
 import ast
+import sqlite3
 
-from library.catalogue import CATALOGUE
+import pytest
+
+from library.catalogue import CATALOGUE, task_kinds
 from library.worker.commands import load
 from serpent_tk.automation.commands import build_registry
 from tests.test_architecture import ROOT, all_sources, under
@@ -41,3 +44,21 @@ def test_a_worker_command_is_declared_once() -> None:
             entry.risk, entry.words, entry.input_model, entry.output_model)
     assert not [name for name, spec in registry.commands.items()
                 if spec.route == "worker" and name not in CATALOGUE]
+
+
+def test_a_task_kind_is_declared_once() -> None:
+    """Task rows and the jobs that run them take their kinds from
+    `library.catalogue.task_kinds`: an undeclared kind is refused before anything is written,
+    and the window tells the previews task by that same declaration."""
+    from library.worker.tasks import taskrows
+    from library.worker.tasks.taskrunner import JOBS, job
+    from serpent_tk.ui.activity import task_status
+
+    load()  # the command modules register their jobs
+    assert set(JOBS) <= task_kinds.TASK_KINDS and JOBS
+    with pytest.raises(ValueError, match="not a task kind"):
+        taskrows.create(sqlite3.connect(":memory:"), "thumbnailing", params={}, total=None,
+                        actor_json="{}", now="2026-01-01T00:00:00Z")
+    with pytest.raises(ValueError, match="not a task kind"):
+        job("thumbnailing", "asset.thumbnail")
+    assert task_status.PREVIEWS is task_kinds.PREVIEWS

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
 from typing import Any
 
+from library.catalogue import task_kinds
 from library.errors import NOT_FOUND, LibraryError
 from library.protocol import CallMeta
 from library.schemas import AnalysisRunIn, AnalysisRunOut
@@ -40,7 +41,7 @@ from library.worker.tasks import taskrows
 from library.worker.tasks.taskboard import board_for
 from library.worker.tasks.taskrunner import JobContext, Outcome, job
 
-KIND = "analysis"
+KIND = task_kinds.ANALYSIS
 FACT_COLUMNS = ("width", "height", "taken_at", "camera", "lens", "problem", "duration", "pages",
                 "codec", "font_family", "font_style")  # what a file says about itself
 BATCH = 64  # results per transaction ...

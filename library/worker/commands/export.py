@@ -23,6 +23,7 @@ import stat
 from pathlib import Path
 
 from library import pathrules
+from library.catalogue import task_kinds
 from library.library_folder import DATABASE_NAME, LIBRARY_SUFFIX
 from library.schemas import LibraryExportIn, LibraryExportOut
 from library.worker.context import TaskContext
@@ -39,7 +40,7 @@ from library.worker.store.archive import (
 from library.worker.store.filestore import SHARED_READ
 from library.worker.tasks.taskrunner import CLEANUPS, tracked
 
-KIND = "export"
+KIND = task_kinds.EXPORT
 CLEANUPS[KIND] = lambda params: remove_partial(Path(params["partialPath"]))
 
 

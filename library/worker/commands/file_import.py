@@ -45,6 +45,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from library.catalogue import task_kinds
 from library.errors import (
     DISK_FULL,
     NOT_FOUND,
@@ -75,7 +76,7 @@ from library.worker.tasks.taskrunner import Tracked, tracked
 
 BATCH_FILES = 64
 BATCH_SECONDS = 1.0
-KIND = "import"
+KIND = task_kinds.IMPORT
 TASK_FROM_FILES = 100  # an import of this many files is a task while it runs (task.get)
 TASK_COUNTS = {"imported", "duplicates", "failed", "skipped", "cancelled"}
 # Every imported file's item (and so its assetId) is in the result: nobody can ask an import

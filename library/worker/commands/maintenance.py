@@ -31,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from library import deletion
+from library.catalogue import task_kinds
 from library.errors import STALE_PLAN, LibraryError
 from library.schemas import (
     Empty,
@@ -60,7 +61,7 @@ def refresh(ctx: TaskContext, args: Empty) -> LibraryRefreshOut:
     rows = ctx.conn.execute("SELECT id, sha256, ext, size, kind, format, width, height, "
                             "missing FROM assets ORDER BY id").fetchall()
     out = LibraryRefreshOut(checked=0, missing_files=0, thumbnails_rebuilt=0, orphans_moved=0)
-    with tracked(ctx, "refresh", len(rows)) as task:
+    with tracked(ctx, task_kinds.REFRESH, len(rows)) as task:
         out.task_id = task.task_id
         task.progress(0, task.total, "Checking the database")
         check_database(ctx.conn)

@@ -13,12 +13,13 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from library.catalogue import task_kinds
 from library.errors import CANCELLED, STALE_PLAN, LibraryError
 from library.schemas import LibraryMoveToStudioIn, LibraryMoveToStudioOut, RiskReport, RiskTarget
 from library.worker.context import ReadContext, TaskContext
 from library.worker.tasks.taskrunner import tracked
 
-KIND = "move-to-studio"
+KIND = task_kinds.MOVE_TO_STUDIO
 
 
 def _report(conn: Any, root: Any, database: str) -> RiskReport:

@@ -30,7 +30,8 @@ half the time); a large picture's preview is Pillow decoding without the GIL and
 once, alongside the copying. Queuing a small picture's preview wakes no pool thread (a woken
 thread only takes the GIL from the import to go back to sleep).
 
-The previews of an import show as one task (`kind` "previews", command `previews`) that
+The previews of an import show as one task (`kind` "previews"; no command runs it, so its
+events carry the kind as their `command` too, for the audit trail's sake) that
 lives in memory only (previews are derived files: making them never writes the library's
 database): `task.get` and `task.cancel` know it, its progress goes out as `task.progress`
 events (the status bar) and through `asset.preview-status`. A worker that closes simply
@@ -53,6 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from library.catalogue import task_kinds
 from library.protocol import TaskProgress
 from library.schemas import Task
 from library.worker.files import background
@@ -65,8 +67,8 @@ log = logging.getLogger("library.worker.previews")
 WORKERS = max(2, os.cpu_count() or 2)
 PREVIEW_SIZE = 256  # the bucket the grid and analysis use
 IMPORTED, ANALYSIS = 1, 2  # priorities: lower runs first
-KIND = "previews"
-COMMAND = "previews"
+KIND = task_kinds.PREVIEWS
+COMMAND = KIND  # no command runs it: its events carry the kind as their `command`
 MAX_PAUSE = 2.0  # seconds background work waits at most for the window's requests
 EVENT_EVERY = 0.25
 KEEP_ENDED = 20
@@ -356,8 +358,9 @@ class PreviewPool:
             run.last_event = now
             run.end_told = ended
             self.services.emit(TaskProgress(library_id=self.services.library_id,
-                                            command=COMMAND, task_id=run.task_id, done=done,
-                                            total=total, message="Making previews"))
+                                            command=COMMAND, task_id=run.task_id, kind=KIND,
+                                            done=done, total=total,
+                                            message="Making previews"))
 
     def stop(self) -> None:
         with self._cond:

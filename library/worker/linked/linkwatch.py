@@ -27,6 +27,7 @@ from typing import Any
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+from library.catalogue import task_kinds
 from library.library_folder import LIBRARY_SUFFIX
 from library.protocol import CallMeta
 from library.schemas import LinkedFolderRules
@@ -42,7 +43,7 @@ log = logging.getLogger("library.worker.linked")
 
 QUIET_SECONDS = 1.0
 POLL_SECONDS = 1.0
-SYNC_KIND = "linked-folder-sync"
+SYNC_KIND = task_kinds.LINKED_FOLDER_SYNC
 CHANGES = {"created", "modified", "moved", "deleted", "closed"}
 WATCHER_META = CallMeta(source="system", label="Serpent")
 

@@ -11,6 +11,7 @@ import json
 import sqlite3
 from typing import Any
 
+from library.catalogue import task_kinds
 from library.errors import NOT_FOUND, LibraryError
 from library.protocol import CallMeta
 from library.schemas import Task
@@ -24,6 +25,8 @@ KEEP_FINISHED = 500
 def create(conn: sqlite3.Connection, kind: str, *, params: dict[str, Any],
            total: int | None, actor_json: str, now: str, status: str = "queued",
            message: str = "") -> str:
+    if kind not in task_kinds.TASK_KINDS:
+        raise ValueError(f"{kind!r} is not a task kind of library.catalogue.task_kinds")
     task_id = new_id("tsk")
     finished = now if status in FINISHED else None
     started = now if status != "queued" else None

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from library.catalogue import task_kinds
 from library.errors import BUSY, DISK_FULL, INTERNAL, ErrorCode, LibraryError
 from library.protocol import CallMeta, TaskProgress
 from library.worker.context import TaskContext
@@ -60,6 +61,7 @@ class JobContext:
     total: int | None
     result: dict[str, Any] = field(default_factory=dict)  # counts so far, kept on resume
     final: str = "failed"  # the status the row has once the job stopped
+    kind: str = ""  # the task's kind (library.catalogue.task_kinds)
     _last_event: float = field(default=0.0)
 
     def should_stop(self) -> bool:
@@ -78,7 +80,7 @@ class JobContext:
             self._last_event = now
             self.services.emit(TaskProgress(
                 library_id=self.services.library_id, command=self.command,
-                task_id=self.task_id, done=self.done, total=self.total or 0,
+                task_id=self.task_id, kind=self.kind, done=self.done, total=self.total or 0,
                 message=message))
 
     def commit(self, write: Callable[[WriteTx], None], *, message: str = "",
@@ -110,7 +112,11 @@ CLEANUPS: dict[str, Callable[[dict[str, Any]], None]] = {}
 
 
 def job(kind: str, command: str) -> Callable[[Job], Job]:
-    """Register the code that runs queued tasks of `kind` (they resume after a crash)."""
+    """Register the code that runs queued tasks of `kind` (they resume after a crash); its
+    writes are recorded as `command`'s (the audit trail, the change events)."""
+    if kind not in task_kinds.TASK_KINDS:
+        raise ValueError(f"{kind!r} is not a task kind of library.catalogue.task_kinds")
+
     def register(function: Job) -> Job:
         JOBS[kind] = (command, function)
         return function
@@ -242,7 +248,7 @@ def _run_one(services: Services, conn: sqlite3.Connection, board: TaskBoard,
     command, run = JOBS[row["kind"]]
     context = JobContext(services, conn, board, stopping, task_id, command, meta,
                          json.loads(row["params"] or "{}"), row["checkpoint"], row["done"],
-                         row["total"], json.loads(row["result"] or "{}"))
+                         row["total"], json.loads(row["result"] or "{}"), kind=row["kind"])
     with services.write_lock, WriteTx(services, command, meta) as tx:
         taskrows.update(tx.conn, task_id, status="running",
                         started_at=row["started_at"] or tx.now)
@@ -271,9 +277,11 @@ class Tracked:
     """A long command (refresh, export, a long import) running on the writer thread, visible
     as a task."""
 
-    def __init__(self, ctx: TaskContext, task_id: str, total: int | None) -> None:
+    def __init__(self, ctx: TaskContext, task_id: str, total: int | None,
+                 kind: str = "") -> None:
         self.ctx = ctx
         self.task_id = task_id
+        self.kind = kind
         self.board = board_for(ctx.layout.root)
         self.total = total
         self.done = 0
@@ -287,7 +295,8 @@ class Tracked:
                  force: bool = False) -> None:
         self.done, self.total, self.message = done, total, message
         self.board.progress(self.task_id, done, total, message)
-        self.ctx.progress(done, total or 0, message, force=force, task_id=self.task_id)
+        self.ctx.progress(done, total or 0, message, force=force, task_id=self.task_id,
+                          kind=self.kind)
 
 
 @contextlib.contextmanager
@@ -302,9 +311,10 @@ def tracked(ctx: TaskContext, kind: str, total: int | None = None,
         task_id = taskrows.create(tx.conn, kind, params=params or {}, total=total,
                                   actor_json=tx.actor_json, now=tx.now, status="running")
         tx.touch("task", [task_id])
-    handle = Tracked(ctx, task_id, total)
+    handle = Tracked(ctx, task_id, total, kind)
     handle.board.started(task_id, 0, total)
-    ctx.progress(0, total or 0, force=True, task_id=task_id)  # who follows it knows it now
+    ctx.progress(0, total or 0, force=True, task_id=task_id,
+                 kind=kind)  # who follows it knows it now
     status = "failed"
     try:
         yield handle

@@ -6,8 +6,9 @@ after an import, `library.refresh`, exports, an AI client's long import) and `Li
 events of kind `task`
 (how a task's end shows). A task that ended is confirmed with `task.get` before it leaves,
 and one that has gone quiet is asked about, so the indicator never stays behind. The
-previews made after an import ("Making previews 120 / 1,000") are asked about with
-`asset.preview-status` (its `making`: done / total), the library's own count of them.
+previews made after an import ("Making previews 120 / 1,000"; a task of kind `previews`,
+told by the event's `kind`) are asked about with `asset.preview-status` (its `making`:
+done / total), the library's own count of them.
 The window's own imports have their own progress bar (`importing`).
 """
 
@@ -21,6 +22,7 @@ from functools import partial
 from tkinter import ttk
 from typing import Any
 
+from library.catalogue.task_kinds import PREVIEWS
 from library.errors import ErrorCode
 from serpent_tk.ui.language.formats import number
 from serpent_tk.ui.language.translate import _, known
@@ -32,7 +34,6 @@ CHECK_MS = 2000            # how often quiet tasks are asked about
 QUIET_S = 4.0              # a task without news this long is asked about (task.get)
 FINISHED = {"done", "failed", "cancelled", "interrupted"}
 REMEMBER_ENDED = 64        # ended tasks whose late events are ignored
-PREVIEWS = "previews"      # the command name the previews task's events carry
 
 
 @dataclass
@@ -46,13 +47,14 @@ class RunningTask:
     cancelling: bool = False
     asking: bool = False           # a task.get is on its way
     doing: str = ""                # its command's words for it running: "Analysing"
+    kind: str = ""                 # the task's kind (library.catalogue.task_kinds)
 
 
 def describe(task: RunningTask) -> str:
     """'Analysing 120 / 2,000' ('Cancelling…' once asked to stop)."""
     if task.doing:
         verb = known(task.doing)             # a command's words (in the catalogue)
-    elif task.command == PREVIEWS:
+    elif task.kind == PREVIEWS:
         verb = _("Making previews")
     else:
         verb = _("Working")
@@ -114,7 +116,8 @@ class TaskStatus(ttk.Frame):
         if task is None:
             spec = self.commands.spec(event.command)
             task = self.tasks[task_id] = RunningTask(task_id, event.command, 0, 0, "", now,
-                                                     doing=spec.words.doing if spec else "")
+                                                     doing=spec.words.doing if spec else "",
+                                                     kind=str(getattr(event, "kind", "")))
         task.done, task.total = int(event.done), int(event.total or 0)
         task.message, task.seen = str(event.message or ""), now
         if task.total and task.done >= task.total:
@@ -136,7 +139,7 @@ class TaskStatus(ttk.Frame):
             return
         task.asking = True
         library_id = self.library_id
-        if task.command == PREVIEWS and self.commands.available("asset.preview-status"):
+        if task.kind == PREVIEWS and self.commands.available("asset.preview-status"):
             self._ask_previews(task, library_id)
             return
 

@@ -87,6 +87,7 @@ def test_analysis_finds_resized_copies_and_says_what_is_not_analysed(host, libra
     assert {by_name["a"], by_name["b"]} <= {i for e in changed for i in e.entity_ids}
     progress = [e for e in events.of(TaskProgress) if e.command == "analysis.run"]
     assert any(e.total == 5 for e in progress)
+    assert {e.kind for e in progress} == {"analysis"}  # the task's own kind
     assert {(e.task_id, e.request_id) for e in progress} == {(queued["id"], 0)}
 
     again = call(host, library_id, "analysis.run")["task"]

@@ -46,6 +46,7 @@ def test_an_imports_previews_are_made_in_the_background(host, library_id, source
     made = [e for e in events.of(TaskProgress) if e.command == "previews"]
     assert made and made[-1].done == made[-1].total == 20 and made[-1].task_id
     assert {e.task_id for e in made} == {made[-1].task_id}  # one task for the whole import
+    assert {e.kind for e in made} == {"previews"}  # the task's kind, what the window reads
     task = call(host, library_id, "task.get", {"taskId": made[-1].task_id})
     assert (task["kind"], task["status"], task["result"]) == ("previews", "done",
                                                              {"made": 20, "failed": 0})
