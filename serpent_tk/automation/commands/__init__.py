@@ -1,7 +1,10 @@
 """The built-in commands' registry declarations, one module per domain. Main process.
 
-The declarations are data (thread-safe); `library` also holds the handlers of the commands the
-main process answers itself, which run as the gateway's steps. `build_registry` makes the
+The declarations are data (thread-safe). A worker command's `command(name, ...)` adds to its
+one declaration in `library.catalogue` (models, risk, words, worker function) only what MCP
+and the window need; a `gateway_command(...)` declares a command the main process answers
+itself, whole, and the `library` module here holds those handlers, which run as the
+gateway's steps. `build_registry` makes the
 registry of them all (here, not in `registry`, which every declaration imports).
 """
 
