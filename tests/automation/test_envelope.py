@@ -13,7 +13,7 @@ from library.errors import ALL_CODES, RETRYABLE, LibraryError
 from library.schemas import AssetUpdateIn, FileImportIn
 from serpent_tk.automation import envelope
 from serpent_tk.automation.errors import from_validation, internal, unknown_command
-from tests.test_architecture import ROOT, all_sources, report, under
+from tests.test_architecture import ROOT, all_sources, modules, report, under
 
 # Details each code may carry besides code/message/retryable/libraryId.
 ALLOWED_EXTRA = {"INTERNAL": {"incidentId"}, "VERSION_CONFLICT": {"currentVersion"},
@@ -172,3 +172,16 @@ def test_the_accessors_read_each_kind_of_answer() -> None:
     assert envelope.failed(ErrorCode.CANCELLED, "Stopped.") == {
         "status": "error", "error": {"code": "CANCELLED", "message": "Stopped."}}
     assert envelope.as_json(done) is done
+
+
+def test_the_window_reads_answers_through_reply() -> None:
+    """Only `ui/shell/commands.py` (`Reply`, `describe_error`) opens a reply's envelope: the
+    rest of the window reads `reply.ok`, `reply.code`, `reply.challenge`, ..., so an answer's
+    status, error and challenge are read, typed, in one place."""
+    reader = ROOT / "serpent_tk/ui/shell/commands.py"
+    offenders = [f"{path.relative_to(ROOT)}:{node.lineno}"
+                 for path in modules("serpent_tk/ui") if path != reader
+                 for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                 if isinstance(node, ast.Attribute) and node.attr == "envelope"]
+    assert not offenders, report(offenders, "the window reads an answer through Reply, never "
+                                 "its .envelope")
