@@ -67,7 +67,6 @@ from serpent_tk.automation.registry import (
     CommandCall,
     CommandSpec,
     Registry,
-    Steps,
 )
 from serpent_tk.credentials import MODES
 from serpent_tk.listeners import Listeners
@@ -82,6 +81,8 @@ log = logging.getLogger("serpent.automation.gateway")
 Listener = Callable[[object], None]
 HostFactory = Callable[[Callable[[object], None]], LibraryHost]
 T = TypeVar("T")
+# a call's steps: yield the futures they wait for, return the answer
+CallSteps = Generator[Future[Any], Any, Envelope]
 
 MAX_REPORT_TARGETS = 100  # risk report targets shown to the caller (all of them are bound)
 
@@ -181,7 +182,7 @@ class Gateway:
 
     # ---- driving a call -------------------------------------------------------------------
 
-    def _drive(self, steps: Steps, outer: Future[Envelope], call: _Call) -> None:
+    def _drive(self, steps: CallSteps, outer: Future[Envelope], call: _Call) -> None:
         """Advance the call's steps whenever the future it waits for completes."""
 
         def advance(value: Any = None, error: BaseException | None = None) -> None:
@@ -207,8 +208,7 @@ class Gateway:
         advance()
 
     def _finish(self, outer: Future[Envelope], call: _Call, answer: Envelope) -> None:
-        status = answer.get("status", "?")
-        outcome = envelope.error_code(answer) or status
+        outcome = envelope.error_code(answer) or answer["status"]
         audit.record(call.caller, call.command or call.name, call.library_id,
                      time.monotonic() - call.started, outcome)
         if not outer.done():
@@ -228,7 +228,7 @@ class Gateway:
 
     # ---- the steps ----------------------------------------------------------------------
 
-    def _steps(self, call: _Call, raw_args: Any) -> Steps:
+    def _steps(self, call: _Call, raw_args: Any) -> CallSteps:
         try:
             self._check_caller(call.caller)
             spec = self._lookup(call.name, call.caller)

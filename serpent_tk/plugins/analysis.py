@@ -27,6 +27,7 @@ from typing import Any
 
 from serpent_tk.automation.analysis import AnalysisRequest
 from serpent_tk.automation.caller import Caller
+from serpent_tk.automation.envelope import Envelope, error_of, result_of
 from serpent_tk.automation.events import LibraryLifecycle
 from serpent_tk.plugins.contributions import Limits
 from serpent_tk.plugins.supervisor import PluginProcess
@@ -108,8 +109,8 @@ class PluginAnalysers:
         deadline = time.monotonic() + CORE_ANALYSIS_WAIT_S
         while not self._stopping.is_set() and time.monotonic() < deadline:
             answer = self._ask("task.get", {"libraryId": library_id, "taskId": task_id})
-            status = (answer.get("result") or {}).get("status")
-            if answer.get("status") != "ok" or status not in ("queued", "running"):
+            status = (result_of(answer) or {}).get("status")
+            if answer["status"] != "ok" or status not in ("queued", "running"):
                 return
             self._stopping.wait(POLL_S)
 
@@ -130,8 +131,8 @@ class PluginAnalysers:
                 if after is not None:
                     asked["after"] = after
                 answer = self._ask("analyser.pending", asked)
-                if answer.get("status") != "ok":
-                    log.info("analyser %s: %s", name, answer.get("error"))
+                if answer["status"] != "ok":
+                    log.info("analyser %s: %s", name, error_of(answer))
                     return
                 ids = list(answer["result"]["assetIds"])
                 if ids and not self._analyse(process, info, work.library_id, name, ids):
@@ -163,13 +164,13 @@ class PluginAnalysers:
             "libraryId": library_id, "analyser": name, "version": info.version,
             "found": {k: v for k, v in found.items() if k in ids}, "failed": failed},
             Caller.plugin(process.found.id))
-        if answer.get("status") != "ok":
-            log.info("what analyser %s found was not recorded: %s", name, answer.get("error"))
+        if answer["status"] != "ok":
+            log.info("what analyser %s found was not recorded: %s", name, error_of(answer))
             return False
         return True
 
     def _ask(self, command: str, arguments: dict[str, Any],
-             caller: Caller = WATCHER) -> dict[str, Any]:
-        answer: dict[str, Any] = self._gateway.submit(command, arguments, caller).result(
+             caller: Caller = WATCHER) -> Envelope:
+        answer: Envelope = self._gateway.submit(command, arguments, caller).result(
             ANSWER_S)
         return answer

@@ -13,7 +13,7 @@ from library.errors import ALL_CODES, RETRYABLE, LibraryError
 from library.schemas import AssetUpdateIn, FileImportIn
 from serpent_tk.automation import envelope
 from serpent_tk.automation.errors import from_validation, internal, unknown_command
-from tests.test_architecture import ROOT, all_sources, report, under
+from tests.test_architecture import ROOT, all_sources, modules, report, under
 
 # Details each code may carry besides code/message/retryable/libraryId.
 ALLOWED_EXTRA = {"INTERNAL": {"incidentId"}, "VERSION_CONFLICT": {"currentVersion"},
@@ -143,3 +143,45 @@ def test_the_code_finder_sees_comparisons_and_keys_but_not_words() -> None:
               'WORDS = {"BUSY": "The library is busy."}\n'
               'text = "NOT_FOUND is a word here too"\n')
     assert codes_as_strings(source, codes) == [(2, "NOT_FOUND"), (3, "BUSY")]
+
+
+def test_the_error_body_type_names_every_key_an_error_can_carry() -> None:
+    """`envelope.ErrorBody` (the one type of an error's body) knows every public detail: the
+    builder copies them in under that type, so a detail added to PUBLIC_DETAIL_KEYS alone
+    would be a key the type does not know."""
+    from serpent_tk.automation.errors import PUBLIC_DETAIL_KEYS
+
+    known = set(envelope.ErrorBody.__annotations__)
+    assert {"code", "message", "retryable", "currentVersion", "libraryId",
+            *PUBLIC_DETAIL_KEYS} == known
+
+
+def test_the_accessors_read_each_kind_of_answer() -> None:
+    from library.errors import ErrorCode
+
+    done = envelope.ok({"a": 1}, "lib_x", 3)
+    failed = envelope.error(LibraryError(ErrorCode.BUSY, "Busy."), "lib_x")
+    asked = envelope.confirmation_required("ch_abc", "2026-01-01T00:00:00+00:00",
+                                           "trash.empty", {"summary": "x"}, "lib_x")
+    assert envelope.result_of(done) == {"a": 1} and envelope.error_code(done) is None
+    assert envelope.error_of(done) is None
+    assert envelope.error_code(failed) is ErrorCode.BUSY and envelope.result_of(failed) is None
+    assert envelope.error_of(failed) == {"code": "BUSY", "message": "Busy.", "retryable": True,
+                                         "libraryId": "lib_x"}
+    assert envelope.error_code(asked) is None and envelope.result_of(asked) is None
+    assert envelope.failed(ErrorCode.CANCELLED, "Stopped.") == {
+        "status": "error", "error": {"code": "CANCELLED", "message": "Stopped."}}
+    assert envelope.as_json(done) is done
+
+
+def test_the_window_reads_answers_through_reply() -> None:
+    """Only `ui/shell/commands.py` (`Reply`, `describe_error`) opens a reply's envelope: the
+    rest of the window reads `reply.ok`, `reply.code`, `reply.challenge`, ..., so an answer's
+    status, error and challenge are read, typed, in one place."""
+    reader = ROOT / "serpent_tk/ui/shell/commands.py"
+    offenders = [f"{path.relative_to(ROOT)}:{node.lineno}"
+                 for path in modules("serpent_tk/ui") if path != reader
+                 for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                 if isinstance(node, ast.Attribute) and node.attr == "envelope"]
+    assert not offenders, report(offenders, "the window reads an answer through Reply, never "
+                                 "its .envelope")

@@ -60,7 +60,7 @@ def not_running_result(arguments: dict[str, Any] | None, message: str = NOT_RUNN
                                library_id if isinstance(library_id, str) else None)
     if not retryable:
         envelope["error"].pop("retryable", None)
-    return types.CallToolResult(is_error=True, structured_content=envelope,
+    return types.CallToolResult(is_error=True, structured_content=envelopes.as_json(envelope),
                                 content=[types.TextContent(type="text", text=dumps(envelope))])
 
 

@@ -29,6 +29,7 @@ from pydantic import BaseModel
 from library.errors import CANCELLED, LibraryError
 from serpent_tk.automation import envelope as envelopes
 from serpent_tk.automation import errors
+from serpent_tk.automation.envelope import Envelope, OkEnvelope
 from serpent_tk.automation.registry import CommandSpec
 from serpent_tk.credentials import Credential
 from serpent_tk.mcp.tasks import wire
@@ -71,7 +72,7 @@ class TaskRunner:
         self.stamp = stamp  # the serverInfo `_meta` of 2026-07-28 answers
 
     async def _submit(self, name: str, args: dict[str, Any],
-                      credential: Credential) -> dict[str, Any]:
+                      credential: Credential) -> Envelope:
         return await asyncio.wrap_future(self.gateway.submit(name, args,
                                                              mcp_caller(credential)))
 
@@ -157,7 +158,7 @@ class TaskRunner:
             with contextlib.suppress(Exception):  # the session is gone: nobody to tell
                 await task.on_change(task)
 
-    def _answer(self, envelope: dict[str, Any], version: str) -> dict[str, Any]:
+    def _answer(self, envelope: Envelope, version: str) -> dict[str, Any]:
         """An envelope as the call's answer on the wire of `version`."""
         dumped = call_result(envelope).model_dump(by_alias=True, mode="json",
                                                   exclude_none=True)
@@ -167,31 +168,37 @@ class TaskRunner:
                       version: str) -> dict[str, Any]:
         """Analysis: follow the Serpent task the call queued until it ends; the answer is the
         call's own, with that task as it ended."""
-        envelope = answer.get("structuredContent")
-        result = envelope.get("result") if isinstance(envelope, dict) else None
-        queued = result.get("task") if isinstance(result, dict) else None
-        library_id = envelope.get("libraryId") if isinstance(envelope, dict) else None
+        content = answer.get("structuredContent")
+        if not isinstance(content, dict) or content.get("status") != "ok":
+            return answer
+        envelope = cast(OkEnvelope, content)  # the call's own, as `call_result` sent it
+        result = envelope["result"]
+        queued = result.get("task")
+        library_id = envelope.get("libraryId")
         if not isinstance(queued, dict) or not isinstance(library_id, str):
             return answer
-        assert isinstance(envelope, dict) and isinstance(result, dict)
         self.registry.follows(task, str(queued["id"]), library_id)
         task.progressed(int(queued.get("done") or 0), int(queued.get("total") or 0), "")
-        current, latest = queued, envelope
+        current: dict[str, Any] = queued
+        latest: Envelope = envelope
         while current.get("status") not in FINISHED:
             task.changed.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(task.changed.wait(), FOLLOW_CHECK_S)
             latest = await self._submit("task.get", {"libraryId": library_id,
                                                      "taskId": queued["id"]}, credential)
-            if latest.get("status") != "ok":  # the library closed meanwhile, say
+            if latest["status"] != "ok":  # the library closed meanwhile, say
                 return self._answer(latest, version)
             current = latest["result"]
             task.progressed(int(current.get("done") or 0), int(current.get("total") or 0),
                             str(current.get("message") or ""))
-        final = {**envelope, "result": {**result, "task": current},
-                 "libraryChangeSequence": latest.get("libraryChangeSequence",
-                                                     envelope.get("libraryChangeSequence"))}
-        return self._answer(final, version)
+        final: dict[str, Any] = {
+            **envelope, "result": {**result, "task": current},
+            "libraryChangeSequence": latest.get("libraryChangeSequence",
+                                                envelope.get("libraryChangeSequence"))}
+        # an ok envelope; its libraryChangeSequence is null when neither answer had one (the
+        # library closed meanwhile), as it always was on the wire
+        return self._answer(cast(OkEnvelope, final), version)
 
     # -- cancelling -------------------------------------------------------------------------
 
@@ -208,7 +215,7 @@ class TaskRunner:
                 answer = await self._submit("task.cancel", {"libraryId": task.library_id,
                                                             "taskId": task.serpent_task_id},
                                             credential)
-                if answer.get("status") == "ok":
+                if answer["status"] == "ok":
                     return  # the call (or the follower) ends by itself, cancelled
             if task.runner is not None and not task.runner.done():
                 task.runner.cancel()

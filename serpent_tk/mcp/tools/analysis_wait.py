@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from serpent_tk.automation.envelope import Envelope
 from serpent_tk.automation.registry import CommandSpec
 
 WAIT_S = 25.0
@@ -28,7 +29,7 @@ POLL_S = 0.5
 SETTLE_S = 1.0  # an import that just finished hands its analysis over within this
 IN_WINDOW = "Library → Find duplicates… → Analyse them now"
 
-Submit = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+Submit = Callable[[str, dict[str, Any]], Awaitable[Envelope]]
 
 
 def waits_for_analysis(spec: CommandSpec) -> bool:
@@ -36,11 +37,10 @@ def waits_for_analysis(spec: CommandSpec) -> bool:
     return "not_analysed" in spec.output_model.model_fields
 
 
-def not_analysed(envelope: dict[str, Any]) -> int:
-    result = envelope.get("result")
-    if envelope.get("status") != "ok" or not isinstance(result, dict):
+def not_analysed(envelope: Envelope) -> int:
+    if envelope["status"] != "ok":
         return 0
-    return int(result.get("notAnalysed") or 0)
+    return int(envelope["result"].get("notAnalysed") or 0)
 
 
 @dataclass
@@ -90,14 +90,13 @@ async def active_analysis(submit: Submit, library_id: str) -> list[dict[str, Any
     """The library's analysis tasks that are queued or running."""
     answer = await submit("task.list", {"libraryId": library_id,
                                         "status": ["queued", "running"]})
-    items = (answer.get("result") or {}).get("items", []) if answer.get("status") == "ok" \
-        else []
+    items = answer["result"].get("items", []) if answer["status"] == "ok" else []
     return [t for t in items if isinstance(t, dict) and t.get("kind") == "analysis"]
 
 
-async def settled(spec: CommandSpec, args: dict[str, Any], envelope: dict[str, Any],
+async def settled(spec: CommandSpec, args: dict[str, Any], envelope: Envelope,
                   submit: Submit, *, wait_s: float = WAIT_S,
-                  clock: Callable[[], float] = time.monotonic) -> dict[str, Any]:
+                  clock: Callable[[], float] = time.monotonic) -> Envelope:
     """`envelope` (the answer to `spec` with `args`), or a newer one once the assets it could
     not compare are analysed; with a note saying what is left when they are not yet."""
     if not waits_for_analysis(spec) or not not_analysed(envelope):
@@ -118,7 +117,7 @@ async def settled(spec: CommandSpec, args: dict[str, Any], envelope: dict[str, A
                 break  # all analysed, or analysed as far as analysis goes
             if clock() - started >= SETTLE_S:
                 queued = await submit("analysis.run", {"libraryId": library_id})
-                asked, refused = True, queued.get("status") != "ok"
+                asked, refused = True, queued["status"] != "ok"
                 if refused:
                     break
         if clock() + POLL_S > deadline:
@@ -126,7 +125,7 @@ async def settled(spec: CommandSpec, args: dict[str, Any], envelope: dict[str, A
             break
         await asyncio.sleep(POLL_S)
     count = not_analysed(latest)
-    if not count:
+    if not count or latest["status"] != "ok":
         return latest
     note = cannot_start(count) if refused else still_running(count, progress) \
         if progress.seen else latest["result"].get("note")

@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 from library.errors import INVALID_ARGUMENT
+from serpent_tk.automation.envelope import ErrorBody, ErrorEnvelope
 
 MAX_DEPTH = 32  # levels one argument may nest (a smart collection's rules need about 10)
 MAX_LIBRARY_ID = 64  # characters: longer is no library id (and is never repeated)
@@ -45,7 +46,7 @@ def nested_too_deep(args: dict[str, Any]) -> str | None:
     return None
 
 
-def too_deep(name: str, library_id: str | None) -> dict[str, Any]:
+def too_deep(name: str, library_id: str | None) -> ErrorEnvelope:
     """The answer to arguments nested deeper than `MAX_DEPTH`."""
     return _invalid(name[:40], f"{name[:40]}: nested more than {MAX_DEPTH} levels deep; "
                     f"Serpent takes at most {MAX_DEPTH}.", library_id)
@@ -73,15 +74,15 @@ def unbind(given: str, args: dict[str, Any]) -> str | None:
     return cursor if tag == tag_of(args) else None
 
 
-def other_arguments(library_id: str | None) -> dict[str, Any]:
+def other_arguments(library_id: str | None) -> ErrorEnvelope:
     """The answer to a cursor sent with other arguments than the call that made it."""
     return _invalid("cursor", "cursor: it belongs to a call with other arguments. Send the "
                     "very arguments of the call that gave it (only cursor changes, and "
                     "limit may), or leave cursor out to start anew.", library_id)
 
 
-def _invalid(field: str, message: str, library_id: str | None) -> dict[str, Any]:
-    error: dict[str, Any] = {"code": INVALID_ARGUMENT, "message": message, "field": field}
+def _invalid(field: str, message: str, library_id: str | None) -> ErrorEnvelope:
+    error: ErrorBody = {"code": INVALID_ARGUMENT, "message": message, "field": field}
     if library_id is not None:
         error["libraryId"] = library_id
     return {"status": "error", "error": error}

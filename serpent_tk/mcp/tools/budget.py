@@ -13,13 +13,20 @@ target list is cut without a continuation: its `count` and `stateToken` cover ev
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
 from library.errors import INVALID_ARGUMENT
+from serpent_tk.automation.envelope import (
+    ConfirmationEnvelope,
+    Envelope,
+    ErrorBody,
+    ErrorEnvelope,
+    OkEnvelope,
+)
 
 KIB = 1024
 FRAMING_BYTES = 2 * KIB  # JSON-RPC frame, content wrappers, SSE framing, headroom
@@ -51,7 +58,7 @@ class Budget:
         """What the envelope JSON may take (it travels twice)."""
         return max(1024, (self.total_bytes - FRAMING_BYTES) // 2)
 
-    def fits(self, envelope: dict[str, Any]) -> bool:
+    def fits(self, envelope: Mapping[str, object]) -> bool:
         return encoded_size(envelope) <= self.envelope_bytes
 
 
@@ -94,8 +101,8 @@ def _entry_size(entry: Any, mapping: bool) -> int:
     return encoded_size(entry)
 
 
-def page_of(envelope: dict[str, Any], key: str, start: int, budget: Budget,
-            cursor_for: Callable[[int], str]) -> tuple[dict[str, Any], int] | None:
+def page_of(envelope: OkEnvelope, key: str, start: int, budget: Budget,
+            cursor_for: Callable[[int], str]) -> tuple[OkEnvelope, int] | None:
     """The envelope holding the entries `start:end` of `result[key]` that fit the budget, and
     `end`; None when not even one entry fits.
 
@@ -104,7 +111,7 @@ def page_of(envelope: dict[str, Any], key: str, start: int, budget: Budget,
     its library cursor). Pages after the first leave the other lists empty: they were shown
     in full on the first page; counts and other fields stay on every page.
     """
-    result: dict[str, Any] = envelope["result"]
+    result = envelope["result"]
     whole = result[key]
     entries = _entries(whole)
     mapping = isinstance(whole, dict)
@@ -122,7 +129,7 @@ def page_of(envelope: dict[str, Any], key: str, start: int, budget: Budget,
     if end == start and start < len(entries):
         return None
 
-    def build(stop: int) -> dict[str, Any]:
+    def build(stop: int) -> OkEnvelope:
         page_result = dict(skeleton_result)
         page_result[key] = _rebuilt(whole, entries[start:stop])
         if stop < len(entries):
@@ -139,12 +146,12 @@ def page_of(envelope: dict[str, Any], key: str, start: int, budget: Budget,
     return (page, end) if budget.fits(page) else None
 
 
-def items_that_fit(envelope: dict[str, Any], limit_bytes: int,
+def items_that_fit(envelope: OkEnvelope, limit_bytes: int,
                    reserve: int = CURSOR_ALLOWANCE) -> int | None:
     """How many leading items of the result's `items` list fit, or None without such a list
     (to ask a paged list command again for a page that fits)."""
-    result = envelope.get("result")
-    if not isinstance(result, dict) or not isinstance(result.get("items"), list):
+    result = envelope["result"]
+    if not isinstance(result.get("items"), list):
         return None
     items = result["items"]
     skeleton = {**envelope, "result": {**result, "items": [], "truncated": True}}
@@ -158,30 +165,31 @@ def items_that_fit(envelope: dict[str, Any], limit_bytes: int,
     return count
 
 
-def too_large(envelope: dict[str, Any], budget: Budget) -> dict[str, Any]:
+def too_large(envelope: Envelope, budget: Budget) -> ErrorEnvelope:
     """The error an agent gets when even one entry is over the budget."""
-    error: dict[str, Any] = {
+    error: ErrorBody = {
         "code": INVALID_ARGUMENT,
         "message": f"The answer is larger than the MCP output budget "
                    f"({budget.total_bytes // KIB} KiB). Ask for less: a smaller limit or "
                    "fewer ids.",
         "field": "limit"}
-    if "libraryId" in envelope:
+    if envelope["status"] != "error" and "libraryId" in envelope:
         error["libraryId"] = envelope["libraryId"]
     return {"status": "error", "error": error}
 
 
-def fit_risk_report(envelope: dict[str, Any], budget: Budget) -> dict[str, Any]:
+def fit_risk_report(envelope: ConfirmationEnvelope, budget: Budget
+                    ) -> ConfirmationEnvelope | ErrorEnvelope:
     """A `confirmation_required` envelope whose risk report lists only the targets that fit
     (`targetsTruncated`: its `count`, `totalBytes` and `stateToken` still cover them all)."""
     if budget.fits(envelope):
         return envelope
-    report = envelope.get("riskReport")
-    if not isinstance(report, dict) or not isinstance(report.get("targets"), list):
+    report = envelope["riskReport"]
+    if not isinstance(report.get("targets"), list):
         return too_large(envelope, budget)
     targets = report["targets"]
 
-    def trimmed(keep: int) -> dict[str, Any]:
+    def trimmed(keep: int) -> ConfirmationEnvelope:
         return {**envelope, "riskReport": {**report, "targets": targets[:keep],
                                            "targetsTruncated": True, "truncated": True}}
 

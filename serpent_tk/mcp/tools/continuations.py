@@ -19,9 +19,9 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from library.errors import INVALID_ARGUMENT
+from serpent_tk.automation.envelope import ErrorBody, ErrorEnvelope, OkEnvelope
 from serpent_tk.mcp.tools.budget import Budget, cut_key, encoded_size, page_of, too_large
 
 CURSOR_PREFIX = "cut:"  # ':' is never in a library cursor (base64url or digits)
@@ -43,7 +43,7 @@ class Owner:
 @dataclass
 class _Kept:
     owner: Owner
-    envelope: dict[str, Any]
+    envelope: OkEnvelope
     key: str
     size: int
     expires: float
@@ -53,9 +53,9 @@ def is_continuation(cursor: object) -> bool:
     return isinstance(cursor, str) and cursor.startswith(CURSOR_PREFIX)
 
 
-def expired(owner: Owner) -> dict[str, Any]:
+def expired(owner: Owner) -> ErrorEnvelope:
     """The answer to a continuation cursor that is unknown, expired or someone else's."""
-    error: dict[str, Any] = {
+    error: ErrorBody = {
         "code": INVALID_ARGUMENT, "field": "cursor",
         "message": "cursor: this is not a cursor of this tool's answers, or the rest of that "
                    f"answer is no longer kept ({int(KEEP_S // 60)} minutes). Ask again; after "
@@ -77,12 +77,11 @@ class Continuations:
         self._kept: OrderedDict[str, _Kept] = OrderedDict()
         self._bytes = 0
 
-    def first_page(self, envelope: dict[str, Any], owner: Owner,
-                   budget: Budget) -> dict[str, Any] | None:
+    def first_page(self, envelope: OkEnvelope, owner: Owner,
+                   budget: Budget) -> OkEnvelope | ErrorEnvelope | None:
         """The part of an `ok` envelope that fits, keeping the rest; None when the answer has
         no list to cut (the caller then answers differently)."""
-        result = envelope.get("result")
-        key = cut_key(result) if isinstance(result, dict) else None
+        key = cut_key(envelope["result"])
         if key is None:
             return None
         answer_id = secrets.token_hex(8)
@@ -95,7 +94,8 @@ class Continuations:
                                     expires=self._clock() + self._keep_s))
         return page
 
-    def next_page(self, given: str, owner: Owner, budget: Budget) -> dict[str, Any]:
+    def next_page(self, given: str, owner: Owner, budget: Budget
+                  ) -> OkEnvelope | ErrorEnvelope:
         """The part of a kept answer that starts where `given` (a nextCursor) points."""
         match = _CURSOR.match(given)
         kept = None

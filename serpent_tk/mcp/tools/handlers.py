@@ -30,6 +30,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from serpent_tk.automation import envelope as envelopes
 from serpent_tk.automation import errors
 from serpent_tk.automation.caller import Caller
+from serpent_tk.automation.envelope import Envelope, OkEnvelope
 from serpent_tk.automation.registry import CommandSpec
 from serpent_tk.credentials import Credential
 from serpent_tk.mcp.http.guard import current_credential
@@ -59,26 +60,25 @@ REASK_TRIES = 3  # paged lists: how often to ask again for a page that fits
 
 class GatewayLike(Protocol):
     def submit(self, name: str, args: dict[str, Any], caller: Caller
-               ) -> Future[dict[str, Any]]: ...
+               ) -> Future[Envelope]: ...
 
     def subscribe(self, listener: Callable[[object], None]) -> Callable[[], None]: ...
 
 
-def call_result(envelope: dict[str, Any],
+def call_result(envelope: Envelope,
                 extra: list[types.ImageContent] | None = None) -> types.CallToolResult:
     """An envelope as an MCP tool result: structured, the same JSON as text, isError on error."""
     return types.CallToolResult(
-        is_error=envelope.get("status") == "error",
-        structured_content=envelope,
+        is_error=envelope["status"] == "error",
+        structured_content=envelopes.as_json(envelope),
         content=[*(extra or []), types.TextContent(type="text", text=dumps(envelope))])
 
 
-def bound(envelope: dict[str, Any], args: dict[str, Any]) -> dict[str, Any]:
+def bound(envelope: Envelope, args: dict[str, Any]) -> Envelope:
     """`envelope` with its `nextCursor` tagged with the call's arguments (arguments.py)."""
-    result = envelope.get("result")
-    if envelope.get("status") != "ok" or not isinstance(result, dict) \
-            or not isinstance(result.get("nextCursor"), str):
+    if envelope["status"] != "ok" or not isinstance(envelope["result"].get("nextCursor"), str):
         return envelope
+    result = envelope["result"]
     return {**envelope, "result": {**result,
                                    "nextCursor": arguments.bind(result["nextCursor"], args)}}
 
@@ -115,7 +115,7 @@ class Handlers:
         self.resources = Resources(notifier, budget)
         self.prompts = Prompts(catalogue.registry)
 
-    async def _submit(self, name: str, args: dict[str, Any], caller: Caller) -> dict[str, Any]:
+    async def _submit(self, name: str, args: dict[str, Any], caller: Caller) -> Envelope:
         return await asyncio.wrap_future(self.gateway.submit(name, args, caller))
 
     # -- tools ------------------------------------------------------------------------------
@@ -165,7 +165,7 @@ class Handlers:
             envelope = await self._submit(spec.name, args, caller)
             envelope = await analysis_wait.settled(
                 spec, args, envelope, lambda name, a: self._submit(name, a, caller))
-            if spec.returns_image and envelope.get("status") == "ok":
+            if spec.returns_image and envelope["status"] == "ok":
                 return await self._thumbnail(envelope)
             envelope = await self._fit(spec, args, caller, envelope, owner)
             return call_result(bound(envelope, args))
@@ -177,29 +177,28 @@ class Handlers:
                 await self._finish_forwarding(ctx, watch, forwarder)
 
     async def _fit(self, spec: CommandSpec, args: dict[str, Any], caller: Caller,
-                   envelope: dict[str, Any], owner: Owner) -> dict[str, Any]:
+                   envelope: Envelope, owner: Owner) -> Envelope:
         """`envelope` within the output budget, without losing anything (docs/contracts.md §5):
         a paged list is asked again for a page that fits (its nextCursor continues there);
         any other answer with a list goes out in parts (continuations.py)."""
         budget = self.budget()
         if budget.fits(envelope):
             return envelope
-        if envelope.get("status") == "confirmation_required":
+        if envelope["status"] == "confirmation_required":
             return fit_risk_report(envelope, budget)
-        if envelope.get("status") != "ok":
+        if envelope["status"] != "ok":
             return too_large(envelope, budget)
-        result = envelope.get("result")
         can_ask_again = (spec.risk == "read" and spec.paged and "limit" in
-                         spec.input_model.model_fields and isinstance(result, dict)
-                         and isinstance(result.get("items"), list))
+                         spec.input_model.model_fields
+                         and isinstance(envelope["result"].get("items"), list))
         keep = items_that_fit(envelope, budget.envelope_bytes) if can_ask_again else None
         for _ in range(REASK_TRIES):
             if not keep:
                 break
             again = await self._submit(spec.name, {**args, "limit": keep}, caller)
-            page = again.get("result")
-            if again.get("status") != "ok" or not isinstance(page, dict):
+            if again["status"] != "ok":
                 break
+            page = again["result"]
             page["truncated"] = page.get("nextCursor") is not None
             if budget.fits(again):
                 return again
@@ -207,7 +206,7 @@ class Handlers:
         parted = self.continuations.first_page(envelope, owner, budget)
         return parted if parted is not None else too_large(envelope, budget)
 
-    async def _thumbnail(self, envelope: dict[str, Any]) -> types.CallToolResult:
+    async def _thumbnail(self, envelope: OkEnvelope) -> types.CallToolResult:
         """The picture itself as image content: one asset's preview, or a contact sheet whose
         numbered cells the text maps to assets. No thumbnail path ever leaves this method."""
         shown = copy.deepcopy(envelope)
@@ -257,7 +256,7 @@ class Handlers:
             return None
         caller = mcp_caller(credential)
 
-        async def submit(name: str, args: dict[str, Any]) -> dict[str, Any]:
+        async def submit(name: str, args: dict[str, Any]) -> Envelope:
             return await self._submit(name, args, caller)
         return submit
 

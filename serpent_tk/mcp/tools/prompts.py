@@ -17,11 +17,12 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
+from serpent_tk.automation.envelope import Envelope, result_of
 from serpent_tk.automation.registry import Registry, tool_name_for
 from serpent_tk.mcp.tools.catalogue import COMMAND_MENTION, agent_text
 
 # (command, arguments) -> the envelope, as the calling credential
-Submit = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+Submit = Callable[[str, dict[str, Any]], Awaitable[Envelope]]
 MAX_COMPLETIONS = 100  # the protocol's cap on values per answer
 SHEET = 36  # assets per contact sheet (asset.thumbnail's assetIds)
 
@@ -271,7 +272,7 @@ class Prompts:
 
 async def open_libraries(submit: Submit) -> list[dict[str, Any]]:
     answer = await submit("library.list-open", {})
-    items: list[dict[str, Any]] = (answer.get("result") or {}).get("items", [])
+    items: list[dict[str, Any]] = (result_of(answer) or {}).get("items", [])
     return items
 
 
@@ -308,5 +309,5 @@ async def tag_completions(library_id: str, value: str, submit: Submit) -> list[s
     last = value.rsplit(",", 1)[-1].strip()
     answer = await submit("tag.list", {"libraryId": library_id, "prefix": last or None,
                                        "sort": "count", "limit": MAX_COMPLETIONS})
-    items = (answer.get("result") or {}).get("items", [])
+    items = (result_of(answer) or {}).get("items", [])
     return [str(item["name"]) for item in items][:MAX_COMPLETIONS]

@@ -23,6 +23,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from library.errors import ErrorCode
+from serpent_tk.automation.envelope import Envelope, error_of, result_of
 from serpent_tk.automation.errors import excerpt
 from serpent_tk.mcp.apps import search_app
 from serpent_tk.mcp.notifier import Notifier, change_resource_uri
@@ -40,7 +41,7 @@ PREVIEW_SIZE = 1024  # px, longest side, before fitting the budget
 MAX_COMPLETIONS = 100
 
 # (command, arguments) -> the envelope, as the reading credential
-Submit = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+Submit = Callable[[str, dict[str, Any]], Awaitable[Envelope]]
 
 TEMPLATES = [
     types.ResourceTemplate(
@@ -69,18 +70,20 @@ def not_found(uri: str, why: str = "") -> MCPError:
                     + (f" ({why})" if why else ""), {"uri": shown})
 
 
-def _failure(uri: str, envelope: dict[str, Any]) -> MCPError:
+def _failure(uri: str, envelope: Envelope) -> MCPError:
     """A failed read in plain words: a malformed or unknown id is simply not there (no
     field path or pattern of the command behind it)."""
-    error = envelope.get("error") or {}
-    code, field = error.get("code"), str(error.get("field") or "")
+    error = error_of(envelope)
+    if error is None:  # not an error, yet not ok: nothing a read can show
+        return not_found(uri, "")
+    code, field = error["code"], error.get("field", "")
     if code in (ErrorCode.LIBRARY_NOT_FOUND, ErrorCode.LIBRARY_NOT_OPEN,
                 ErrorCode.LIBRARY_REQUIRED) or (
             code == ErrorCode.INVALID_ARGUMENT and field.startswith("libraryId")):
         return not_found(uri, NO_LIBRARY)
     if code in (ErrorCode.NOT_FOUND, ErrorCode.INVALID_ARGUMENT):
         return not_found(uri, NO_ASSET)
-    return not_found(uri, excerpt(str(error.get("message", "")), URI_EXCERPT))
+    return not_found(uri, excerpt(error["message"], URI_EXCERPT))
 
 
 def app_resource() -> types.Resource:
@@ -110,7 +113,7 @@ class Resources:
         resources = [app_resource()]
         if submit is not None:
             listing = await submit("library.list-open", {})
-            for library in (listing.get("result") or {}).get("items", []):
+            for library in (result_of(listing) or {}).get("items", []):
                 resources.append(types.Resource(
                     uri=change_resource_uri(library["libraryId"]),
                     name=f"library-changes-{library['libraryId']}",
@@ -142,7 +145,7 @@ class Resources:
     async def _changes(self, uri: str, library_id: str, submit: Submit
                        ) -> types.ReadResourceResult:
         answer = await submit("library.change-sequence", {"libraryId": library_id})
-        if answer.get("status") != "ok":
+        if answer["status"] != "ok":
             raise _failure(uri, answer)
         sequence = answer["result"]["changeSequence"]
         data: dict[str, Any] = {"libraryId": library_id, "changeSequence": sequence}
@@ -155,7 +158,7 @@ class Resources:
     async def _asset(self, uri: str, library_id: str, asset_id: str, submit: Submit
                      ) -> types.ReadResourceResult:
         answer = await submit("asset.get", {"libraryId": library_id, "assetIds": [asset_id]})
-        if answer.get("status") != "ok":
+        if answer["status"] != "ok":
             raise _failure(uri, answer)
         items = answer["result"].get("items", [])
         if not items:
@@ -170,7 +173,7 @@ class Resources:
                        ) -> types.ReadResourceResult:
         answer = await submit("asset.thumbnail", {"libraryId": library_id,
                                                   "assetId": asset_id, "size": PREVIEW_SIZE})
-        if answer.get("status") != "ok":
+        if answer["status"] != "ok":
             raise _failure(uri, answer)
         room = self.budget().total_bytes - FRAMING_BYTES - encoded_size({"uri": uri}) - 512
         try:
@@ -189,7 +192,7 @@ class Resources:
             return []
         if argument == "libraryId":
             listing = await submit("library.list-open", {})
-            ids = [str(i["libraryId"]) for i in (listing.get("result") or {}).get("items", [])]
+            ids = [str(i["libraryId"]) for i in (result_of(listing) or {}).get("items", [])]
             return [i for i in ids if i.startswith(value)][:MAX_COMPLETIONS]
         library_id = context.get("libraryId", "")
         if argument != "assetId" or not library_id:
@@ -198,7 +201,7 @@ class Resources:
         if value and not value.startswith("ast_"):
             query["text"] = value
         answer = await submit("asset.search", query)
-        ids = [str(i["id"]) for i in (answer.get("result") or {}).get("items", [])]
+        ids = [str(i["id"]) for i in (result_of(answer) or {}).get("items", [])]
         if value.startswith("ast_"):
             ids = [i for i in ids if i.startswith(value)]
         return ids[:MAX_COMPLETIONS]

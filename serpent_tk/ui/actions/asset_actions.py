@@ -280,8 +280,8 @@ class AssetActions:
             if not reply.needs_confirmation:
                 self.toast(describe_error(reply, doing), "error")
                 return
-            report = reply.envelope.get("riskReport") or {}
-            challenge = (reply.envelope.get("challenge") or {}).get("id")
+            report = reply.risk_report
+            challenge = reply.challenge["id"] if reply.challenge else None
             self.dialog = ConfirmDialog(
                 self.parent, self.theme, title=confirm_label, danger=True,
                 heading=_("{action}?").format(action=confirm_label),

@@ -98,9 +98,8 @@ def plugin_error(reply: Reply) -> str:
     """What a person reads when a plugin command failed: the plugin's (or the check's) own
     words — a plugin writes its refusals for people, and a veto of a command it called
     reaches the window as that command's error — else the window's usual sentence."""
-    message = reply.error.get("message")
-    if message and reply.code != ErrorCode.VERSION_CONFLICT:
-        return str(message)
+    if reply.message and reply.code != ErrorCode.VERSION_CONFLICT:
+        return reply.message
     return describe_error(reply)
 
 
@@ -211,7 +210,7 @@ class PluginCommands:
             if reply.ok:
                 dialog.show_preview(preview_lines(reply.result))
             elif reply.needs_confirmation:      # a dangerous command's risk report
-                report = reply.envelope.get("riskReport") or {}
+                report = reply.risk_report
                 names = [str(t.get("name") or t.get("id")) for t in report.get("targets", [])]
                 dialog.show_preview([str(report.get("summary") or ""), *names])
             else:
@@ -244,8 +243,8 @@ class PluginCommands:
     def _confirm(self, spec: CommandSpec, arguments: Values, first: Reply) -> None:
         """A dangerous command's first answer: its risk report in red; only a confirmed,
         second call with the challenge runs it."""
-        report = first.envelope.get("riskReport") or {}
-        challenge = (first.envelope.get("challenge") or {}).get("id")
+        report = first.risk_report
+        challenge = first.challenge["id"] if first.challenge else None
 
         def second(reply: Reply) -> None:
             if reply.ok:

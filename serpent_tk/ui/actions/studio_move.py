@@ -18,6 +18,7 @@ from tkinter import ttk
 from typing import Any
 
 from library.errors import ErrorCode
+from serpent_tk.automation.envelope import Envelope
 from serpent_tk.ui.language import humanize
 from serpent_tk.ui.language.translate import N_, _, ngettext
 from serpent_tk.ui.shell.commands import Commands, Reply, describe_error
@@ -65,7 +66,7 @@ class MoveToStudioDialog(Dialog):
         self.step = "ask"
         self.challenge: str | None = None
         self.ticket = f"move-{secrets.token_hex(4)}"
-        self.future: Future[dict[str, Any]] | None = None
+        self.future: Future[Envelope] | None = None
         self._off = subscribe(TaskProgress, self.progress)
         px, wrap = theme.px, theme.px(420)
         body = ttk.Frame(self, padding=(px(20), px(16), px(20), px(12)))
@@ -135,8 +136,8 @@ class MoveToStudioDialog(Dialog):
         if not reply.needs_confirmation:
             self._failed(reply)
             return
-        report = reply.envelope.get("riskReport") or {}
-        self.challenge = (reply.envelope.get("challenge") or {}).get("id")
+        report = reply.risk_report
+        self.challenge = reply.challenge["id"] if reply.challenge else None
         count = int(report.get("count") or 0)
         self.message.configure(text=ngettext(
             "The records of {n} asset move to the database; its files stay in the folder. "
@@ -185,8 +186,7 @@ class MoveToStudioDialog(Dialog):
         self.cancel_button.pack_forget()
 
     def _failed(self, reply: Reply) -> None:
-        reason = str(reply.error.get("reason") or "")
-        words = _REASONS.get(reason) or _CODES.get(reply.code)
+        words = _REASONS.get(reply.reason) or (_CODES.get(reply.code) if reply.code else None)
         self.error.configure(text=_(words) if words else describe_error(reply))
         self.message.configure(text="")
         self.step = "ask"

@@ -14,6 +14,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from serpent_tk.automation import envelope as envelopes
 from serpent_tk.ui.browser.grid import GridCell
 from serpent_tk.ui.browser.similar import SIMILAR_KEY, load_similar
 from serpent_tk.ui.language.translate import N_, _
@@ -244,8 +245,8 @@ class AssetPages:
             pages = {n: items[n * PAGE_SIZE:(n + 1) * PAGE_SIZE]
                      for n in range(max(1, -(-len(items) // PAGE_SIZE)))}
             for number, chunk in pages.items():
-                self._arrived(generation, number, Reply({"status": "ok", "result": {
-                    "items": chunk, "total": len(items)}}))
+                self._arrived(generation, number, Reply(envelopes.ok({
+                    "items": chunk, "total": len(items)})))
             self._in_flight.clear()
             self._refetching.clear()
 

@@ -18,6 +18,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from library.errors import ErrorCode
+from serpent_tk.automation import envelope as envelopes
+from serpent_tk.automation.envelope import Envelope
 from serpent_tk.ui.language.translate import N_, _
 from serpent_tk.ui.shell.bus import UiBus
 from serpent_tk.ui.shell.events import RunOnTk
@@ -171,22 +173,22 @@ class Thumbnails:
         key, pixels = entry
         generation = self._generation
         self._in_flight.add(entry)
-        future: Future[dict[str, Any]] = self.commands.submit(
+        future: Future[Envelope] = self.commands.submit(
             "asset.thumbnail",
             {"libraryId": self.library_id, "assetId": key, "size": bucket(pixels)})
 
-        def answered(f: Future[dict[str, Any]]) -> None:       # any thread: no Tk here
+        def answered(f: Future[Envelope]) -> None:       # any thread: no Tk here
             if generation != self._generation or f.cancelled():
                 return                     # another library, or the window is gone
             try:
                 envelope = f.result()
             except Exception as failure:
-                envelope = {"status": "error", "error": {"code": ErrorCode.INTERNAL,
-                                                         "message": str(failure)}}
-            if envelope.get("status") != "ok":
-                error = envelope.get("error") or {}
-                code = str(error.get("code", ""))
-                reason = str(error.get("reason") or "") if code in UNSUPPORTED_CODES else ""
+                envelope = envelopes.failed(ErrorCode.INTERNAL, str(failure))
+            if envelope["status"] != "ok":
+                error = envelopes.error_of(envelope)
+                code = error["code"] if error is not None else None
+                reason = error.get("reason", "") if error is not None \
+                    and code in UNSUPPORTED_CODES else ""
                 self.bus.post(RunOnTk(self._failed_to_load, (generation, entry, code,
                                                              reason)))
                 return
@@ -230,7 +232,7 @@ class Thumbnails:
         self.on_ready(entry[0])
         self._pump()
 
-    def _failed_to_load(self, generation: int, entry: tuple[str, int], code: str,
+    def _failed_to_load(self, generation: int, entry: tuple[str, int], code: str | None,
                         reason: str = "") -> None:
         if generation != self._generation:
             return

@@ -225,13 +225,13 @@ class SmartCollectionDialog(Dialog):
 
     def show_reply_error(self, reply: Reply) -> None:
         """Put the library's complaint where it belongs: a rule, the name, or underneath."""
-        field = str(reply.error.get("field") or "")
+        field = reply.error.get("field", "") if reply.error is not None else ""
         place, index = where_error_goes(field)
         if reply.code in (ErrorCode.INVALID_ARGUMENT, ErrorCode.NOT_FOUND,
                           ErrorCode.ALREADY_EXISTS) and (
                 place == "name" or (place == "rule" and index is not None
                                     and index < len(self.rows))):
-            text = in_words(str(reply.error.get("message") or ""), field, reply.code)
+            text = in_words(reply.message, field, reply.code or ErrorCode.INVALID_ARGUMENT)
             if reply.code == ErrorCode.NOT_FOUND and place == "rule":
                 text = _("That folder is gone; choose another.")
             if place == "name":

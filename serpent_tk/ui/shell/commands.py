@@ -3,7 +3,8 @@
 `call()` may be used from the Tk thread only; it never blocks. The gateway's future resolves
 on some other thread; its callback only posts a `RunOnTk` event to the UiBus, and the
 handler given to `call()` runs later on the Tk thread. This module is also the one place
-where an error envelope becomes words for the person (`describe_error`).
+where an error envelope becomes words for the person (`describe_error`). Answers are typed
+(`automation.envelope.Envelope`); `Reply` reads one without raw dict lookups.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from library.errors import ErrorCode
+from serpent_tk.automation import envelope as envelopes
 from serpent_tk.automation.caller import Caller
+from serpent_tk.automation.envelope import Challenge, Envelope, ErrorBody, Status
 from serpent_tk.automation.registry import CommandSpec
 from serpent_tk.ui.language import translate
 from serpent_tk.ui.language.translate import N_, _
@@ -75,11 +78,11 @@ _OUTCOME_WORDS = {
 class Reply:
     """One gateway envelope (docs/contracts.md §2), read by the Tk thread."""
 
-    envelope: dict[str, Any]
+    envelope: Envelope
 
     @property
-    def status(self) -> str:
-        return str(self.envelope.get("status", "error"))
+    def status(self) -> Status:
+        return self.envelope["status"]
 
     @property
     def ok(self) -> bool:
@@ -91,41 +94,67 @@ class Reply:
 
     @property
     def result(self) -> dict[str, Any]:
-        result = self.envelope.get("result")
-        return result if isinstance(result, dict) else {}
+        """The command's result; empty unless ok."""
+        return envelopes.result_of(self.envelope) or {}
 
     @property
-    def error(self) -> dict[str, Any]:
-        error = self.envelope.get("error")
-        return error if isinstance(error, dict) else {}
+    def error(self) -> ErrorBody | None:
+        """What went wrong; None unless an error."""
+        return envelopes.error_of(self.envelope)
 
     @property
-    def code(self) -> str:
-        return str(self.error.get("code", "")) if not self.ok else ""
+    def code(self) -> ErrorCode | None:
+        """The error's code; None unless an error."""
+        return envelopes.error_code(self.envelope)
+
+    @property
+    def message(self) -> str:
+        """The error's own words (the library's, a plugin's); empty unless an error."""
+        return self.error["message"] if self.error is not None else ""
+
+    @property
+    def reason(self) -> str:
+        """The error's `reason` detail ("veto": a plugin's check refused it); else empty."""
+        return self.error.get("reason", "") if self.error is not None else ""
+
+    @property
+    def challenge(self) -> Challenge | None:
+        """A dangerous command's challenge (its second call repeats the `id`); else None."""
+        envelope = self.envelope
+        return envelope["challenge"] if envelope["status"] == "confirmation_required" else None
+
+    @property
+    def risk_report(self) -> dict[str, Any]:
+        """A dangerous command's risk report; empty unless confirmation is required."""
+        envelope = self.envelope
+        return envelope["riskReport"] if envelope["status"] == "confirmation_required" else {}
 
     @property
     def change_sequence(self) -> int | None:
-        value = self.envelope.get("libraryChangeSequence")
-        return value if isinstance(value, int) else None
+        envelope = self.envelope
+        return envelope.get("libraryChangeSequence") if envelope["status"] == "ok" else None
 
 
 def describe_error(reply: Reply, doing: str | None = None) -> str:
     """The sentence a person reads when `reply` failed ("Could not rename it: ...");
     `doing` is what failed, already in the window's language ("rename it")."""
-    code = reply.code
-    given = str(reply.error.get("message") or "")
+    error = reply.error
+    code = error["code"] if error is not None else None
+    given = reply.message
     english = translate.current() == translate.ENGLISH
-    vetoed = reply.error.get("reason") == "veto"   # a plugin's check refused it: say why
-    outcome = reply.error.get("outcome")
+    vetoed = reply.reason == "veto"   # a plugin's check refused it: say why
+    outcome = error.get("outcome", "") if error is not None else ""
+    incident = error.get("incidentId", "") if error is not None else ""
     if code == ErrorCode.WORKER_UNAVAILABLE and outcome in _OUTCOME_WORDS:
-        message = _(_OUTCOME_WORDS[str(outcome)])
+        message = _(_OUTCOME_WORDS[outcome])
     elif given and (vetoed or (english and code not in _ALWAYS_OURS)):
         message = given
     else:
-        message = _(_CODE_WORDS.get(code, N_("Something went wrong.")))
-    if code == ErrorCode.INTERNAL and reply.error.get("incidentId"):
+        words = _CODE_WORDS.get(code) if code is not None else None
+        message = _(words or N_("Something went wrong."))
+    if code == ErrorCode.INTERNAL and incident:
         message = _("{message} (incident {incident} is in the log)").format(
-            message=message, incident=reply.error["incidentId"])
+            message=message, incident=incident)
     return _("Could not {doing}: {reason}").format(doing=doing, reason=message) if doing \
         else message
 
@@ -162,14 +191,14 @@ class Commands:
         return spec
 
     def submit(self, name: str, args: dict[str, Any], *,
-               ticket: str | None = None) -> Future[dict[str, Any]]:
+               ticket: str | None = None) -> Future[Envelope]:
         """The gateway's answer as a future (for callers that continue off the Tk thread).
 
         The gateway validates and sends on the calling thread; that work is done by one
         submitting thread (in order), so the Tk thread only queues the call. Cancelling the
         returned future cancels the gateway call. `ticket` names the call's work on its
         progress events (`TaskProgress.ticket`)."""
-        outer: Future[dict[str, Any]] = Future()
+        outer: Future[Envelope] = Future()
         caller = replace(self.caller, ticket=ticket) if ticket else self.caller
 
         def send() -> None:
@@ -191,7 +220,7 @@ class Commands:
 
     def call(self, name: str, args: dict[str, Any],
              on_reply: Callable[[Reply], None] | None = None, *,
-             doing: str | None = None, ticket: str | None = None) -> Future[dict[str, Any]]:
+             doing: str | None = None, ticket: str | None = None) -> Future[Envelope]:
         """Submit `name`; `on_reply(reply)` runs on the Tk thread.
 
         Without `on_reply`, a failure becomes an error toast ("Could not `doing`: ...";
@@ -202,22 +231,21 @@ class Commands:
         self.reply_on_tk(name, future, on_reply, doing=doing)
         return future
 
-    def reply_on_tk(self, name: str, future: Future[dict[str, Any]],
+    def reply_on_tk(self, name: str, future: Future[Envelope],
                     on_reply: Callable[[Reply], None] | None = None, *,
                     doing: str | None = None) -> None:
         """When `future` (of `submit(name, ...)`) is done, `on_reply(reply)` runs on the Tk
         thread (without it, a failure becomes an error toast, as in `call`). Thread-safe."""
 
-        def done(f: Future[dict[str, Any]]) -> None:       # any thread: only posts
+        def done(f: Future[Envelope]) -> None:             # any thread: only posts
             if self.closed:
                 return                                     # its window is gone (rebuilt)
             if f.cancelled():
-                envelope: dict[str, Any] = {"status": "error", "error": {
-                    "code": ErrorCode.CANCELLED, "message": _("The command was cancelled.")}}
+                envelope: Envelope = envelopes.failed(ErrorCode.CANCELLED,
+                                                      _("The command was cancelled."))
             elif f.exception() is not None:                # the gateway promises not to raise
                 log.error("gateway future for %s failed: %s", name, f.exception())
-                envelope = {"status": "error",
-                            "error": {"code": ErrorCode.INTERNAL, "message": str(f.exception())}}
+                envelope = envelopes.failed(ErrorCode.INTERNAL, str(f.exception()))
             else:
                 envelope = f.result()
             reply = Reply(envelope)
@@ -251,7 +279,7 @@ class Commands:
         self._background.shutdown(wait=wait, cancel_futures=True)
 
 
-def _copy_outcome(source: Future[dict[str, Any]], target: Future[dict[str, Any]]) -> None:
+def _copy_outcome(source: Future[Envelope], target: Future[Envelope]) -> None:
     if target.done():
         return
     if source.cancelled():

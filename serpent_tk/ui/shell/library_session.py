@@ -19,6 +19,7 @@ from typing import Any
 
 from library.errors import ErrorCode
 from library.library_folder import LIBRARY_SUFFIX
+from serpent_tk.automation.envelope import Envelope
 from serpent_tk.paths import DEFAULT_LIBRARY_NAME, app_dirs
 from serpent_tk.settings import Settings
 from serpent_tk.ui.language.translate import _, ngettext
@@ -68,7 +69,7 @@ class LibrarySession:
         not wait for it to pass the choice on."""
         last = self.settings.last_library
 
-        def choose_and_open() -> tuple[str, Path, Future[dict[str, Any]] | None]:
+        def choose_and_open() -> tuple[str, Path, Future[Envelope] | None]:
             action, path = first_choice(last)
             opening = (self.commands.submit("library.open", {"path": str(path)})
                        if action == "open" else None)
@@ -77,7 +78,7 @@ class LibrarySession:
         self.commands.background(choose_and_open, self._first_chosen)
         self.commands.prepare("asset.search")  # the first page's query, while the library opens
 
-    def _first_chosen(self, chosen: tuple[str, Path, Future[dict[str, Any]] | None] | None,
+    def _first_chosen(self, chosen: tuple[str, Path, Future[Envelope] | None] | None,
                       error: BaseException | None) -> None:
         if error is None and chosen is not None and chosen[2] is not None:
             path = chosen[1]

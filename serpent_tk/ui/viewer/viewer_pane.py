@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import tkinter as tk
 from collections.abc import Callable
+from concurrent.futures import Future
 from tkinter import ttk
 from typing import Any
 
+from serpent_tk.automation.envelope import Envelope
 from serpent_tk.ui.browser.thumbnails import bucket
 from serpent_tk.ui.language.translate import _
 from serpent_tk.ui.shell.bus import UiBus
@@ -179,12 +181,12 @@ class ViewerPane(ttk.Frame):
         future = self.commands.submit("asset.thumbnail", {
             "libraryId": library_id, "assetId": key, "size": bucket(max(fit_w, fit_h))})
 
-        def answered(f: Any) -> None:             # any thread: only queues the decode
+        def answered(f: Future[Envelope]) -> None:   # any thread: only queues the decode
             try:
                 envelope = f.result()
             except Exception:
                 return
-            if envelope.get("status") == "ok":
+            if envelope["status"] == "ok":
                 self.decoder.preview(token, str(envelope["result"]["path"]), fit_w, fit_h,
                                      self._preview_ready)
 
