@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from library.catalogue import task_kinds
+from library.catalogue import CATALOGUE, task_kinds
 from library.errors import CANCELLED, STALE_PLAN, LibraryError
 from library.schemas import LibraryMoveToStudioIn, LibraryMoveToStudioOut, RiskReport, RiskTarget
 from library.worker.context import ReadContext, TaskContext
@@ -27,10 +27,10 @@ def _report(conn: Any, root: Any, database: str) -> RiskReport:
     from library.worker.studio.move_in import SET_ASIDE
 
     uri = studiofile.check_uri(database)
-    state = conn.execute("SELECT library_id, name, change_sequence FROM "
-                         "library_state").fetchone()
+    state = conn.execute("SELECT library_id, name FROM library_state").fetchone()
     count = conn.execute("SELECT count(*) FROM assets").fetchone()[0]
-    source = f"library.move-to-studio|{state['library_id']}|{state['change_sequence']}|{uri}"
+    version = last_person_change(conn)
+    source = f"library.move-to-studio|{state['library_id']}|{version}|{count}|{uri}"
     token = "st_" + hashlib.sha256(source.encode()).hexdigest()[:32]
     summary = (f"Move the library “{state['name']}” onto the studio database {uri}: the "
                f"records of its {count} asset{'s' if count != 1 else ''}, tags, folders, "
@@ -40,7 +40,19 @@ def _report(conn: Any, root: Any, database: str) -> RiskReport:
     return RiskReport(summary=summary, count=count, total_bytes=0, irreversible=False,
                       state_token=token,
                       targets=[RiskTarget(id=state["library_id"], name=state["name"],
-                                          version=state["change_sequence"], size=0)])
+                                          version=version, size=0)])
+
+
+def last_person_change(conn: Any) -> int:
+    """The change sequence of the library's last change a person (or their agent) made: what
+    the confirmation is bound to. Previews and analysis of a fresh import go on while the
+    person reads the question; they move the change sequence but not what the move takes
+    away from the person, so they never make the confirmation stale."""
+    made = sorted(name for name, entry in CATALOGUE.items() if entry.history != "none")
+    row = conn.execute(f"SELECT seq FROM change_log WHERE command IN "
+                       f"({', '.join('?' * len(made))}) ORDER BY seq DESC LIMIT 1",
+                       made).fetchone()
+    return int(row[0]) if row is not None else 0
 
 
 def plan_move_to_studio(ctx: ReadContext, args: LibraryMoveToStudioIn) -> RiskReport:

@@ -193,6 +193,34 @@ def test_what_cannot_move_is_refused_and_the_library_stays_local(
                              "current_schema()").fetchone() == (0,)
 
 
+def test_the_question_stays_valid_while_previews_and_analysis_go_on(
+        host: LibraryHost, tmp_path: Path, sources: Path) -> None:
+    """The move is confirmed against the last change a person made: the previews and
+    analysis of a fresh import, which go on while the person reads the question, do not make
+    the confirmation stale (they did: a confirmation soon after an import was refused with
+    CHALLENGE_INVALID); a tag added meanwhile does."""
+    made = host.create(tmp_path, "Refs").result(TIMEOUT)
+    library = made["libraryId"]
+    make_images(sources, 2)
+    ids = [item["assetId"] for item in call(
+        host, library, "file.import", {"sourcePaths": [str(sources)]})["items"]]
+    args = {"database": "postgresql://serpent@studio-server/refs"}
+
+    def plan() -> tuple[int, str]:
+        report = call(host, library, "library.move-to-studio", args, plan=True)
+        [target] = report["targets"]
+        return target["version"], report["stateToken"]
+
+    asked = plan()
+    before = call(host, library, "library.change-sequence")["changeSequence"]
+    call(host, library, "analysis.run", {"force": True})  # derived work, queued and done
+    assert call(host, library, "library.change-sequence")["changeSequence"] > before
+    assert plan() == asked
+    call(host, library, "asset.tag", {"assetIds": ids[:1], "tags": ["kept"]})
+    tagged = plan()
+    assert tagged[0] > asked[0] and tagged[1] != asked[1]
+
+
 def _closed_port() -> int:
     import socket
 
