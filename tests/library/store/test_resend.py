@@ -121,8 +121,11 @@ def test_a_task_killed_twice_part_way_says_what_it_saved(host, library, events, 
     assert again["imported"] + again["duplicates"] == 300
     assert call(host, library_id, "asset.search", {"limit": 1})["total"] == 300
     check_library(Path(library["path"]))
+    # the retry is a step of its own when it imported something (on a crowded machine the
+    # call sent again may have saved every file before the second kill: nothing is left)
     assert len([e for e in call(host, library_id, "history.list")["items"]
-                if e["command"] == "file.import"]) == 2
+                if e["command"] == "file.import"]) == (2 if again["imported"] else 1)
+    assert again["imported"] == 300 - saved
 
 
 def test_a_keyed_task_stopped_part_way_goes_on_with_its_key(host, library, events, sources):
