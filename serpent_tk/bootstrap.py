@@ -239,6 +239,22 @@ def say_first_library(python: Path) -> None:
         say(f"step 3: the first start creates your first library: {library}")
 
 
+# pytest-xdist: one test process per core (most of a test's time is spent waiting on a
+# worker process, a server or a window); `--dist loadgroup` keeps the packaged app's tests on
+# one of them, since they share one build (tests/packaging/conftest.py)
+PARALLEL = ("-n", "auto", "--dist", "loadgroup")
+
+
+def pytest_arguments(rest: list[str]) -> list[str]:
+    """The suite in parallel unless the arguments say how many processes (`-n 0`: one) or
+    ask only for pytest's version (the set-up-only run)."""
+    said = any(arg in ("-n", "--numprocesses", "--version", "-V")
+               or arg.startswith("--numprocesses=") or (arg.startswith("-n") and
+                                                        arg[2:].isdigit())
+               for arg in rest)
+    return list(rest) if said else [*PARALLEL, *rest]
+
+
 def run(python: Path, args: list[str]) -> int:
     return subprocess.call([str(python), *args], cwd=ROOT)
 
@@ -272,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         ensure_node_projects(python)
         if first:
             say(f"set-up done in {time.monotonic() - started:.0f} s; running the tests")
-        return run(python, ["-m", "pytest", *rest])
+        return run(python, ["-m", "pytest", *pytest_arguments(rest)])
     except BootstrapError as error:
         say(str(error))
         return 1

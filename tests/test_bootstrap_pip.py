@@ -1,4 +1,5 @@
-"""The set-up says how far pip got: one line per package with a count, from pip's output."""
+"""The set-up says how far pip got (one line per package with a count, from pip's output), and the
+test command runs the suite in parallel."""
 
 from __future__ import annotations
 
@@ -41,3 +42,12 @@ def test_the_locks_pin_packages_for_every_os() -> None:
     assert {"pytest", "pyinstaller"} <= dev.keys() and not {"pytest", "pyinstaller"} & app.keys()
     assert "pywin32" in app, "Windows' own packages are pinned too (portalocker, mcp)"
     assert bootstrap_pip.USUALLY.keys() == {APP_LOCK, DEV_LOCK}
+
+
+def test_the_test_command_runs_the_suite_in_parallel_unless_told_otherwise() -> None:
+    from serpent_tk.bootstrap import PARALLEL, pytest_arguments
+
+    assert pytest_arguments([]) == list(PARALLEL)
+    assert pytest_arguments(["-k", "settings"]) == [*PARALLEL, "-k", "settings"]
+    for told in (["-n", "0"], ["-n0"], ["--numprocesses=1"], ["--version"]):
+        assert pytest_arguments(told) == told

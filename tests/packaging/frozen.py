@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import portalocker
 import pytest
 
 from tests.conftest import ROOT
@@ -60,6 +61,13 @@ def build_app() -> Path:
     except ImportError:
         pytest.fail("PyInstaller is missing: run the README's test command (it installs "
                     "requirements/dev.txt), or set SERPENT_FROZEN_SMOKE=0 to skip this")
+    CACHE.parent.mkdir(parents=True, exist_ok=True)
+    with portalocker.Lock(str(CACHE.parent / "frozen-smoke.lock"), timeout=BUILD_TIMEOUT_S):
+        return _build_locked(key)
+
+
+def _build_locked(key: str) -> Path:
+    """`build_app` while holding the build lock: one session builds, the others wait."""
     dist = CACHE / key / "dist"
     if (dist / "Serpent" / f"Serpent{SUFFIX}").is_file():
         return dist / "Serpent"
