@@ -7,11 +7,9 @@ once it is back."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +21,7 @@ from tests.e2e.studio_machines import Machine, machine
 from tests.mcp.conftest import call, connect, error_code, make_images, ok, run
 from tests.mcp.test_notifications import Inbox
 from tests.postgres import PostgresServer
+from tests.waiting import async_wait_until, wait_until
 
 pytestmark = pytest.mark.timeout(600)
 WAIT_S = 60.0
@@ -215,11 +214,9 @@ def test_a_machine_killed_mid_import_loses_nothing_acknowledged(
 
 def _kill_once_rows_arrive(anna: Machine, folder: Path, uri: str, before: int) -> None:
     """kill -9 anna's library worker as soon as her import committed its first batch."""
-    deadline = time.monotonic() + WAIT_S
     with psycopg.connect(uri, autocommit=True) as spy:
-        while spy.execute("SELECT count(*) FROM assets").fetchone()[0] <= before:
-            assert time.monotonic() < deadline, "the import never committed a batch"
-            time.sleep(0.01)
+        wait_until(lambda: spy.execute("SELECT count(*) FROM assets").fetchone()[0] > before,
+                   "the import's first batch committed", WAIT_S, interval=0.01)
     for pid in anna.worker_pids(folder):
         os.kill(pid, signal.SIGKILL)
 
@@ -284,20 +281,18 @@ def _the_database_stopped_mid_import(tmp_path: Path, server: PostgresServer, uri
 
 
 def _stop_once_rows_arrive(server: PostgresServer, uri: str) -> None:
-    deadline = time.monotonic() + WAIT_S
     with psycopg.connect(uri, autocommit=True) as spy:
-        while spy.execute("SELECT count(*) FROM assets").fetchone()[0] == 0:
-            assert time.monotonic() < deadline, "the import never committed a batch"
-            time.sleep(0.01)
+        wait_until(lambda: spy.execute("SELECT count(*) FROM assets").fetchone()[0] > 0,
+                   "the import's first batch committed", WAIT_S, interval=0.01)
     server.outage()
 
 
 async def _until_ok(client: Client, tool: str, args: dict[str, Any]) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while True:
+    async def answered() -> bool:
         envelope = await call(client, tool, args)
-        if envelope["status"] == "ok":
-            return
-        assert envelope["error"]["code"] == "DATABASE_UNAVAILABLE", envelope
-        assert time.monotonic() < deadline, "never reconnected"
-        await asyncio.sleep(0.2)
+        if envelope["status"] != "ok":
+            assert envelope["error"]["code"] == "DATABASE_UNAVAILABLE", envelope
+        return bool(envelope["status"] == "ok")
+
+    await async_wait_until(answered, f"{tool} answered after the reconnect", WAIT_S,
+                           interval=0.2)

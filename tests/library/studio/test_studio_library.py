@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import time
 from pathlib import Path
 
 import psycopg
@@ -25,6 +24,7 @@ from library.errors import (
 from library.events import LibraryChanged
 from library.protocol import CallMeta
 from tests.library.factories import TIMEOUT, call, call_error, make_images
+from tests.waiting import wait_until
 
 MCP = CallMeta(source="mcp", credential="Claude", label="Claude via MCP")
 
@@ -114,13 +114,11 @@ def test_a_worker_killed_inside_a_write_blocks_nobody_and_its_write_is_kept_once
     with psycopg.connect(uri) as spy:  # holds alpha at its commit, inside its transaction
         spy.execute("SELECT * FROM library_state FOR UPDATE")
         pending = alpha.call(library_id, "folder.create", {"name": "Sent again"})
-        deadline = time.monotonic() + TIMEOUT
-        while not spy.execute(
-                "SELECT 1 FROM pg_locks l JOIN pg_stat_activity s ON s.pid = l.pid WHERE "
-                "l.locktype = 'advisory' AND l.granted AND s.application_name = "
-                "'Serpent alpha' AND s.wait_event_type = 'Lock'").fetchone():
-            assert time.monotonic() < deadline, "alpha never got inside its write"
-            spy.execute("SELECT pg_sleep(0.05)")
+        wait_until(lambda: spy.execute(
+            "SELECT 1 FROM pg_locks l JOIN pg_stat_activity s ON s.pid = l.pid WHERE "
+            "l.locktype = 'advisory' AND l.granted AND s.application_name = "
+            "'Serpent alpha' AND s.wait_event_type = 'Lock'").fetchone(),
+            "alpha inside its write", TIMEOUT, interval=0.05)
         killed = alpha.worker_pid(library_id)
         os.kill(killed or 0, signal.SIGKILL)
         assert spy.execute("SELECT count(*) FROM folders").fetchone()[0] == 0
