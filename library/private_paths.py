@@ -7,7 +7,9 @@ from anything that is, or lies inside, one of them (PATH_FORBIDDEN). What counts
 path really leads, not how it is spelled: folders are compared by identity (device and inode
 of every folder above the real path), so symlinks, `..`, bind mounts and the letter case of a
 case-insensitive disk all lead to the same answer, and a file that is a hard link of one of
-Serpent's own files (the credential store!) is known by its identity too. The credential
+Serpent's own files (the credential store!) is known by its identity too. An identity counts
+only while Serpent's path still has it: the number of a file Serpent replaced is free, and the
+system gives it to the next new file, which is the person's. The credential
 store and the endpoint file are replaced atomically (a new inode each time), so a hard link
 made earlier, or any copy, still holds their secrets: `holds_secrets` knows them by content.
 System files (/proc, /sys, /dev: the worker's own memory and environment) are refused too.
@@ -46,11 +48,14 @@ class PrivateFolders:
 
     def __init__(self, roots: Sequence[Path]) -> None:
         self.roots = tuple(roots)
-        self.folders: set[Identity] = set()
-        self.files: set[Identity] = set()
+        # identity -> the path it was seen at: an identity matches only while that path still
+        # has it, since the system gives a freed inode number to the next new file (a picture
+        # saved just after Serpent replaced its settings file was refused as Serpent's own)
+        self.folders: dict[Identity, str] = {}
+        self.files: dict[Identity, str] = {}
         for root in self.roots:
             try:
-                self.folders.add(_identity(os.stat(root)))
+                self.folders[_identity(os.stat(root))] = str(root)
             except OSError:
                 continue  # not made yet: nothing in it to protect
             self.files.update(_file_identities(root))
@@ -61,7 +66,7 @@ class PrivateFolders:
                 status: os.stat_result | None = None) -> LibraryError | None:
         """PATH_FORBIDDEN when `path` (or the already opened file `status` describes) is one of
         Serpent's own folders or files, or lies inside one; else None."""
-        if status is not None and _identity(status) in self.files | self.folders:
+        if status is not None and self._private(_identity(status)):
             return LibraryError(PATH_FORBIDDEN, MESSAGE)
         try:
             real = os.path.realpath(path)
@@ -70,15 +75,14 @@ class PrivateFolders:
             return None  # missing or unreadable: the caller's own checks say so
         if is_system_path(real):
             return LibraryError(PATH_FORBIDDEN, SYSTEM_MESSAGE)
-        if _identity(here) in self.files or self._inside(real, here):
+        if _still(self.files, _identity(here)) or self._inside(real, here):
             return LibraryError(PATH_FORBIDDEN, MESSAGE)
         return None
 
     def refusal_of_real(self, real: str, status: os.stat_result) -> LibraryError | None:
         """`refusal` of an opened file whose real path (links resolved: what the system says
         of the descriptor) and status are known: no path is looked up again."""
-        here = _identity(status)
-        if here in self.files or here in self.folders:
+        if self._private(_identity(status)):
             return LibraryError(PATH_FORBIDDEN, MESSAGE)
         if is_system_path(real):
             return LibraryError(PATH_FORBIDDEN, SYSTEM_MESSAGE)
@@ -89,12 +93,15 @@ class PrivateFolders:
     def is_private_folder(self, path: str | os.PathLike[str]) -> bool:
         """True for one of the private folders themselves (a folder walk skips it)."""
         try:
-            return _identity(os.stat(path)) in self.folders
+            return _still(self.folders, _identity(os.stat(path)))
         except (OSError, ValueError):
             return False
 
+    def _private(self, identity: Identity) -> bool:
+        return _still(self.files, identity) or _still(self.folders, identity)
+
     def _inside(self, real: str, status: os.stat_result) -> bool:
-        if _identity(status) in self.folders:
+        if _still(self.folders, _identity(status)):
             return True
         folder = os.path.dirname(real)
         walked: list[str] = []
@@ -107,7 +114,7 @@ class PrivateFolders:
                 break
             walked.append(folder)
             try:
-                if _identity(os.stat(folder)) in self.folders:
+                if _still(self.folders, _identity(os.stat(folder))):
                     verdict = True
                     break
             except OSError:
@@ -157,8 +164,21 @@ def secret_content(content: bytes) -> bool:
     return isinstance(data.get("secret"), str) and "port" in data
 
 
-def _file_identities(root: Path) -> Iterable[Identity]:
-    """The regular files directly inside `root` and one level below (bounded)."""
+def _still(seen: dict[Identity, str], identity: Identity) -> bool:
+    """Is `identity` one of `seen`, still at the path it was seen at (not a freed inode number
+    the system has since given to another file)?"""
+    path = seen.get(identity)
+    if path is None:
+        return False
+    try:
+        return _identity(os.stat(path)) == identity
+    except OSError:
+        return False  # gone: its number may be another file's now
+
+
+def _file_identities(root: Path) -> Iterable[tuple[Identity, str]]:
+    """The regular files directly inside `root` and one level below (bounded), with their
+    paths."""
     pending = [(root, 0)]
     count = 0
     while pending and count < MAX_FILES_PER_FOLDER:
@@ -171,7 +191,7 @@ def _file_identities(root: Path) -> Iterable[Identity]:
             try:
                 if entry.is_file(follow_symlinks=False):
                     count += 1
-                    yield _identity(entry.stat(follow_symlinks=False))
+                    yield _identity(entry.stat(follow_symlinks=False)), entry.path
                 elif depth == 0 and entry.is_dir(follow_symlinks=False):
                     pending.append((Path(entry.path), 1))
             except OSError:

@@ -54,6 +54,8 @@ def manager(gateway: Gateway) -> Iterator[PluginManager]:
 def _import(gateway: Gateway, library: str, paths: list[Path]) -> dict[str, str]:
     out = ok(gateway, "file.import", {"libraryId": library,
                                       "sourcePaths": [str(p) for p in paths]}, UI)
+    failed = [item for item in out["items"] if not item["assetId"]]
+    assert not failed, [(i["sourcePath"], i["errorCode"], i["error"]) for i in failed]
     return {Path(i["sourcePath"]).name: i["assetId"] for i in out["items"]}
 
 

@@ -332,3 +332,30 @@ def test_a_full_disk_fails_clearly_and_keeps_what_was_committed(host, small_disk
     assert call(host, library_id, "asset.search")["total"] == 1
     assert not list((Path(ref["path"]) / ".staging").iterdir())
     host.close(library_id).result(TIMEOUT)
+
+
+def test_a_file_given_the_number_of_a_replaced_private_file_is_not_refused(
+        tmp_path: Path) -> None:
+    """Serpent's files are known by identity (device, inode), so a hard link of one is refused;
+    once Serpent replaced that file, its old number is free and the system may give it to the
+    next new file: a picture saved then is the person's, not Serpent's (the OCR test's poster,
+    made just after the plugin settings were saved, was refused as PATH_FORBIDDEN)."""
+    from library.private_paths import PrivateFolders
+
+    private, pictures = tmp_path / "serpent data", tmp_path / "pictures"
+    private.mkdir()
+    pictures.mkdir()
+    settings = private / "settings.json"
+    settings.write_text("{}")
+    seen = PrivateFolders([private])
+    os.link(settings, pictures / "linked.png")
+    assert seen.refusal(pictures / "linked.png") is not None  # Serpent's own file, linked
+    os.unlink(pictures / "linked.png")
+    # the old settings file leaves its place (here: its inode moves on to a picture, as a
+    # freed number would), and a new settings file takes the place
+    os.rename(settings, pictures / "poster.png")
+    settings.write_text('{"new": true}')
+    assert seen.refusal(pictures / "poster.png") is None
+    assert seen.refusal(settings) is not None  # still inside Serpent's folder
+    with open(pictures / "poster.png", "rb") as opened:
+        assert seen.refusal(pictures / "poster.png", os.fstat(opened.fileno())) is None
