@@ -49,11 +49,3 @@ def served(app_folder: Path, isolated_user_data: Path) -> Iterator[dict[str, Any
             if stream is not None:
                 stream.close()
 
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests of the packaged app run on one pytest-xdist worker: they share one build
-    (`frozen.build_app` also takes a lock, should two sessions build at once)."""
-    for item in items:
-        if {"app_folder", "served"} & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.xdist_group("packaged-app"))

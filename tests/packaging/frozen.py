@@ -51,6 +51,12 @@ def build_key() -> str:
     return digest.hexdigest()[:16]
 
 
+# the packaged app's tests share one build: under pytest-xdist (`--dist loadgroup`, the test
+# command's) they run in one process, so the others need not wait for it (the build also
+# takes a lock, should two sessions build at once)
+one_process = pytest.mark.xdist_group("packaged-app")
+
+
 def build_app() -> Path:
     """The app folder (…/Serpent): an existing build of this tree, else a new one."""
     prebuilt = os.environ.get("SERPENT_FROZEN_DIST")

@@ -29,6 +29,7 @@ pytestmark = [
     pytest.mark.slow,
     frozen.skip_unless_wanted,
     frozen.linux_only,
+    frozen.one_process,
     pytest.mark.timeout(frozen.BUILD_TIMEOUT_S + 300),  # the first test may wait for the build
 ]
 
