@@ -241,7 +241,7 @@ def say_first_library(python: Path) -> None:
 
 # pytest-xdist: one test process per core (most of a test's time is spent waiting on a
 # worker process, a server or a window); `--dist loadgroup` keeps the packaged app's tests on
-# one of them, since they share one build (tests/packaging/conftest.py)
+# one of them, since they share one build (tests/packaging/frozen.py)
 PARALLEL = ("-n", "auto", "--dist", "loadgroup")
 
 
