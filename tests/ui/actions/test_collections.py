@@ -68,7 +68,8 @@ def test_drag_into_a_collection_view_it_in_order_and_remove(app: App, tmp_path: 
 
     menu_action(app, [keys[0]], "Remove from “Picks”")()
     app.pump(lambda: shown_keys(app) == [keys[3], keys[4]], "the asset gone from the view")
-    assert sidebar.tree.set(iid, "count") == "2"
+    app.pump(lambda: sidebar.tree.set(iid, "count") == "2",  # recounted after the change
+             "the collection's count after the removal")
     assert app.gateway_call("asset.get", {"libraryId": library_id, "assetIds": [keys[0]]}
                             )["items"][0]["trashed"] is False      # still in the library
     window.actions.undo()
