@@ -48,11 +48,15 @@ def last_person_change(conn: Any) -> int:
     the confirmation is bound to. Previews and analysis of a fresh import go on while the
     person reads the question; they move the change sequence but not what the move takes
     away from the person, so they never make the confirmation stale."""
-    made = sorted(name for name, entry in CATALOGUE.items() if entry.history != "none")
-    row = conn.execute(f"SELECT seq FROM change_log WHERE command IN "
-                       f"({', '.join('?' * len(made))}) ORDER BY seq DESC LIMIT 1",
-                       made).fetchone()
+    row = conn.execute(_LAST_PERSON_CHANGE, PERSON_MADE).fetchone()
     return int(row[0]) if row is not None else 0
+
+
+# the commands that change what a person made (their history rule is not "none"), and the
+# query for the last of them in the change log: both fixed by the catalogue, made once
+PERSON_MADE = tuple(sorted(name for name, entry in CATALOGUE.items() if entry.history != "none"))
+_LAST_PERSON_CHANGE = (f"SELECT seq FROM change_log WHERE command IN "
+                       f"({', '.join('?' * len(PERSON_MADE))}) ORDER BY seq DESC LIMIT 1")
 
 
 def plan_move_to_studio(ctx: ReadContext, args: LibraryMoveToStudioIn) -> RiskReport:
