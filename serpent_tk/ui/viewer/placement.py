@@ -31,6 +31,9 @@ class ViewerPlacement:
             self.banner.hide()
             self.grid.pack_forget()
             self.viewer.pack(side="top", fill="both", expand=True)
+            # laid out now, so the picture is decoded for the canvas's real size (not for
+            # the 1 × 1 a canvas reports before its first layout, and then once again)
+            self.viewer.update_idletasks()
         self.viewer.show(key)
         self.viewer.canvas.focus_set()
 

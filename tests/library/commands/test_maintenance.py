@@ -88,6 +88,13 @@ def blocked_refresh(host, library, sources):
     task = wait_until(lambda: call(host, library_id, "task.list",
                                    {"status": ["running"]})["items"], "the refresh task")[0]
     assert task["kind"] == "refresh"
+    # running is not yet blocked: the files are checked first (a cancel landing there ends
+    # the refresh with nothing checked). The marker is read right after the check.
+    def files_checked() -> bool:
+        now = call(host, library_id, "task.get", {"taskId": task["id"]})
+        return (now["done"], now["message"]) == (2, "Checking files")
+
+    wait_until(files_checked, "the refresh's files checked")
     return running, blocker, task["id"]
 
 
