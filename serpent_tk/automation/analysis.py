@@ -45,6 +45,7 @@ class AnalysisQueue:
     def __init__(self, limit: int = 10000) -> None:
         self._items: deque[AnalysisRequest] = deque(maxlen=limit)
         self._ready = threading.Condition()
+        self._wakes = 0
 
     def enqueue(self, request: AnalysisRequest) -> None:
         with self._ready:
@@ -54,9 +55,11 @@ class AnalysisQueue:
     def take(self, timeout: float | None = None) -> AnalysisRequest | None:
         """The oldest request, waiting up to `timeout` seconds (None: forever) for one."""
         with self._ready:
-            if not self._ready.wait_for(lambda: bool(self._items), timeout):
+            woken = self._wakes
+            if not self._ready.wait_for(lambda: bool(self._items) or self._wakes != woken,
+                                        timeout):
                 return None
-            return self._items.popleft()
+            return self._items.popleft() if self._items else None
 
     def pending(self) -> list[AnalysisRequest]:
         with self._ready:
@@ -70,8 +73,10 @@ class AnalysisQueue:
             self._items.extend(kept)
 
     def wake(self) -> None:
-        """Let a waiting `take` look again (used to stop the feeder)."""
+        """Make a waiting `take` return at once, with nothing if nothing is queued (used
+        to stop the feeder without waiting out its timeout)."""
         with self._ready:
+            self._wakes += 1
             self._ready.notify_all()
 
     def __len__(self) -> int:

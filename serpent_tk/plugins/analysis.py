@@ -60,7 +60,7 @@ class PluginAnalysers:
         self._gateway = gateway
         self._running = running
         self._limits = limits
-        self._queue: queue.Queue[_Work] = queue.Queue()
+        self._queue: queue.Queue[_Work | None] = queue.Queue()  # None: stop now
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name="plugin-analysers",
                                         daemon=True)
@@ -72,6 +72,7 @@ class PluginAnalysers:
         self._unsubscribe()
         self._unlisten()
         self._stopping.set()
+        self._queue.put(None)  # the thread stops now, not after its wait times out
         self._thread.join(timeout)
 
     def started(self, plugin_id: str) -> None:
@@ -94,6 +95,8 @@ class PluginAnalysers:
             try:
                 work = self._queue.get(timeout=1.0)
             except queue.Empty:
+                continue
+            if work is None:
                 continue
             try:
                 if work.task_id:
