@@ -143,8 +143,9 @@ class LibraryChanged(_LibraryEvent):
     library_id: str
     change_sequence: int
     kinds: list[str]  # "asset", "tag", "folder", "library", "history", "task", ...
-    command: str  # what wrote: "asset.tag", "history.undo" (a background task's own name)
+    command: str  # the command whose call wrote it: "asset.tag", "history.undo"; or ""
     actor: Actor  # who asked for it
+    task_kind: str = ""  # background work that wrote it, when no command did ("analysis")
     entity_ids: list[str] = Field(default_factory=list)  # what it touched (the first 500)
     library_name: str | None = None  # the library's name, when the library itself changed
 
@@ -163,8 +164,8 @@ class TaskProgress(_LibraryEvent):
     `task_id` names the task row (`task.get`) when the work is one: background tasks,
     refresh, export, a long import; `kind` is then that task's kind
     (`library.catalogue.task_kinds`), what a listener tells tasks apart by. `command` is the
-    command whose work it is, as the audit trail records it (the previews of an import,
-    which no command runs, carry their kind there too). `ticket` is the one the call's
+    command whose work it is, as the audit trail records it ("" for the previews of an
+    import, which no command runs). `ticket` is the one the call's
     `CallMeta` carried."""
 
     type: Literal["task.progress"] = "task.progress"

@@ -6,6 +6,11 @@ whoever started it: a command's call (`library.refresh` shows as a `refresh` tas
 worker by itself (the previews an import leaves behind, a linked folder's sync after the
 disk changed), or both (`analysis`: queued by `analysis.run` and after every import). The
 window tells a task by its kind, never by a command name (`serpent_tk/ui/activity/`).
+
+What background work writes (a task's batches, its start and end, the analysis an import
+queues, a watcher's sync) is recorded under its kind (`change_log.task_kind`,
+`LibraryChanged.task_kind`), never under a command's name: only a command's own call writes
+as that command.
 """
 
 from __future__ import annotations
@@ -20,3 +25,9 @@ PREVIEWS = "previews"  # an import's previews, made in memory (worker/files/prev
 
 TASK_KINDS = frozenset({ANALYSIS, IMPORT, EXPORT, REFRESH, MOVE_TO_STUDIO, LINKED_FOLDER_SYNC,
                         PREVIEWS})
+# not a task row, but background work that writes: the missing files a library's opening
+# flags after a crash (worker/store/recovery.py)
+RECOVERY = "recovery"
+WRITERS = TASK_KINDS | {RECOVERY}  # what `task_kind` may say of a change no command made
+# background work that adds or lets go of assets: after it every count may have changed
+MOVES_ASSETS = frozenset({LINKED_FOLDER_SYNC, RECOVERY})

@@ -29,14 +29,13 @@ from typing import Any
 
 from library.catalogue import task_kinds
 from library.errors import NOT_FOUND, LibraryError
-from library.protocol import CallMeta
 from library.schemas import AnalysisRunIn, AnalysisRunOut
 from library.worker.commands import background
 from library.worker.files import previews
 from library.worker.files.analyser import ANALYSER, Analysis, analyse
 from library.worker.rows import assetrows
 from library.worker.services import Services
-from library.worker.store.transaction import WriteTx
+from library.worker.store.transaction import WriteTx, background_write
 from library.worker.tasks import taskrows
 from library.worker.tasks.taskboard import board_for
 from library.worker.tasks.taskrunner import JobContext, Outcome, job
@@ -179,7 +178,7 @@ def _queue_outdated(services: Services, stopping: threading.Event) -> None:
                               "'running')", (KIND,)).fetchone()
         if not outdated or queued:
             return
-        with WriteTx(services, "analysis.run", CallMeta(source="system", label="Serpent")) as tx:
+        with background_write(services, KIND) as tx:
             task_id = taskrows.create(tx.conn, KIND, params={"force": False, "all": True},
                                       total=outdated, actor_json=tx.actor_json, now=tx.now)
             tx.touch("task", [task_id])

@@ -215,8 +215,9 @@ def unlink(tx: WriteTx, args: LinkedFolderUnlinkIn) -> LinkedFolder:
 @job(linkwatch.SYNC_KIND, "linked-folder.refresh")
 def sync_job(ctx: JobContext) -> None:
     services = ctx.services
-    syncer = Syncer(services, ctx.command, ctx.meta, lock=lambda: services.write_lock,
-                    cancelled=ctx.should_stop, progress=_job_progress(ctx), quiet=True)
+    syncer = Syncer(services, "", ctx.meta, lock=lambda: services.write_lock,
+                    cancelled=ctx.should_stop, progress=_job_progress(ctx), quiet=True,
+                    task_kind=ctx.kind)
     result = syncer.run(str(ctx.params.get("linkedFolderId", "")))
     ctx.result.update({"added": result.added, "updated": result.updated,
                        "missing": result.missing, "failed": result.failed})

@@ -31,11 +31,11 @@ once, alongside the copying. Queuing a small picture's preview wakes no pool thr
 thread only takes the GIL from the import to go back to sleep).
 
 The previews of an import show as one task (`kind` "previews"; no command runs it, so its
-events carry the kind as their `command` too, for the audit trail's sake) that
-lives in memory only (previews are derived files: making them never writes the library's
-database): `task.get` and `task.cancel` know it, its progress goes out as `task.progress`
-events (the status bar) and through `asset.preview-status`. A worker that closes simply
-stops; previews are also made when asked for, and the analysis task makes any missing.
+events' `command` is empty) that lives in memory only (previews are derived files: making
+them never writes the library's database): `task.get` and `task.cancel` know it, its
+progress goes out as `task.progress` events (the status bar) and through
+`asset.preview-status`. A worker that closes simply stops; previews are also made when
+asked for, and the analysis task makes any missing.
 """
 
 from __future__ import annotations
@@ -68,7 +68,6 @@ WORKERS = max(2, os.cpu_count() or 2)
 PREVIEW_SIZE = 256  # the bucket the grid and analysis use
 IMPORTED, ANALYSIS = 1, 2  # priorities: lower runs first
 KIND = task_kinds.PREVIEWS
-COMMAND = KIND  # no command runs it: its events carry the kind as their `command`
 MAX_PAUSE = 2.0  # seconds background work waits at most for the window's requests
 EVENT_EVERY = 0.25
 KEEP_ENDED = 20
@@ -358,7 +357,7 @@ class PreviewPool:
             run.last_event = now
             run.end_told = ended
             self.services.emit(TaskProgress(library_id=self.services.library_id,
-                                            command=COMMAND, task_id=run.task_id, kind=KIND,
+                                            command="", task_id=run.task_id, kind=KIND,
                                             done=done, total=total,
                                             message="Making previews"))
 

@@ -83,6 +83,7 @@ class Syncer:
     cancelled: Callable[[], bool] = lambda: False
     progress: Callable[[int, int, str], None] = lambda done, total, message: None
     quiet: bool = False  # a watcher's sync: record nothing when nothing changed
+    task_kind: str = ""  # a watcher's sync (no command: `command` is ""), recorded as such
     store: FileStore = field(init=False)
     _wrote: bool = field(init=False, default=False)
     _dirs: set[str] = field(init=False, default_factory=set)
@@ -265,7 +266,7 @@ class Syncer:
 
     def _transaction(self) -> WriteTx:
         return WriteTx(self.services, self.command, self.meta, history=self.history,
-                       link=self.link)
+                       link=self.link, task_kind=self.task_kind)
 
 
 def _asset_with(conn: sqlite3.Connection, sha256: str) -> str | None:

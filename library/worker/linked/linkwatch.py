@@ -9,7 +9,7 @@ and a `linked-folder-sync` task is queued for the task runner (one at a time per
 which copies what is new or changed. Every `POLL_SECONDS` each linked folder's disk folder is
 looked at: one that vanished (moved away, deleted, its drive unplugged) is marked `missing`
 at once, and a missing one that is back is synced again. A folder that cannot be watched
-(the OS's watch limit reached) still syncs on `linked-folder.refresh`. Thread-safe.
+(the OS's watch limit reached) still syncs when its folder is refreshed. Thread-safe.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from library.worker.linked import watching
 from library.worker.linked.linkmirror import Mirror
 from library.worker.rows import assetrows
 from library.worker.services import Services
-from library.worker.store.transaction import WriteTx
+from library.worker.store.transaction import background_write
 from library.worker.tasks import taskrows
 from library.worker.tasks.taskboard import board_for
 
@@ -242,7 +242,7 @@ def queue_sync(services: Services, linked_id: str) -> str | None:
         if not conn.execute("SELECT 1 FROM linked_folders WHERE id = ?",
                             (linked_id,)).fetchone():
             return None  # unlinked meanwhile
-        with WriteTx(services, "linked-folder.refresh", WATCHER_META) as tx:
+        with background_write(services, SYNC_KIND, WATCHER_META) as tx:
             task_id = taskrows.create(tx.conn, SYNC_KIND, params={"linkedFolderId": linked_id},
                                       total=None, actor_json=tx.actor_json, now=tx.now)
             tx.touch("task", [task_id])
@@ -253,7 +253,7 @@ def queue_sync(services: Services, linked_id: str) -> str | None:
 
 def mark_missing(services: Services, linked_id: str) -> None:
     """The linked folder's disk folder is gone: say so now (it can be reconnected)."""
-    with services.write_lock, WriteTx(services, "linked-folder.refresh", WATCHER_META) as tx:
+    with services.write_lock, background_write(services, SYNC_KIND, WATCHER_META) as tx:
         if tx.conn.execute("UPDATE linked_folders SET status = 'missing', version = version + 1 "
                            "WHERE id = ? AND status = 'connected'", (linked_id,)).rowcount:
             tx.touch("linked-folder", [linked_id])
@@ -267,7 +267,7 @@ def follow_moves(services: Services, linked_id: str, moves: list[Move]) -> None:
                                       (linked_id,)).fetchone()
         if row is None or row["status"] != "connected":
             return
-        with WriteTx(services, "linked-folder.refresh", WATCHER_META) as tx:
+        with background_write(services, SYNC_KIND, WATCHER_META) as tx:
             mirror = Mirror.of(tx, row)
             renamed = mirror.apply_moves(moves)
             assetrows.mark_modified(tx.conn, renamed, tx.now, tx.actor_json)

@@ -19,6 +19,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from library.catalogue import task_kinds
 from library.worker.rows.assetrows import chunks, marks
 from library.worker.store.database import damaged
 from library.worker.store.filestore import PRIVATE_FOLDER
@@ -135,9 +136,10 @@ def _flag_missing(conn: sqlite3.Connection, missing: list[str], back: list[str])
                              f"WHERE id IN ({marks(len(part))})", (flag, *part))
         seq = conn.execute("UPDATE library_state SET change_sequence = change_sequence + 1 "
                            "RETURNING change_sequence").fetchone()[0]
-        conn.execute("INSERT INTO change_log (seq, at, command, source, credential, label, "
-                     "kinds, entity_ids) VALUES (?, ?, 'library.recover', 'system', NULL, "
-                     "'Serpent', '[\"asset\"]', ?)", (seq, now, json.dumps((missing + back)[:500])))
+        conn.execute("INSERT INTO change_log (seq, at, command, task_kind, source, credential, "
+                     "label, kinds, entity_ids) VALUES (?, ?, '', ?, 'system', NULL, 'Serpent', "
+                     "'[\"asset\"]', ?)",
+                     (seq, now, task_kinds.RECOVERY, json.dumps((missing + back)[:500])))
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

@@ -14,7 +14,6 @@ import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from library.errors import UNSUPPORTED_FORMAT, LibraryError
@@ -396,6 +395,7 @@ MIGRATIONS: list[Migration] = [
               _MEDIA_AND_FOUND_TEXT, run=lambda conn: _after_media(conn)),
     Migration(9, 1, "history barriers", schema_history.HISTORY_BARRIERS),
     Migration(10, 1, "request ledger", schema_history.REQUEST_LEDGER),
+    Migration(11, 1, "change log: background work", schema_history.CHANGE_LOG_TASK_KIND),
 ]
 LATEST = MIGRATIONS[-1].number
 
@@ -437,10 +437,6 @@ def _after_media(conn: sqlite3.Connection) -> None:
          utc_now()))
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
-
-
 def _applied(conn: sqlite3.Connection) -> dict[int, int]:
     exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND "
                           "name='schema_migrations'").fetchone()
@@ -479,7 +475,7 @@ def check_and_migrate(conn: sqlite3.Connection, database: Path, *, fresh: bool) 
             if migration.run is not None:
                 migration.run(conn)
             conn.execute("INSERT INTO schema_migrations VALUES (?, ?, ?, ?)",
-                         (migration.number, migration.major, migration.name, _now()))
+                         (migration.number, migration.major, migration.name, utc_now()))
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

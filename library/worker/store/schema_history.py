@@ -1,5 +1,5 @@
-"""The schema of what undo and retries rely on, added by migrations (`schema.MIGRATIONS`):
-the history's barriers and the request ledger.
+"""The schema of what undo, retries and the change log rely on, added by migrations
+(`schema.MIGRATIONS`): the history's barriers, the request ledger, the change log's task kind.
 
 Runs in the worker process (read by `schema.check_and_migrate`). Kept apart from the rest of
 the schema so a library on another database keeps the same rules (`transaction`).
@@ -9,6 +9,12 @@ the schema so a library on another database keeps the same rules (`transaction`)
 # undo refuses it and never reaches past it.
 HISTORY_BARRIERS = """
 ALTER TABLE history ADD COLUMN undoable INTEGER NOT NULL DEFAULT 1;
+"""
+
+# What background work wrote a change (a task kind, `library.catalogue.task_kinds`) gets its
+# own column: `command` names only a command whose call wrote it ("" otherwise).
+CHANGE_LOG_TASK_KIND = """
+ALTER TABLE change_log ADD COLUMN task_kind TEXT NOT NULL DEFAULT '';
 """
 
 # The request ledger (`requests.py`): every write's request id and what it answered, kept in

@@ -53,11 +53,14 @@ class WriteTx:
     `history`: the command's rule (`catalogue.HistoryRule`; "none" for the work a worker
     does by itself); `link`: the call this transaction is part of (its ledger record and
     history entry; none for the worker's own work); `ledger_only`: a task's last
-    transaction, which only records its answer (no change, no new change sequence)."""
+    transaction, which only records its answer (no change, no new change sequence).
+
+    `command` is the command whose call writes; work no command's call does (a task's
+    batches, a watcher's sync) gives its `task_kind` instead (`background`)."""
 
     def __init__(self, services: Services, command: str, meta: CallMeta, *,
                  history: HistoryRule = "none", link: Call | None = None,
-                 ledger_only: bool = False, synced: bool = True) -> None:
+                 ledger_only: bool = False, synced: bool = True, task_kind: str = "") -> None:
         self.services = services
         self.studio = getattr(services.writer, "dialect", "sqlite") == "postgres"
         self.synced = synced or self.studio  # PostgreSQL: every commit is durable
@@ -65,11 +68,12 @@ class WriteTx:
         self.conn = services.writer
         self.layout = services.layout
         self.command = command
+        self.task_kind = task_kind
         self.meta = meta
         self.actor = who.actor_of(meta, self.layout.machine if self.studio else None)
         self.actor_json = json.dumps(self.actor)
         self.now = utc_now()
-        self.summary = command
+        self.summary = command or task_kind
         self.result: dict[str, Any] | None = None
         self.history = history
         self.link = link if link is not None else Call(None, command)
@@ -190,10 +194,11 @@ class WriteTx:
             self._journal(seq)
         elif self.history == "irreversible" and self._changed_content():
             self._barrier(seq)
-        conn.execute("INSERT INTO change_log (seq, at, command, source, credential, label, "
-                     "kinds, entity_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                     (seq, self.now, self.command, self.meta.source, self.meta.credential,
-                      who.elsewhere(self.actor), json.dumps(sorted(self._kinds)),
+        conn.execute("INSERT INTO change_log (seq, at, command, task_kind, source, credential, "
+                     "label, kinds, entity_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     (seq, self.now, self.command, self.task_kind, self.meta.source,
+                      self.meta.credential, who.elsewhere(self.actor),
+                      json.dumps(sorted(self._kinds)),
                       json.dumps(self._entity_ids[:MAX_EVENT_IDS])))
         self.link.save(conn, seq, self.now, result=self.result)
         self._counts.finish(self._kinds, self._touched_assets)
@@ -279,6 +284,16 @@ class WriteTx:
             if "library" in self._kinds else None
         self.services.emit(LibraryChanged(
             library_id=self.services.library_id, change_sequence=self.change_sequence,
-            kinds=sorted(self._kinds), command=self.command,
+            kinds=sorted(self._kinds), command=self.command, task_kind=self.task_kind,
             actor=Actor.model_validate(self.actor),
             entity_ids=self._entity_ids[:MAX_EVENT_IDS], library_name=name))
+
+
+SYSTEM = CallMeta(source="system", label="Serpent")
+
+
+def background_write(services: Services, task_kind: str, meta: CallMeta = SYSTEM) -> WriteTx:
+    """A write no command's call makes (a task's bookkeeping, a watcher's sync, the
+    analysis an import queues), recorded under its task kind (`library.catalogue.
+    task_kinds`, or a task row's kind this Serpent does not know); `meta`: whom it is for."""
+    return WriteTx(services, "", meta, task_kind=task_kind)

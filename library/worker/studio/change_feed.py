@@ -104,7 +104,8 @@ class ChangeListener:
         """Pass on every change after `sequence` that another machine wrote."""
         while True:
             rows = conn.execute(
-                "SELECT seq, command, source, credential, label, kinds, entity_ids, machine "
+                "SELECT seq, command, task_kind, source, credential, label, kinds, entity_ids, "
+                "machine "
                 "FROM change_log WHERE seq > ? ORDER BY seq LIMIT ?",
                 (self.sequence, BATCH)).fetchall()
             if not rows:
@@ -136,6 +137,6 @@ def _changed(library_id: str, row: Any, kinds: list[str], name: str | None) -> L
     actor = Actor.model_validate({"source": row["source"], "credential": row["credential"],
                                   "label": row["label"]})
     return LibraryChanged(library_id=library_id, change_sequence=row["seq"], kinds=kinds,
-                          command=row["command"], actor=actor,
+                          command=row["command"], task_kind=row["task_kind"], actor=actor,
                           entity_ids=json.loads(row["entity_ids"])[:MAX_EVENT_IDS],
                           library_name=name if "library" in kinds else None)

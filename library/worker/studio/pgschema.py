@@ -159,7 +159,8 @@ CREATE TABLE change_log (
     label TEXT NOT NULL,
     kinds TEXT NOT NULL,
     entity_ids TEXT NOT NULL,
-    machine TEXT DEFAULT current_setting('serpent.machine', true)
+    machine TEXT DEFAULT current_setting('serpent.machine', true),
+    task_kind TEXT NOT NULL DEFAULT ''
 );
 
 """ + _REQUEST_LEDGER + """
@@ -350,6 +351,7 @@ _TYPES = (("INTEGER", "BIGINT"), ("REAL", "DOUBLE PRECISION"), ("BLOB", "BYTEA")
 TWINS: dict[int, str] = {
     9: "ALTER TABLE history ADD COLUMN undoable INTEGER NOT NULL DEFAULT 1;",
     10: _REQUEST_LEDGER,
+    11: "ALTER TABLE change_log ADD COLUMN task_kind TEXT NOT NULL DEFAULT '';",
 }
 UPGRADE_LOCK = 0x5E4BE48  # pg_advisory_xact_lock key: one machine at a time brings it up
 

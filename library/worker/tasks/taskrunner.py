@@ -33,7 +33,7 @@ from library.worker.services import Services
 from library.worker.store import diskspace
 from library.worker.store.database import translate
 from library.worker.store.identity import utc_now
-from library.worker.store.transaction import WriteTx
+from library.worker.store.transaction import WriteTx, background_write
 from library.worker.tasks import taskrows
 from library.worker.tasks.taskboard import TaskBoard, board_for
 
@@ -53,7 +53,7 @@ class JobContext:
     board: TaskBoard
     stopping: threading.Event
     task_id: str
-    command: str
+    command: str  # whose work it is, for the audit trail (its writes are the task kind's)
     meta: CallMeta
     params: dict[str, Any]
     checkpoint: str | None
@@ -95,25 +95,26 @@ class JobContext:
                           "continues when the library is opened again.")
         elif outcome is not None:
             fields.update(status=outcome, finished_at=utc_now())
-        with self.services.write_lock, WriteTx(self.services, self.command, self.meta) as tx:
+        with self.services.write_lock, background_write(self.services, self.kind,
+                                                        self.meta) as tx:
             write(tx)
             taskrows.update(tx.conn, self.task_id, **fields)
             tx.touch("task", [self.task_id])
-            tx.summary = message or self.command
+            tx.summary = message or self.kind
         if outcome is not None:
             self.final = fields["status"]
         self.progress(fields["message"], force=True)
 
 
 Job = Callable[[JobContext], None]
-JOBS: dict[str, tuple[str, Job]] = {}  # kind -> (command name for the audit trail, job)
+JOBS: dict[str, tuple[str, Job]] = {}  # kind -> (command for the audit trail, job)
 # kind -> what to clear away when a task of that kind was interrupted (given its params)
 CLEANUPS: dict[str, Callable[[dict[str, Any]], None]] = {}
 
 
 def job(kind: str, command: str) -> Callable[[Job], Job]:
     """Register the code that runs queued tasks of `kind` (they resume after a crash); its
-    writes are recorded as `command`'s (the audit trail, the change events)."""
+    progress is `command`'s work in the audit trail, its writes are recorded under `kind`."""
     if kind not in task_kinds.TASK_KINDS:
         raise ValueError(f"{kind!r} is not a task kind of library.catalogue.task_kinds")
 
@@ -147,19 +148,20 @@ def recover_interrupted(services: Services) -> None:
     if not rows:
         return
     now = utc_now()
-    with services.write_lock, WriteTx(services, "task.recover",
-                                      CallMeta(source="system", label="Serpent")) as tx:
-        for row in rows:
-            if row["kind"] in JOBS:
-                taskrows.update(tx.conn, row["id"], status="queued",
-                                message="Resumed after the library closed unexpectedly.")
-            else:
-                _clean_up(row)
-                taskrows.update(tx.conn, row["id"], status="interrupted", finished_at=now,
-                                message="Stopped when the library closed unexpectedly; "
-                                "nothing half-done was kept. Run it again.")
-            tx.touch("task", [row["id"]])
-        tx.summary = f"Settled {len(rows)} interrupted task(s)"
+    for kind in sorted({row["kind"] for row in rows}):  # each kind's own change
+        of_kind = [row for row in rows if row["kind"] == kind]
+        with services.write_lock, background_write(services, kind) as tx:
+            for row in of_kind:
+                if kind in JOBS:
+                    taskrows.update(tx.conn, row["id"], status="queued",
+                                    message="Resumed after the library closed unexpectedly.")
+                else:
+                    _clean_up(row)
+                    taskrows.update(tx.conn, row["id"], status="interrupted", finished_at=now,
+                                    message="Stopped when the library closed unexpectedly; "
+                                    "nothing half-done was kept. Run it again.")
+                tx.touch("task", [row["id"]])
+            tx.summary = f"Settled {len(of_kind)} interrupted task(s)"
 
 
 def _clean_up(row: sqlite3.Row) -> None:
@@ -221,12 +223,12 @@ def _known_failure(services: Services, error: Exception) -> LibraryError | None:
 def _settle_cancelled(services: Services, conn: sqlite3.Connection, board: TaskBoard) -> None:
     """Record cancellations of tasks that were still queued."""
     for task_id in board.pending_cancels():
-        row = conn.execute("SELECT status FROM tasks WHERE id = ?", (task_id,)).fetchone()
+        row = conn.execute("SELECT status, kind FROM tasks WHERE id = ?", (task_id,)
+                           ).fetchone()
         if row is None or row["status"] in taskrows.FINISHED:
             board.forget_cancel(task_id)
         elif row["status"] == "queued":
-            with services.write_lock, WriteTx(services, "task.cancel", CallMeta(
-                    source="system", label="Serpent")) as tx:
+            with services.write_lock, background_write(services, row["kind"]) as tx:
                 taskrows.update(tx.conn, task_id, status="cancelled", finished_at=tx.now,
                                 message="Cancelled before it started.")
                 tx.touch("task", [task_id])
@@ -239,7 +241,7 @@ def _run_one(services: Services, conn: sqlite3.Connection, board: TaskBoard,
     task_id = row["id"]
     meta = taskrows.meta_of(row)
     if row["kind"] not in JOBS:
-        with services.write_lock, WriteTx(services, "task.run", meta) as tx:
+        with services.write_lock, background_write(services, row["kind"], meta) as tx:
             taskrows.update(tx.conn, task_id, status="failed", finished_at=tx.now,
                             error_code=INTERNAL, message="This Serpent cannot run tasks of "
                             f"kind {row['kind']!r}.")
@@ -249,7 +251,7 @@ def _run_one(services: Services, conn: sqlite3.Connection, board: TaskBoard,
     context = JobContext(services, conn, board, stopping, task_id, command, meta,
                          json.loads(row["params"] or "{}"), row["checkpoint"], row["done"],
                          row["total"], json.loads(row["result"] or "{}"), kind=row["kind"])
-    with services.write_lock, WriteTx(services, command, meta) as tx:
+    with services.write_lock, background_write(services, row["kind"], meta) as tx:
         taskrows.update(tx.conn, task_id, status="running",
                         started_at=row["started_at"] or tx.now)
         tx.touch("task", [task_id])
@@ -263,8 +265,8 @@ def _run_one(services: Services, conn: sqlite3.Connection, board: TaskBoard,
             log.exception("task %s (%s) failed", task_id, row["kind"])
         message = known.message if known is not None else \
             "The task stopped because of an internal error; see the log."
-        with contextlib.suppress(Exception), services.write_lock, WriteTx(
-                services, command, meta) as tx:
+        with contextlib.suppress(Exception), services.write_lock, background_write(
+                services, row["kind"], meta) as tx:
             taskrows.update(tx.conn, task_id, status="failed", finished_at=tx.now,
                             error_code=code, message=message, done=context.done)
             tx.touch("task", [task_id])

@@ -66,6 +66,7 @@ class Browser:
         self._pending_ids: set[str] = set()
         self._refresh_timer: str | None = None
         self._pending_commands: set[str] = set()
+        self._pending_background: set[str] = set()  # task kinds of changes no command made
         self.sidebar_data = SidebarData(commands, sidebar, self._tags)
         self._inspected_version: dict[str, int] = {}
         self._asset_request = 0
@@ -306,13 +307,16 @@ class Browser:
         self._pending_kinds.update(event.kinds)
         self._pending_ids.update(event.entity_ids)
         self._pending_commands.add(event.command)
+        self._pending_background.add(event.task_kind)
         if self._refresh_timer is None:
             self._refresh_timer = self.grid.after(REFRESH_MS, self._apply_changes)
 
     def _apply_changes(self) -> None:
         self._refresh_timer = None
         kinds, ids, commands = self._pending_kinds, self._pending_ids, self._pending_commands
+        background = self._pending_background
         self._pending_kinds, self._pending_ids, self._pending_commands = set(), set(), set()
+        self._pending_background = set()
         if kinds and kinds <= UNSEEN_KINDS:
             # analysis results, task bookkeeping: only the inspected asset's facts changed
             selected = self.grid.selected_keys()
@@ -324,7 +328,8 @@ class Browser:
         selected = self.grid.selected_keys()
         if selected and (not ids or ids & set(selected)):
             self.inspect(selected)
-        self.sidebar_data.reload(parts_touched(kinds, commands, self.commands.spec))
+        self.sidebar_data.reload(parts_touched(kinds, commands, self.commands.spec,
+                                               background))
 
     def reload_asset(self, asset_id: str) -> None:
         """After a version conflict: show the newest version."""

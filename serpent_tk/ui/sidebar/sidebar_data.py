@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from library.catalogue import task_kinds
 from serpent_tk.automation.registry import CommandSpec
 from serpent_tk.ui.shell.commands import Commands, Reply
 from serpent_tk.ui.sidebar.sidebar import Sidebar
@@ -23,13 +24,17 @@ PARTS = {"counts": "library.info", "folders": "folder.list", "tags": "tag.list",
 
 
 def parts_touched(kinds: Iterable[str], commands: Iterable[str],
-                  spec: Callable[[str], CommandSpec | None]) -> set[str]:
+                  spec: Callable[[str], CommandSpec | None],
+                  background: Iterable[str] = ()) -> set[str]:
     """Which sidebar parts a batch of changes may have changed. A command whose spec says it
     moves assets between places (`recount`: imports, trash, undo, ...) may change every
-    count; `spec` looks a command up in the registry."""
-    kinds, commands = set(kinds), set(commands)
+    count, and so may background work that does (`task_kinds.MOVES_ASSETS`: a watched
+    folder's sync); `spec` looks a command up in the registry, `background` are the task
+    kinds of the changes no command made."""
+    kinds, commands, background = set(kinds), set(commands) - {""}, set(background) - {""}
     recounts = {found.recount for found in map(spec, commands) if found is not None}
-    if not commands or "everywhere" in recounts:
+    if not (commands or background) or "everywhere" in recounts \
+            or background & task_kinds.MOVES_ASSETS:
         return set(PARTS)
     parts = set()
     if "library" in kinds:

@@ -9,7 +9,7 @@ import signal
 import sqlite3
 from pathlib import Path
 
-from library.events import TaskProgress, WorkerRestarted
+from library.events import LibraryChanged, TaskProgress, WorkerRestarted
 from tests.library.factories import TIMEOUT, call, call_error, make_file
 from tests.library.pictures import picture, save_pictures
 from tests.waiting import wait_until
@@ -86,7 +86,7 @@ def test_content_already_in_the_library_is_linked_not_copied_again(host, library
     assert call(host, library_id, "asset.search")["total"] == 2 + 0  # one new asset only
 
 
-def test_the_watcher_imports_new_files(host, library_id, tmp_path):
+def test_the_watcher_imports_new_files(host, library_id, events, tmp_path):
     folder = tmp_path / "Inbox"
     save_pictures(folder, [9])
     linked = call(host, library_id, "linked-folder.create", {"path": str(folder)})
@@ -100,6 +100,10 @@ def test_the_watcher_imports_new_files(host, library_id, tmp_path):
         [t["kind"] for t in call(host, library_id, "task.list", {"status": ["done"]})[
             "items"]]), "the new files' analysis")  # the watcher's sync, then the analysis
     assert len(kinds) <= 4  # our own reading of the files never sets the watcher off again
+    # the watcher's changes are recorded as its sync's, never as a command's call
+    synced = [e for e in events.of(LibraryChanged) if e.task_kind == "linked-folder-sync"]
+    assert any("asset" in e.kinds for e in synced)
+    assert {e.command for e in events.of(LibraryChanged) if e.task_kind} == {""}
     unlinked = call(host, library_id, "linked-folder.unlink", {"linkedFolderId": linked["id"],
                                                                "keepAssets": False})
     assert unlinked["id"] == linked["id"]

@@ -30,7 +30,7 @@ def test_previews_progress_comes_from_the_library_and_ends(app: App, tmp_path: P
         if tasks.tasks:
             shown.append(tasks.text())
             previews_ids.update(t.task_id for t in tasks.tasks.values()
-                                if t.command == "previews")
+                                if t.kind == "previews")
 
     tasks._update = recording  # type: ignore[method-assign]
     sent = app.spy_on_commands()
@@ -44,7 +44,7 @@ def test_previews_progress_comes_from_the_library_and_ends(app: App, tmp_path: P
              "the previews in the status bar", timeout=60)
     app.pump(lambda: window.pages.count() == COUNT and not window.importer.busy,
              "the import done", timeout=120)
-    app.pump(lambda: not any(t.command == "previews" for t in tasks.tasks.values()),
+    app.pump(lambda: not any(t.kind == "previews" for t in tasks.tasks.values()),
              "the previews indicator gone", timeout=60)
     made = [t for t in shown if t.startswith("Making previews")]
     for text in made:
@@ -61,7 +61,7 @@ def test_previews_progress_comes_from_the_library_and_ends(app: App, tmp_path: P
     # may still be running on a crowded machine, has ended too)
     assert len(previews_ids) == 1
     app.pump(lambda: not tasks.tasks, "every task ended", timeout=120)
-    window.services.bus.post(TaskProgress(library_id=library_id, command="previews",
+    window.services.bus.post(TaskProgress(library_id=library_id, command="", kind="previews",
                                           task_id=previews_ids.pop(), done=COUNT - 1,
                                           total=COUNT, message="Making previews"))
     app.pump(lambda: not window.services.bus.pending(), "the late report handled")

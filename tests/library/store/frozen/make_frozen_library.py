@@ -35,7 +35,9 @@ def main() -> None:
             library = ref["libraryId"]
             imported = call(host, library, "file.import", {"sourcePaths": [str(sources)],
                                                            "keepFolderTree": False})
-            ids = sorted(i["assetId"] for i in imported["items"])
+            by_source = {Path(i["sourcePath"]).name: i["assetId"] for i in imported["items"]}
+            # the three images, then the text file (ids alone do not keep the import order)
+            ids = [by_source[p.name] for p in images] + [by_source["notes.txt"]]
             folder = call(host, library, "folder.create", {"name": "Refs"})
             call(host, library, "asset.move", {"assetIds": ids[:2], "folderId": folder["id"]})
             call(host, library, "asset.tag", {"assetIds": ids[:3], "tags": ["sky", "Blue"]})
