@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _load(module: str) -> Subcommand:
-    return importlib.import_module(module)  # type: ignore[return-value]
+    return importlib.import_module(module)
 
 
 def run(argv: list[str]) -> int:

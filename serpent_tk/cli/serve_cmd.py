@@ -15,6 +15,12 @@ import logging
 import signal
 import sys
 import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from serpent_tk.automation.caller import Caller
+    from serpent_tk.automation.gateway import Gateway
+    from serpent_tk.paths import AppDirs
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         instance.release()
 
 
-def _serve(args: argparse.Namespace, dirs: object) -> int:
+def _serve(args: argparse.Namespace, dirs: AppDirs) -> int:
     from serpent_tk.automation.caller import Caller
     from serpent_tk.automation.gateway import Gateway
     from serpent_tk.credentials import CredentialStore
@@ -58,23 +64,23 @@ def _serve(args: argparse.Namespace, dirs: object) -> int:
     from serpent_tk.plugins.manager import PluginManager
     from serpent_tk.settings import SettingsStore
 
-    settings_store = SettingsStore(dirs.settings_file)  # type: ignore[attr-defined]
+    settings_store = SettingsStore(dirs.settings_file)
     loaded = settings_store.load()
     for notice in loaded.notices:
         print(f"serpent-tk serve: {notice}", file=sys.stderr)
     settings = loaded.settings
     gateway = Gateway(settings_store)
-    plugins = PluginManager(gateway, settings_store, dirs.plugins,  # type: ignore[attr-defined]
-                            status_file=dirs.plugin_status)  # type: ignore[attr-defined]
+    plugins = PluginManager(gateway, settings_store, dirs.plugins,
+                            status_file=dirs.plugin_status)
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda _s, _f: stop.set())
                 for sig in (signal.SIGINT, signal.SIGTERM)}
     service: McpService | None = None
     try:
-        credentials = CredentialStore(dirs.credentials_file)  # type: ignore[attr-defined]
+        credentials = CredentialStore(dirs.credentials_file)
         service = McpService(gateway, credentials, port=settings.mcp.port,
                              output_budget_kib=settings.mcp.output_budget_kib,
-                             endpoint_file=endpoint_file(dirs))  # type: ignore[arg-type]
+                             endpoint_file=endpoint_file(dirs))
         problems: list[str] = []
 
         def open_libraries() -> None:  # the port is bound, nobody can connect yet
@@ -111,23 +117,24 @@ def _serve(args: argparse.Namespace, dirs: object) -> int:
             signal.signal(sig, handler)
 
 
-def _open_default_library(gateway: object, caller: object, dirs: object) -> str | None:
+def _open_default_library(gateway: Gateway, caller: Caller, dirs: AppDirs) -> str | None:
     """Open `<data>/Libraries/My Library.serpent`, creating it on the first run.
 
     Returns a line for the person when something went wrong (the server still starts: an
     agent can open or create another library)."""
-    path = dirs.default_library  # type: ignore[attr-defined]
+    from serpent_tk.automation.envelope import error_of, result_of
+
+    path = dirs.default_library
     if path.is_dir():
-        answer = gateway.submit("library.open", {"path": str(path)},  # type: ignore[attr-defined]
-                                caller).result(120)
+        answer = gateway.submit("library.open", {"path": str(path)}, caller).result(120)
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
-        answer = gateway.submit("library.create", {  # type: ignore[attr-defined]
+        answer = gateway.submit("library.create", {
             "selectedParentPath": str(path.parent),
             "name": path.name.removesuffix(path.suffix)}, caller).result(120)
-    if answer.get("status") != "ok":
-        error = answer.get("error", {})
-        return (f"serpent-tk serve: the default library could not be opened "
-                f"({error.get('code')}: {error.get('message')}).")
-    log.info("default library open: %s", answer["result"].get("libraryId"))
+    result, error = result_of(answer), error_of(answer)
+    if result is None:
+        said = f"{error['code']}: {error['message']}" if error is not None else answer["status"]
+        return f"serpent-tk serve: the default library could not be opened ({said})."
+    log.info("default library open: %s", result.get("libraryId"))
     return None

@@ -14,13 +14,13 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from library.errors import ErrorCode
 from serpent_tk.automation import envelope as envelopes
 from serpent_tk.automation.caller import Caller
 from serpent_tk.automation.envelope import Challenge, Envelope, ErrorBody, Status
-from serpent_tk.automation.registry import CommandSpec
+from serpent_tk.automation.registry import CommandSpec, Registry
 from serpent_tk.ui.language import translate
 from serpent_tk.ui.language.translate import N_, _
 from serpent_tk.ui.shell.bus import UiBus
@@ -159,10 +159,23 @@ def describe_error(reply: Reply, doing: str | None = None) -> str:
         else message
 
 
+class GatewayPort(Protocol):
+    """What the window needs of the gateway (`serpent_tk.automation.gateway.Gateway`)."""
+
+    registry: Registry
+    person: str  # Settings → General: the name a studio library's changes are signed with
+    window_attached: bool  # the window shows the gateway's toasts itself
+
+    def submit(self, name: str, args: dict[str, Any] | None,
+               caller: Caller) -> Future[Envelope]: ...
+
+    def subscribe(self, listener: Callable[[object], None]) -> Callable[[], None]: ...
+
+
 class Commands:
     """Runs gateway commands as the person at the window (`Caller.ui()`)."""
 
-    def __init__(self, gateway: Any, bus: UiBus, *, workers: int = 2) -> None:
+    def __init__(self, gateway: GatewayPort, bus: UiBus, *, workers: int = 2) -> None:
         self.gateway = gateway
         self.bus = bus
         self.caller = Caller.ui()

@@ -59,7 +59,7 @@ from serpent_tk.ui.menus.window_actions import ASSET_MENU, window_actions
 from serpent_tk.ui.settings.mcp_controls import McpControls
 from serpent_tk.ui.shell import window_state
 from serpent_tk.ui.shell.bus import UiBus
-from serpent_tk.ui.shell.commands import Commands
+from serpent_tk.ui.shell.commands import Commands, GatewayPort
 from serpent_tk.ui.shell.events import CloseRequested, Notice, ShowToast
 from serpent_tk.ui.shell.library_session import LibrarySession, RepairOffer
 from serpent_tk.ui.shell.panes import Panes
@@ -86,7 +86,7 @@ class WindowServices:
     """What the composition root hands the window."""
 
     bus: UiBus
-    gateway: Any                      # serpent_tk.automation.gateway.Gateway
+    gateway: GatewayPort              # serpent_tk.automation.gateway.Gateway
     settings_store: SettingsStore
     settings: Settings
     mcp: McpControls | None = None
