@@ -44,12 +44,12 @@ from __future__ import annotations
 
 from library.catalogue.declaration import (
     HistoryRule,
-    Risk,
     Words,
     WorkerCommand,
     WorkerMode,
     index,
 )
 from library.catalogue.entries import CATALOGUE
+from library.risk import Risk
 
 __all__ = ["CATALOGUE", "HistoryRule", "Risk", "WorkerCommand", "WorkerMode", "Words", "index"]

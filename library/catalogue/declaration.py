@@ -16,11 +16,10 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from library.risk import Risk
+
 WorkerMode = Literal["read", "write", "task", "derive"]
 HistoryRule = Literal["step", "irreversible", "none", "history"]
-# what a call risks, for the person and the agent: the gateway's challenge (dangerous), the
-# capabilities and MCP hints a command gets by default (serpent_tk/automation/registry.py)
-Risk = Literal["read", "normal", "recoverable", "dangerous"]
 
 # `"tags:list_tags"`: the function `list_tags` of `library.worker.commands.tags`
 HANDLER_REFERENCE = re.compile(r"^[a-z][a-z0-9_]*:[a-z][a-z0-9_]*$")

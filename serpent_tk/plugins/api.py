@@ -13,18 +13,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
 from library.errors import ALL_CODES, INVALID_ARGUMENT, ErrorCode
+from library.risk import Risk
 from library.schemas.common import AssetId, CollectionId, FolderId, Model
 
 __all__ = ["Plugin", "Api", "HookEvent", "PluginError", "CommandFailed", "Veto", "RiskReport",
            "RiskTarget", "Model", "AssetId", "FolderId", "CollectionId", "TARGET_FIELDS",
            "DEFAULT_COMMAND_TIMEOUT_S", "get_assets", "ASSET_GET_BATCH"]
 
-Risk = Literal["read", "normal", "recoverable", "dangerous"]
 TARGET_FIELDS = {"asset_ids": "assetIds", "folder_ids": "folderIds",
                  "collection_ids": "collectionIds"}
 DEFAULT_COMMAND_TIMEOUT_S = 120.0

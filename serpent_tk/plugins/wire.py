@@ -14,8 +14,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from library.risk import Risk
+
 Kind = Literal["command", "plan", "will", "did", "analyse"]
-Risk = Literal["read", "normal", "recoverable", "dangerous"]
 JsonObject = dict[str, Any]
 
 
