@@ -118,7 +118,7 @@ def serpent(folder: Path, parent: Path, count: int) -> tuple[float, float, float
     made = threading.Event()
 
     def heard(event: object) -> None:  # the previews task's progress (no polling cost)
-        if isinstance(event, TaskProgress) and event.command == "previews" and \
+        if isinstance(event, TaskProgress) and event.kind == "previews" and \
                 event.done == event.total >= count:
             made.set()
 
