@@ -34,6 +34,7 @@ from library.worker.studio.pgconn import PgConnection, StudioDatabaseError
 log = logging.getLogger("library.worker.studio")
 
 POLL_SECONDS = 5.0
+WAKE_SECONDS = 0.2  # the longest a wait for notifications lasts: how soon a close is seen
 MAX_PAUSE = 5.0
 BATCH = 500
 
@@ -88,7 +89,7 @@ class ChangeListener:
         raw = conn.raw
         while not self._stopping.is_set():
             notified = False
-            for _note in raw.notifies(timeout=min(POLL_SECONDS, 1.0), stop_after=1):
+            for _note in raw.notifies(timeout=WAKE_SECONDS, stop_after=1):
                 notified = True
             if notified or self._due():
                 self._catch_up(conn)

@@ -60,7 +60,14 @@ def test_previews_progress_comes_from_the_library_and_ends(app: App, tmp_path: P
     # arrives late never brings the ended task back (once the import's analysis, which
     # may still be running on a crowded machine, has ended too)
     assert len(previews_ids) == 1
-    app.pump(lambda: not tasks.tasks, "every task ended", timeout=120)
+
+    def library_idle() -> bool:  # the import's analysis may not even have started yet
+        return not app.gateway_call("task.list", {"libraryId": library_id, "status": [
+            "queued", "running"]})["items"]
+
+    app.pump(library_idle, "the library's tasks ended", timeout=120)
+    app.pump(lambda: not tasks.tasks and not window.services.bus.pending(),
+             "every task ended in the window", timeout=60)
     window.services.bus.post(TaskProgress(library_id=library_id, command="", kind="previews",
                                           task_id=previews_ids.pop(), done=COUNT - 1,
                                           total=COUNT, message="Making previews"))
