@@ -76,6 +76,10 @@ from library.worker.tasks.taskrunner import Tracked, tracked
 
 BATCH_FILES = 64
 BATCH_SECONDS = 1.0
+# the previews of this many copied files go to the preview pool at once, without waiting for
+# their batch's flush: the pool starts on the first pictures while the rest are copied (it
+# sat idle through the first batch's 64 files, about 0.1 s of 2 MP photos on every import)
+PREVIEW_CHUNK = 8
 KIND = task_kinds.IMPORT
 TASK_FROM_FILES = 100  # an import of this many files is a task while it runs (task.get)
 TASK_COUNTS = {"imported", "duplicates", "failed", "skipped", "cancelled"}
@@ -231,9 +235,12 @@ class _ImportRun:
         if facts.problem is not None:
             item.warning = assetrows.PROBLEMS[facts.problem]
         self.in_run[staged.sha256] = item.asset_id or ""
-        if media.previewed(ext, kind):  # its preview comes with its batch's, from the file
+        if media.previewed(ext, kind):  # its preview is made from the file in the store
             self.previews.append(previews.Job(item.asset_id or "", staged.sha256, ext,
                                               facts.width, facts.height))
+            if len(self.previews) >= PREVIEW_CHUNK:
+                jobs, self.previews = self.previews, []
+                previews.after_import(self.ctx.services, jobs)
         self._add(Pending(item, candidate, new=True, staged=staged.without_data(), ext=ext,
                           facts=facts))
 

@@ -1,15 +1,15 @@
 """The preview pool: thumbnails made on every core after an import, the window's first.
 
 Runs in the worker process; thread-safe. One pool per open library: its threads (two lanes
-of one per core, below) take work from a priority queue: previews of newly imported images (as each
-import batch commits), then analysis (palette, hashes: `analyser`, submitted by the analysis
-task). Threads, not processes: Pillow releases the GIL while it decodes, scales and encodes
-(measured: a pure-Python thread keeps 82-94 % of its speed while another makes 2 MP JPEG
-thumbnails), so threads use every core without a process pool's start-up and copying. What
-the window asks for (`asset.thumbnail`, made on the derive threads) goes first: while such
-a request is being made, the pool starts nothing new (`interactive`), so visible cells never
-wait behind a batch of a thousand. The window's requests are made on the derive threads, at
-the normal priority.
+of one per core, below) take work from a priority queue: previews of newly imported images
+(handed over every few files copied), then analysis (palette, hashes: `analyser`, submitted
+by the analysis task). Threads, not processes: Pillow releases the GIL while it decodes,
+scales and encodes (measured: a pure-Python thread keeps 82-94 % of its speed while another
+makes 2 MP JPEG thumbnails), so threads use every core without a process pool's start-up and
+copying. What the window asks for (`asset.thumbnail`, made on the derive threads) goes
+first: while such a request is being made, the pool starts nothing new (`interactive`), so
+visible cells never wait behind a batch of a thousand. The window's requests are made on the
+derive threads, at the normal priority.
 
 Two lanes of `WORKERS` threads each, one working at a time: while an import copies, threads
 at a lower CPU priority (`background`) make its previews, so the copying goes first and they
@@ -328,7 +328,7 @@ class PreviewPool:
         if not skipped:
             try:
                 self.store.get(layout.file_for(job.sha256, job.ext), job.sha256, job.ext,
-                               PREVIEW_SIZE, job.width, job.height)
+                               PREVIEW_SIZE, job.width, job.height, fresh=True)
             except (NoThumbnail, FileNotFoundError):
                 ok = False  # asset.preview-status says failed / unsupported
             except Exception as error:  # one odd file never stops the others
