@@ -11,17 +11,18 @@ first: while such a request is being made, the pool starts nothing new (`interac
 visible cells never wait behind a batch of a thousand. The window's requests are made on the
 derive threads, at the normal priority.
 
-Two lanes of `WORKERS` threads each, one working at a time: while an import copies, threads
-at a lower CPU priority (`background`) make its previews, so the copying goes first and they
-take what it leaves; once the copying ends, the previews still queued are the person's wait,
-and threads at the normal priority make them (a thread cannot raise its priority again
-without privileges, so the lanes are separate threads). Lowered, they got almost nothing
-while other programs kept the cores busy: 240 × 2 MP photos were ready 0.87x to 2.92x the
-time of a pool of processes doing the same work (bench/README.md). Analysis stays lowered.
-Letting one normal-priority thread work beside the copying as well (so that a busy machine
-gives the import two cores' share throughout, as it gives the pool) was measured and not
-kept: the import call answered later (1.6-2.8 s against 0.7-2.0 s for 240 photos) and the
-whole was no steadier (four pairs each at load 5-6: 0.90x-1.70x against 0.83x-2.30x).
+Two lanes (`LOWERED` and `WORKERS` threads), one working at a time: while an import copies,
+threads at a lower CPU priority (`background`) make its previews, so the copying goes first
+and they take what it leaves; once the copying ends, the previews still queued are the
+person's wait, and threads at the normal priority make them (a thread cannot raise its
+priority again without privileges, so the lanes are separate threads). Lowered, they got
+almost nothing while other programs kept the cores busy: 240 × 2 MP photos were ready 0.87x
+to 2.92x the time of a pool of processes doing the same work (bench/README.md). The lowered
+lane has a thread fewer: the copying has a core. Analysis stays lowered. Letting one
+normal-priority thread work beside the copying as well (so that a busy machine gives the
+import two cores' share throughout, as it gives the pool) was measured and not kept: the
+import call answered later (1.6-2.8 s against 0.7-2.0 s for 240 photos) and the whole was no
+steadier (four pairs each at load 5-6: 0.90x-1.70x against 0.83x-2.30x).
 
 While an import copies, the previews of small pictures (`LIGHT_PIXELS` or fewer) wait for it
 to end: making one is mostly Python and a new file, which takes the writer's GIL and the
@@ -65,6 +66,10 @@ from library.worker.store.identity import new_id, to_datetime, utc_now
 log = logging.getLogger("library.worker.previews")
 
 WORKERS = max(2, os.cpu_count() or 2)
+# the lane beside an import's copying: one core is the copying's (two threads on the one
+# core left fought each other and the copying for the GIL: 240 photos 1.21-1.27x of a pool
+# of processes, 1.18-1.23x with one, and the import call 0.45 against 0.38 s)
+LOWERED = max(1, WORKERS - 1)
 PREVIEW_SIZE = 256  # the bucket the grid and analysis use
 IMPORTED, ANALYSIS = 1, 2  # priorities: lower runs first
 KIND = task_kinds.PREVIEWS
@@ -152,7 +157,8 @@ class PreviewPool:
         self._ended: dict[str, Run] = {}  # the last runs that ended, for task.get
         self._threads = [threading.Thread(target=self._work, args=(lowered,), daemon=True,
                                           name=f"previews-{'low-' if lowered else ''}{n}")
-                         for lowered in (True, False) for n in range(WORKERS)]
+                         for lowered in (True, False)
+                         for n in range(LOWERED if lowered else WORKERS)]
         for thread in self._threads:
             thread.start()
 

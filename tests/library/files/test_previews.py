@@ -120,7 +120,7 @@ def test_the_pools_threads_give_way_to_the_import(host, library_id, sources):
     # each pool thread lowers itself as it starts: every one has started by now, but wait
     # on the condition rather than on that
     values = wait_until(lambda: (lambda found: found if found.count(background.NICE)
-                                 == previews.WORKERS else None)(_nice_values(pid)),
+                                 == previews.LOWERED else None)(_nice_values(pid)),
                         "the pool's threads at the lower priority")
     assert values.count(normal) >= 2, values  # the rest (the writer, the readers...) as before
 
