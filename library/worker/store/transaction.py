@@ -56,7 +56,7 @@ class WriteTx:
     transaction, which only records its answer (no change, no new change sequence).
 
     `command` is the command whose call writes; work no command's call does (a task's
-    batches, a watcher's sync) gives its `task_kind` instead (`background`)."""
+    batches, a watcher's sync) gives its `task_kind` instead (`background_write`)."""
 
     def __init__(self, services: Services, command: str, meta: CallMeta, *,
                  history: HistoryRule = "none", link: Call | None = None,
