@@ -28,6 +28,5 @@ TASK_KINDS = frozenset({ANALYSIS, IMPORT, EXPORT, REFRESH, MOVE_TO_STUDIO, LINKE
 # not a task row, but background work that writes: the missing files a library's opening
 # flags after a crash (worker/store/recovery.py)
 RECOVERY = "recovery"
-WRITERS = TASK_KINDS | {RECOVERY}  # what `task_kind` may say of a change no command made
 # background work that adds or lets go of assets: after it every count may have changed
 MOVES_ASSETS = frozenset({LINKED_FOLDER_SYNC, RECOVERY})

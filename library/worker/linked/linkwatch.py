@@ -29,7 +29,6 @@ from watchdog.observers import Observer
 
 from library.catalogue import task_kinds
 from library.library_folder import LIBRARY_SUFFIX
-from library.protocol import CallMeta
 from library.schemas import LinkedFolderRules
 from library.worker.linked import watching
 from library.worker.linked.linkmirror import Mirror
@@ -45,7 +44,6 @@ QUIET_SECONDS = 1.0
 POLL_SECONDS = 1.0
 SYNC_KIND = task_kinds.LINKED_FOLDER_SYNC
 CHANGES = {"created", "modified", "moved", "deleted", "closed"}
-WATCHER_META = CallMeta(source="system", label="Serpent")
 
 
 Move = tuple[str, str, bool]  # (source, destination, is a folder), relative to the root
@@ -242,7 +240,7 @@ def queue_sync(services: Services, linked_id: str) -> str | None:
         if not conn.execute("SELECT 1 FROM linked_folders WHERE id = ?",
                             (linked_id,)).fetchone():
             return None  # unlinked meanwhile
-        with background_write(services, SYNC_KIND, WATCHER_META) as tx:
+        with background_write(services, SYNC_KIND) as tx:
             task_id = taskrows.create(tx.conn, SYNC_KIND, params={"linkedFolderId": linked_id},
                                       total=None, actor_json=tx.actor_json, now=tx.now)
             tx.touch("task", [task_id])
@@ -253,7 +251,7 @@ def queue_sync(services: Services, linked_id: str) -> str | None:
 
 def mark_missing(services: Services, linked_id: str) -> None:
     """The linked folder's disk folder is gone: say so now (it can be reconnected)."""
-    with services.write_lock, background_write(services, SYNC_KIND, WATCHER_META) as tx:
+    with services.write_lock, background_write(services, SYNC_KIND) as tx:
         if tx.conn.execute("UPDATE linked_folders SET status = 'missing', version = version + 1 "
                            "WHERE id = ? AND status = 'connected'", (linked_id,)).rowcount:
             tx.touch("linked-folder", [linked_id])
@@ -267,7 +265,7 @@ def follow_moves(services: Services, linked_id: str, moves: list[Move]) -> None:
                                       (linked_id,)).fetchone()
         if row is None or row["status"] != "connected":
             return
-        with background_write(services, SYNC_KIND, WATCHER_META) as tx:
+        with background_write(services, SYNC_KIND) as tx:
             mirror = Mirror.of(tx, row)
             renamed = mirror.apply_moves(moves)
             assetrows.mark_modified(tx.conn, renamed, tx.now, tx.actor_json)
