@@ -116,8 +116,9 @@ def import_files(ctx: TaskContext, args: FileImportIn) -> FileImportOut:
     candidates = expand(args, ctx.layout.root, items)
     ctx.progress(0, len(candidates), "", force=True)  # counted: how many there are to do
     with _shown_as_task(ctx, len(candidates)) as task:
-        run = _ImportRun(ctx, args, items, task)
-        with previews.importing(ctx.services):  # its previews are one task until it ends
+        # its previews are one task until it ends
+        with previews.importing(ctx.services) as copying:
+            run = _ImportRun(ctx, args, items, task, copying)
             _copy_all(run, candidates, items)
         run.report(run.done, len(candidates), "cancelled" if run.cancelled else "done",
                    force=True)
@@ -164,9 +165,10 @@ def _copy_all(run: _ImportRun, candidates: list[Candidate],
 
 class _ImportRun:
     def __init__(self, ctx: TaskContext, args: FileImportIn, items: list[ImportItem],
-                 task: Tracked | None) -> None:
+                 task: Tracked | None, copying: previews.Importing) -> None:
         self.ctx = ctx
         self.task = task
+        self.copying = copying  # told when the copying ends (the previews' lanes change)
         self.should_stop = task.cancelled if task is not None else ctx.cancelled
         self.args = args
         self.items = items
@@ -266,6 +268,8 @@ class _ImportRun:
         batch, self.batch = self.batch, []
         jobs, self.previews = self.previews, []
         previews.after_import(self.ctx.services, jobs)
+        if last:  # what is left is syncing and recording: the previews go first now
+            self.copying.copied()
         previous = self.syncing
         self.syncing = (batch, self.syncer.submit(self.store.make_durable)) if batch else None
         if previous is not None:

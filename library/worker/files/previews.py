@@ -13,9 +13,11 @@ derive threads, at the normal priority.
 
 Two lanes (`LOWERED` and `WORKERS` threads), one working at a time: while an import copies,
 threads at a lower CPU priority (`background`) make its previews, so the copying goes first
-and they take what it leaves; once the copying ends, the previews still queued are the
-person's wait, and threads at the normal priority make them (a thread cannot raise its
-priority again without privileges, so the lanes are separate threads). Lowered, they got
+and they take what it leaves; once the copying ends (`Importing.copied`, before its last
+batch is made durable and recorded: for 240 photos 20-40 ms in which the lowered lane alone
+worked while the import waited on the disk), the previews still queued are the person's
+wait, and threads at the normal priority make them (a thread cannot raise its priority
+again without privileges, so the lanes are separate threads). Lowered, they got
 almost nothing while other programs kept the cores busy: 240 × 2 MP photos were ready 0.87x
 to 2.92x the time of a pool of processes doing the same work (bench/README.md). The lowered
 lane has a thread fewer: the copying has a core. Analysis stays lowered. Letting one
@@ -24,8 +26,8 @@ import two cores' share throughout, as it gives the pool) was measured and not k
 import call answered later (1.6-2.8 s against 0.7-2.0 s for 240 photos) and the whole was no
 steadier (four pairs each at load 5-6: 0.90x-1.70x against 0.83x-2.30x).
 
-While an import copies, the previews of small pictures (`LIGHT_PIXELS` or fewer) wait for it
-to end: making one is mostly Python and a new file, which takes the writer's GIL and the
+While an import copies, the previews of small pictures (`LIGHT_PIXELS` or fewer) wait for the
+copying to end: making one is mostly Python and a new file, which takes the writer's GIL and the
 disk's journal away from the copying and gains nothing (measured: 300 small files import in
 half the time); a large picture's preview is Pillow decoding without the GIL and starts at
 once, alongside the copying. Queuing a small picture's preview wakes no pool thread (a woken
@@ -137,6 +139,20 @@ class _Work:
     asset_id: str | None = field(compare=False, default=None)
 
 
+class Importing:
+    """One import under way, as the pool knows it (`PreviewPool.importing`)."""
+
+    def __init__(self, pool: PreviewPool) -> None:
+        self._pool = pool
+        self.copying = True  # (the pool's lock)
+
+    def copied(self) -> None:
+        """Its copying ended (what is left is making its last batch durable and recording
+        it): its previews still queued are the person's wait now. Said once; again is a
+        no-op."""
+        self._pool._copying_ended(self)
+
+
 class PreviewPool:
     def __init__(self, services: Services) -> None:
         self.services = services
@@ -151,7 +167,8 @@ class PreviewPool:
         self._paused_since: float | None = None
         self._queued: dict[str, int] = {}  # asset id -> previews queued or being made
         self._importing = 0  # imports under way: their run stays open until they end
-        self._after_imports: list[_Work] = []  # light previews, started once imports end
+        self._copying = 0  # imports still copying: their previews are the lowered lane's
+        self._after_imports: list[_Work] = []  # light previews, started once the copying ends
         self._stopping = False
         self.run: Run | None = None
         self._ended: dict[str, Run] = {}  # the last runs that ended, for task.get
@@ -171,7 +188,7 @@ class PreviewPool:
             item = _Work(priority, next(self._seq), work, future, asset_id)
             if asset_id is not None:
                 self._queued[asset_id] = self._queued.get(asset_id, 0) + 1
-            if after_imports and self._importing:
+            if after_imports and self._copying:
                 self._after_imports.append(item)  # no thread is woken for it (see the text)
             else:
                 heapq.heappush(self._heap, item)
@@ -224,28 +241,39 @@ class PreviewPool:
         return self.task(task_id)
 
     @contextlib.contextmanager
-    def importing(self) -> Iterator[None]:
+    def importing(self) -> Iterator[Importing]:
         """An import is under way: its previews are one task, which does not end when the
-        pool catches up with the copying, only once the import is over and all are made."""
+        pool catches up with the copying, only once the import is over and all are made.
+        The import says when its copying ends (`Importing.copied`), else its end does."""
         with self._cond:
             self._importing += 1
+            self._copying += 1
             if self.run is not None and self.run.finished:
                 self.run = None  # a new import: a task cancelled before is over
+        handle = Importing(self)
         try:
-            yield
+            yield handle
         finally:
+            handle.copied()
             with self._cond:
                 self._importing -= 1
-                if not self._importing:
-                    for item in self._after_imports:
-                        heapq.heappush(self._heap, item)
-                    self._after_imports.clear()
-                self._wake_all()  # the copying ended: the normal lane takes over
                 run = self.run
                 ended = run is not None and self._end_if_done(run)
             if ended and run is not None:
                 run.stopped.set()
                 self._report(run, force=True)
+
+    def _copying_ended(self, handle: Importing) -> None:
+        with self._cond:
+            if not handle.copying:
+                return
+            handle.copying = False
+            self._copying -= 1
+            if not self._copying:
+                for item in self._after_imports:
+                    heapq.heappush(self._heap, item)
+                self._after_imports.clear()
+            self._wake_all()  # the copying ended: the normal lane takes over
 
     def _end_if_done(self, run: Run) -> bool:
         """(Under the lock.) End the run when everything asked is made and no import may
@@ -308,8 +336,8 @@ class PreviewPool:
                     self._wake_all()
 
     def _waited_for(self, item: _Work) -> bool:
-        """(Under the lock.) An import's preview once its copying ended: the normal lane's."""
-        return item.priority == IMPORTED and not self._importing
+        """(Under the lock.) An import's preview once the copying ended: the normal lane's."""
+        return item.priority == IMPORTED and not self._copying
 
     def _mine(self, lowered: bool) -> bool:
         """(Under the lock.) Is the next work for a thread of this lane, now?"""
@@ -401,7 +429,7 @@ def after_import(services: Services, jobs: list[Job]) -> None:
     pool_for(services).previews(jobs)
 
 
-def importing(services: Services) -> contextlib.AbstractContextManager[None]:
+def importing(services: Services) -> contextlib.AbstractContextManager[Importing]:
     """Hold the previews task open while an import runs (see `PreviewPool.importing`)."""
     return pool_for(services).importing()
 
