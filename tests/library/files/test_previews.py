@@ -9,6 +9,7 @@ import os
 import sqlite3
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -125,50 +126,48 @@ def test_the_pools_threads_give_way_to_the_import(host, library_id, sources):
     assert values.count(normal) >= 2, values  # the rest (the writer, the readers...) as before
 
 
+@pytest.fixture
+def pool(tmp_path: Path) -> Iterator[previews.PreviewPool]:
+    """A preview pool of its own, without a worker around it (its threads are what is
+    looked at)."""
+    started = previews.PreviewPool(Services(layout=Layout(tmp_path / "Pool.serpent"),
+                                            library_id="lib_pool", emit=lambda event: None,
+                                            writer=sqlite3.connect(":memory:")))
+    yield started
+    started.stop()
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice: Linux")
-def test_an_imports_previews_are_made_at_the_normal_priority_once_its_copying_ends(tmp_path):
+def test_an_imports_previews_are_made_at_the_normal_priority_once_its_copying_ends(pool):
     """While an import copies, its previews are made by the lowered threads; once the
     copying ends (before the import has made its last batch durable and recorded it), the
     person waits for the rest, and threads at the normal priority make them (lowered, they
     got almost nothing on a busy machine). Analysis stays lowered."""
-    events: list[object] = []
-    pool = previews.PreviewPool(Services(layout=Layout(tmp_path / "Pool.serpent"),
-                                         library_id="lib_pool", emit=events.append,
-                                         writer=sqlite3.connect(":memory:")))
 
     def nice() -> int:  # of the pool thread that runs it
         return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
-    try:
-        normal = nice()
-        if normal >= background.NICE:
-            pytest.skip("the tests run at a low priority already: nothing to lower")
-        with pool.importing() as copying:
-            while_copying = pool.submit(nice, previews.IMPORTED).result(60)
-            copying.copied()  # the import goes on: its last batch is being recorded
-            after_copying = pool.submit(nice, previews.IMPORTED).result(60)
-        after_import = pool.submit(nice, previews.IMPORTED).result(60)
-        analysis = pool.submit(nice, previews.ANALYSIS).result(60)
-    finally:
-        pool.stop()
+    normal = nice()
+    if normal >= background.NICE:
+        pytest.skip("the tests run at a low priority already: nothing to lower")
+    with pool.importing() as copying:
+        while_copying = pool.submit(nice, previews.IMPORTED).result(60)
+        copying.copied()  # the import goes on: its last batch is being recorded
+        after_copying = pool.submit(nice, previews.IMPORTED).result(60)
+    after_import = pool.submit(nice, previews.IMPORTED).result(60)
+    analysis = pool.submit(nice, previews.ANALYSIS).result(60)
     assert while_copying == background.NICE
     assert after_copying == after_import == normal
     assert analysis == background.NICE
 
 
-def test_small_pictures_previews_start_when_the_copying_ends(tmp_path):
+def test_small_pictures_previews_start_when_the_copying_ends(pool):
     """A small picture's preview waits for the import's copying (it is mostly Python, which
     would take the GIL from the copying), not for the import's last records."""
-    pool = previews.PreviewPool(Services(layout=Layout(tmp_path / "Pool.serpent"),
-                                         library_id="lib_pool", emit=lambda event: None,
-                                         writer=sqlite3.connect(":memory:")))
-    try:
-        with pool.importing() as copying:
-            small = pool.submit(lambda: "made", previews.IMPORTED, after_imports=True)
-            large = pool.submit(lambda: "made", previews.IMPORTED)
-            assert large.result(60) == "made"
-            assert not small.done()  # held while the copying goes on
-            copying.copied()
-            assert small.result(60) == "made"  # before the import ends
-    finally:
-        pool.stop()
+    with pool.importing() as copying:
+        small = pool.submit(lambda: "made", previews.IMPORTED, after_imports=True)
+        large = pool.submit(lambda: "made", previews.IMPORTED)
+        assert large.result(60) == "made"
+        assert not small.done()  # held while the copying goes on
+        copying.copied()
+        assert small.result(60) == "made"  # before the import ends
