@@ -10,7 +10,9 @@ credential could fill it and lock every other client out. Here:
   never send `DELETE`: every start leaves a session behind. So a new session beyond the bound
   first reclaims the credential's least recently used *idle* session (at the global bound: of
   the credential holding the most), and only when every one of them is busy is it refused.
-  Busy means a request is being served (a POST or DELETE, the opening `initialize` included).
+  Busy means a request is being served (a POST or DELETE, the opening `initialize` included)
+  until its answer's last byte is handed over: a client that starts anew on that answer finds
+  the session idle.
   An open GET stream alone is not busy: a client that abandons its session may keep that
   stream open, and a live client whose session is reclaimed just starts a new one (its next
   request gets 404, which the protocol says means exactly that). Sessions without an open
@@ -37,7 +39,7 @@ import anyio
 from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from serpent_tk.mcp.http.event_store import RecentEvents
 
@@ -69,9 +71,32 @@ class SessionUse:
         return (1 if self.streams else 0, self.last)
 
 
-# the use of the session the current opening request admitted (same task: see handle_request)
-_opened: contextvars.ContextVar[SessionUse | None] = contextvars.ContextVar(
-    "serpent_opened_session", default=None)
+class _Call:
+    """One request being served in a session: it stops counting as busy exactly once, when
+    its response's last byte is handed over (before the client can read it, so a client that
+    starts anew on that answer always finds the session idle) or when the request ends."""
+
+    def __init__(self, use: SessionUse | None = None) -> None:
+        self.use = use  # an opening request learns its session in `_admit_session`
+        self.done = False
+
+    def finish(self) -> None:
+        if self.use is not None and not self.done:
+            self.done = True
+            self.use.calls -= 1
+            self.use.last = time.monotonic()
+
+    def watching(self, send: Send) -> Send:
+        async def watched(message: Message) -> None:
+            if message["type"] == "http.response.body" and not message.get("more_body"):
+                self.finish()
+            await send(message)
+        return watched
+
+
+# the request the current opening request is (same task: see handle_request)
+_opening: contextvars.ContextVar[_Call | None] = contextvars.ContextVar(
+    "serpent_opening_call", default=None)
 
 
 class CountedSessionManager(StreamableHTTPSessionManager):
@@ -111,30 +136,31 @@ class CountedSessionManager(StreamableHTTPSessionManager):
                            if k == _SESSION_HEADER), None)
         use = self.uses.get(session_id) if session_id is not None else None
         if use is None:  # opening a session (or an unknown one: 404)
-            reset = _opened.set(None)
+            call = _Call()
+            reset = _opening.set(call)
             try:
-                await super().handle_request(scope, receive, send)
+                await super().handle_request(scope, receive, call.watching(send))
             finally:
-                opened = _opened.get()
-                _opened.reset(reset)
-                if opened is not None:
-                    opened.calls -= 1
-                    opened.last = time.monotonic()
+                _opening.reset(reset)
+                call.finish()
             return
         stream = scope.get("method") == "GET"
         if stream:
             use.streams += 1
-        else:
-            use.calls += 1
-        use.last = time.monotonic()
-        try:
-            await super().handle_request(scope, receive, send)
-        finally:
-            if stream:
-                use.streams -= 1
-            else:
-                use.calls -= 1
             use.last = time.monotonic()
+            try:
+                await super().handle_request(scope, receive, send)
+            finally:
+                use.streams -= 1
+                use.last = time.monotonic()
+            return
+        use.calls += 1
+        use.last = time.monotonic()
+        call = _Call(use)
+        try:
+            await super().handle_request(scope, receive, call.watching(send))
+        finally:
+            call.finish()
 
     def _admit_session(self, requestor: AuthorizationContext | None
                        ) -> StreamableHTTPServerTransport | None:
@@ -150,7 +176,9 @@ class CountedSessionManager(StreamableHTTPSessionManager):
         if transport is not None and transport.mcp_session_id:
             use = SessionUse(owner)
             self.uses[transport.mcp_session_id] = use
-            _opened.set(use)
+            opening = _opening.get()
+            if opening is not None:
+                opening.use = use
         return transport
 
     def _biggest_holders(self) -> set[str]:
