@@ -22,6 +22,7 @@ import logging
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
+import anyio
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -158,10 +159,14 @@ class RequestGuard:
         if self.on_request is not None:
             self.on_request(credential)
         started = False
+        in_flight: anyio.CancelScope | None = None
 
         async def watched(message: Message) -> None:
             nonlocal started
             started = started or message["type"] == "http.response.start"
+            if (in_flight is not None and message["type"] == "http.response.body"
+                    and not message.get("more_body")):  # before the client can read it
+                self.room.answered(credential.id, in_flight)
             await send(message)
 
         if scope.get("method") == "POST":  # arguments nested too deep for the SDK's parser
@@ -169,6 +174,7 @@ class RequestGuard:
         reset = _credential.set(credential)
         try:
             with self.room.flight(credential.id) as flight:
+                in_flight = flight
                 await self.app(scope, receive, watched)
             if flight.cancelled_caught and not started:  # revoked while it waited
                 await _reply(send, 401, {"error": "invalid_token",

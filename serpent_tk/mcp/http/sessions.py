@@ -261,6 +261,13 @@ class ClientRoom:
             with scope:
                 yield scope
         finally:
+            self.answered(credential_id, scope)
+
+    def answered(self, credential_id: str, scope: anyio.CancelScope) -> None:
+        """The request no longer counts: its answer's last byte is handed over (so a client
+        sending its next request on that answer is never refused), or it ended."""
+        flights = self._flights.get(credential_id)
+        if flights is not None:
             flights.discard(scope)
             if not flights:
                 self._flights.pop(credential_id, None)

@@ -142,6 +142,52 @@ def test_a_new_session_is_refused_only_while_every_session_is_busy(server: Serve
     run(scenario())
 
 
+def test_requests_beyond_the_credentials_cap_wait_their_turn_and_never_touch_others(
+        server: Server) -> None:
+    """A credential with `REQUESTS_PER_CREDENTIAL` requests in flight gets 429 for the next
+    one, with `Retry-After` and a sentence; another credential is served meanwhile; once the
+    answers are in, the very next request of the first is served (none still counted)."""
+    token, other = server.token("Greedy"), server.token("Claude Desktop")
+    cap = sessions.REQUESTS_PER_CREDENTIAL
+
+    async def scenario() -> None:
+        async with httpx2.AsyncClient(timeout=httpx2.Timeout(30, read=60),
+                                      limits=httpx2.Limits(max_connections=cap + 8)) as http:
+            session = (await open_session(http, server.url, token)).headers["mcp-session-id"]
+            release = asyncio.Event()
+            started = [asyncio.Event() for _ in range(cap)]
+
+            async def body(number: int, began: asyncio.Event) -> Any:
+                yield f'{{"jsonrpc": "2.0", "id": {100 + number}, '.encode()
+                began.set()
+                await release.wait()
+                yield b'"method": "tools/list"}'
+
+            async def slow_call(number: int, began: asyncio.Event) -> int:
+                answer = await http.post(server.url, headers={
+                    **HEADERS, "authorization": f"Bearer {token}", "mcp-session-id": session,
+                    "mcp-protocol-version": VERSION}, content=body(number, began))
+                return answer.status_code
+
+            calls = [asyncio.ensure_future(slow_call(n, e)) for n, e in enumerate(started)]
+            await asyncio.wait_for(asyncio.gather(*(e.wait() for e in started)), 20)
+            refused = await http.post(server.url, headers={
+                **HEADERS, "authorization": f"Bearer {token}", "mcp-session-id": session,
+                "mcp-protocol-version": VERSION},
+                content=json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            assert refused.status_code == 429
+            assert refused.headers.get("retry-after") == "2"
+            assert f"{cap} requests or streams open at once" in refused.json()["error"][
+                "message"]
+            theirs = (await open_session(http, server.url, other)).headers["mcp-session-id"]
+            assert await post_in(http, server.url, other, theirs) == 202
+            release.set()
+            assert await asyncio.wait_for(asyncio.gather(*calls), 20) == [200] * cap
+            assert await post_in(http, server.url, token, session) == 202
+
+    run(scenario())
+
+
 def test_abandoned_sessions_holding_get_streams_are_reclaimed(server: Server) -> None:
     """A client that abandons its sessions but keeps their GET streams open (its process
     lives on) is not refused either: the least recently used session goes, its stream ends."""
