@@ -15,6 +15,8 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
+from library.media.durations import stream_seconds
+
 COLUMNS = 256
 WHOLE_SECONDS = 600.0
 SAMPLE_SECONDS = 0.25  # decoded at each column of a long file
@@ -37,7 +39,7 @@ def probe(path: Path | str) -> AudioFacts:
     try:
         stream = _audio_stream(container)
         _first_frame(container, stream)  # a file whose sound cannot be decoded is damaged
-        return AudioFacts(_duration(container, stream), str(stream.codec_context.name))
+        return AudioFacts(stream_seconds(container, stream), str(stream.codec_context.name))
     finally:
         container.close()
 
@@ -65,7 +67,7 @@ def levels(path: Path | str) -> list[float]:
     container = _open(path)
     try:
         stream = _audio_stream(container)
-        duration = _duration(container, stream) or 0.0
+        duration = stream_seconds(container, stream) or 0.0
         if duration > WHOLE_SECONDS and stream.time_base:
             peaks = [_peak_near(container, stream, duration * (i + 0.5) / COLUMNS)
                      for i in range(COLUMNS)]
@@ -95,16 +97,6 @@ def _audio_stream(container: Any) -> Any:
     if not container.streams.audio:
         raise BadAudio("it has no sound stream")
     return container.streams.audio[0]
-
-
-def _duration(container: Any, stream: Any) -> float | None:
-    if stream.duration is not None and stream.time_base is not None:
-        seconds = float(stream.duration * stream.time_base)
-        if seconds > 0:
-            return round(seconds, 3)
-    if container.duration is not None and container.duration > 0:
-        return round(float(container.duration) / 1_000_000, 3)
-    return None
 
 
 def _frames(container: Any, stream: Any) -> Any:

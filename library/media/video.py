@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from PIL import Image
 
+from library.media.durations import stream_seconds
+
 if TYPE_CHECKING:
     import av.container
 
@@ -46,7 +48,7 @@ def probe(path: Path | str) -> VideoFacts:
             raise BadVideo("its video stream has no size")
         if rotation in (90, 270):
             width, height = height, width
-        return VideoFacts(width, height, _duration(container, stream),
+        return VideoFacts(width, height, stream_seconds(container, stream),
                           str(stream.codec_context.name), rotation)
 
 
@@ -54,7 +56,7 @@ def poster(path: Path | str, box: int) -> Image.Image:
     """The frame at a tenth of the video, scaled to fit a `box` square."""
     with _opened(path) as container:
         stream = _video_stream(container)
-        duration = _duration(container, stream) or 0.0
+        duration = stream_seconds(container, stream) or 0.0
         frame = _frame_at(container, stream, duration * POSTER_AT)
         return _upright(frame, _rotation(container, stream), box)
 
@@ -63,7 +65,7 @@ def frames(path: Path | str, count: int, box: int) -> list[tuple[float, Image.Im
     """`count` frames spread over the video (time in seconds, picture fitting `box`)."""
     with _opened(path) as container:
         stream = _video_stream(container)
-        duration = _duration(container, stream) or 0.0
+        duration = stream_seconds(container, stream) or 0.0
         rotation = _rotation(container, stream)
         found: list[tuple[float, Image.Image]] = []
         for index in range(max(1, count)):
@@ -108,16 +110,6 @@ def _video_stream(container: Any) -> Any:
     stream = streams[0]
     stream.thread_type = "AUTO"
     return stream
-
-
-def _duration(container: Any, stream: Any) -> float | None:
-    if stream.duration is not None and stream.time_base is not None:
-        seconds = float(stream.duration * stream.time_base)
-        if seconds > 0:
-            return round(seconds, 3)
-    if container.duration is not None and container.duration > 0:
-        return round(float(container.duration) / 1_000_000, 3)
-    return None
 
 
 def _rotation(container: Any, stream: Any) -> int:
