@@ -58,7 +58,7 @@ from library.errors import (
 from library.schemas import FileImportIn, FileImportOut, ImportItem
 from library.worker.commands import warm_up
 from library.worker.context import TaskContext
-from library.worker.files import media, previews
+from library.worker.files import imageformats, media, previews
 from library.worker.files.sources import Candidate, expand
 from library.worker.rows import assetrows, folderrows
 from library.worker.store import diskspace
@@ -101,9 +101,11 @@ class Pending:
 
 @warm_up
 def _load_import_path() -> None:
-    """What the first import would load while it runs: the decoders its probes use and the
-    validators of its answer."""
+    """What the first import would load while it runs: the decoders its probes use, every
+    format its previews may be decoded from (Pillow's `init` imports each plugin: ~25 ms
+    the first preview waited for), and the validators of its answer."""
     media.load_decoders()
+    imageformats.thumbnail_formats()
     for model in (FileImportIn, ImportItem, FileImportOut):
         model.model_rebuild()
 
