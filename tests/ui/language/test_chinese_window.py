@@ -257,8 +257,8 @@ def test_switching_the_language_keeps_what_the_window_shows(app: App, tmp_path: 
         app.pump(lambda: new.inspector.asset is not None, "the inspector again")
         assert new.inspector.rating_label.cget("text") == "评分"
         assert new.settings_window is not None and new.settings_window.page() == "general"
-        stored = SettingsStore(app_dirs().settings_file).load().settings
-        assert stored.ui.language == "zh_CN"
+        app.pump(lambda: SettingsStore(app_dirs().settings_file).load().settings.ui.language
+                 == "zh_CN", "the language saved for the next start (saved in the background)")
         app.shot(tmp_path, "zh-switched", new.root)
 
         new.settings_window.general.language_buttons["en"].invoke()

@@ -80,7 +80,8 @@ def test_port_in_use_is_explained_with_a_way_out(app: App) -> None:
                  "the server on a free port")
     assert app.service.status.port != taken
     assert page.port_problem_text == ""
-    assert saved_settings().mcp.port == app.service.status.port  # type: ignore[attr-defined]
+    app.pump(lambda: saved_settings().mcp.port == app.service.status.port,  # type: ignore[attr-defined]
+             "the free port saved (saved in the background, beside the restart)")
     page.stop()
     app.pump(lambda: not app.service.status.running and not page.busy, "stop")
 
