@@ -178,7 +178,7 @@ class _ImportRun:
         self.store = FileStore(ctx.layout)
         self.budget = diskspace.SpaceBudget(ctx.layout.staging)
         self.previews: list[previews.Job] = []  # of the batch being copied
-        self.previews_started = False  # the first preview was handed over
+        self.preview_chunk = 1  # the first file's preview goes alone, then PREVIEW_CHUNK
         self.batch: list[Pending] = []
         self.batch_started = time.monotonic()
         self.in_run: dict[str, str] = {}  # sha256 -> new asset id (the same content twice)
@@ -244,8 +244,8 @@ class _ImportRun:
         if media.previewed(ext, kind):  # its preview is made from the file in the store
             self.previews.append(previews.Job(item.asset_id or "", staged.sha256, ext,
                                               facts.width, facts.height))
-            if len(self.previews) >= (PREVIEW_CHUNK if self.previews_started else 1):
-                self.previews_started = True
+            if len(self.previews) >= self.preview_chunk:
+                self.preview_chunk = PREVIEW_CHUNK
                 jobs, self.previews = self.previews, []
                 previews.after_import(self.ctx.services, jobs)
         self._add(Pending(item, candidate, new=True, staged=staged.without_data(), ext=ext,

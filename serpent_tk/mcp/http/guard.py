@@ -32,7 +32,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from serpent_tk.credentials import Credential, CredentialStore
 from serpent_tk.mcp.http.connections import mark_useful
 from serpent_tk.mcp.http.nesting import flattening
-from serpent_tk.mcp.http.sessions import REQUESTS_PER_CREDENTIAL, ClientRoom
+from serpent_tk.mcp.http.sessions import REQUESTS_PER_CREDENTIAL, ClientRoom, last_of_answer
 
 log = logging.getLogger(__name__)
 
@@ -164,8 +164,7 @@ class RequestGuard:
         async def watched(message: Message) -> None:
             nonlocal started
             started = started or message["type"] == "http.response.start"
-            if (in_flight is not None and message["type"] == "http.response.body"
-                    and not message.get("more_body")):  # before the client can read it
+            if in_flight is not None and last_of_answer(message):
                 self.room.answered(credential.id, in_flight)
             await send(message)
 

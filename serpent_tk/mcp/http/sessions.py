@@ -71,6 +71,11 @@ class SessionUse:
         return (1 if self.streams else 0, self.last)
 
 
+def last_of_answer(message: Message) -> bool:
+    """Is this ASGI message the answer's last byte? (Sent before the client can read it.)"""
+    return message["type"] == "http.response.body" and not message.get("more_body")
+
+
 class _Call:
     """One request being served in a session: it stops counting as busy exactly once, when
     its response's last byte is handed over (before the client can read it, so a client that
@@ -88,7 +93,7 @@ class _Call:
 
     def watching(self, send: Send) -> Send:
         async def watched(message: Message) -> None:
-            if message["type"] == "http.response.body" and not message.get("more_body"):
+            if last_of_answer(message):
                 self.finish()
             await send(message)
         return watched
