@@ -8,7 +8,9 @@ Run: `.venv/bin/python bench/bench_import_previews.py [--count 1000] [--rounds 2
 Serpent <= 1.2x the pool), then the planted set's recall per kind of copy, precision and
 groups of flat colours, with the targets (recall >= 0.95, precision >= 0.98, no flat
 group), and how long grouping signatures takes for a large library. The phases run in
-interleaved rounds and the best time of each counts (a shared machine is noisy); each
+interleaved rounds and the best time of each counts (a shared machine is noisy); each timed
+phase starts alike (its processes up and settled, the other phase's files removed, a
+settle, then the clock: see bench/README.md on a host that takes freed memory back); each
 round also prints its pair's ratio, and the CPU time both used (the library worker's process
 against the pool's processes, from /proc) is compared too: the other work of a shared machine
 moves the wall clock a lot and the CPU time little. The baseline shares no code with what it
@@ -112,34 +114,41 @@ def baseline(paths: list[Path], target: Path, pool: ProcessPoolExecutor
 
 
 # -- Serpent: file.import, then wait until every preview is ready ---------------------------
-def serpent(folder: Path, parent: Path, count: int) -> tuple[float, float, float]:
-    """(seconds until every preview is ready, seconds the import call itself took, CPU
-    seconds the library's worker process used)."""
-    made = threading.Event()
+class SerpentLibrary:
+    """A new library with its worker up and settled before the clock starts, as the pool's
+    processes are; `timed_import` then imports the folder and waits for every preview."""
 
-    def heard(event: object) -> None:  # the previews task's progress (no polling cost)
+    def __init__(self, parent: Path, count: int) -> None:
+        self.count = count
+        self.made = threading.Event()
+        self.host = LibraryHost(on_event=self._heard)
+        self.library_id = self.host.create(parent, "Bench").result(60)["libraryId"]
+        self.pid = self.host.worker_pid(self.library_id) or 0
+        settled_cpu(self.pid)  # its start's own work (the commands' warm-up) is over
+
+    def _heard(self, event: object) -> None:  # the previews task's progress (no polling)
         if isinstance(event, TaskProgress) and event.kind == "previews" and \
-                event.done == event.total >= count:
-            made.set()
+                event.done == event.total >= self.count:
+            self.made.set()
 
-    host = LibraryHost(on_event=heard)
-    try:
-        ref = host.create(parent, "Bench").result(60)
-        library_id = ref["libraryId"]
-        pid = host.worker_pid(library_id)
-        cpu = settled_cpu(pid)  # its start's own work done, as the pool's processes are up
+    def timed_import(self, folder: Path) -> tuple[float, float, float]:
+        """(seconds until every preview is ready, seconds the import call itself took, CPU
+        seconds the library's worker process used)."""
+        cpu = cpu_seconds([self.pid])
         started = time.perf_counter()
-        result = host.call(library_id, "file.import", {"sourcePaths": [str(folder)]}
-                           ).result(3600)
+        result = self.host.call(self.library_id, "file.import",
+                                {"sourcePaths": [str(folder)]}).result(3600)
         imported = time.perf_counter() - started
-        assert result["imported"] == count, {k: v for k, v in result.items() if k != "items"}
-        made.wait(3600)
-        while host.call(library_id, "asset.preview-status", {}).result(600)["counts"][
-                "ready"] < count:  # what the task said, confirmed by the files themselves
+        assert result["imported"] == self.count, {
+            k: v for k, v in result.items() if k != "items"}
+        self.made.wait(3600)
+        while self.host.call(self.library_id, "asset.preview-status", {}).result(600)[
+                "counts"]["ready"] < self.count:  # what the task said, confirmed by the files
             time.sleep(0.1)
-        return time.perf_counter() - started, imported, cpu_seconds([pid]) - cpu
-    finally:
-        host.shutdown()
+        return time.perf_counter() - started, imported, cpu_seconds([self.pid]) - cpu
+
+    def close(self) -> None:
+        self.host.shutdown()
 
 
 def settled_cpu(pid: int, deadline: float = 20.0) -> float:
@@ -174,15 +183,25 @@ def import_and_previews(work: Path, count: int, rounds: int) -> None:
     with ProcessPoolExecutor(cores) as pool:
         list(pool.map(abs, range(cores)))  # the workers are up before the clock starts
         for number in range(rounds):
+            # Each timed phase starts alike: its processes up and settled, then the other
+            # phase's files removed, then a settle, then the clock. (A virtual machine whose
+            # host takes freed memory back makes new page-cache pages ~50x dearer than
+            # recycled ones; a phase run right after memory was freed, while the other's
+            # worker start had used it up, was a third faster: see bench/README.md.)
+            pool_dir = work / f"pool-{number}"
             settle()
-            seconds, cpu = baseline(paths, work / f"pool-{number}", pool)
+            seconds, cpu = baseline(paths, pool_dir, pool)
             pool_times.append(seconds)
             pool_cpu.append(cpu)
-            shutil.rmtree(work / f"pool-{number}")
-            settle()
             libraries = work / f"libraries-{number}"
             libraries.mkdir()
-            ready, imported, cpu = serpent(work / "sources", libraries, count)
+            library = SerpentLibrary(libraries, count)
+            try:
+                shutil.rmtree(pool_dir)
+                settle()
+                ready, imported, cpu = library.timed_import(work / "sources")
+            finally:
+                library.close()
             serpent_times.append(ready)
             import_times.append(imported)
             serpent_cpu.append(cpu)

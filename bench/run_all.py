@@ -35,7 +35,7 @@ SCRIPTS: dict[str, tuple[list[str], list[str]]] = {
     "bench_import.py --small": (["--small", "--rounds", "1"], ["--small"]),
     "bench_search.py": (["--assets", "10000", "--queries", "100"], []),
     "bench_tags.py": (["--assets", "10000", "--rounds", "5"], []),
-    "bench_import_previews.py": (["--count", "100", "--rounds", "1", "--skip-duplicates"], []),
+    "bench_import_previews.py": (["--count", "100", "--rounds", "3", "--skip-duplicates"], []),
     "bench_thumbnails.py": (["--count", "40"], []),
     "bench_thumbnails.py --media": (["--media", "--count", "60", "--rounds", "1", "--ocr", "3"],
                                    ["--media"]),
