@@ -51,21 +51,24 @@ def plain_copy(paths: list[Path], target: Path, *, fsync: bool) -> float:
     return time.perf_counter() - started
 
 
-def serpent_import(folder: Path, parent: Path) -> tuple[float, dict]:
-    host = LibraryHost()
-    try:
-        ref = host.create(parent, "Bench").result(60)
-        # the worker answers once it serves (its commands loaded): the import is measured
-        # on an open library, not the worker's start (bench_ui and growth measure that)
-        host.call(ref["libraryId"], "library.change-sequence", {}).result(60)
-        settle()
+class OpenLibrary:
+    """A new library whose worker serves (its commands loaded) before the clock starts: the
+    import is measured on an open library, not the worker's start (bench_ui and growth
+    measure that)."""
+
+    def __init__(self, parent: Path) -> None:
+        self.host = LibraryHost()
+        self.library_id = self.host.create(parent, "Bench").result(60)["libraryId"]
+        self.host.call(self.library_id, "library.change-sequence", {}).result(60)
+
+    def timed_import(self, folder: Path) -> tuple[float, dict]:
         started = time.perf_counter()
-        result = host.call(ref["libraryId"], "file.import",
-                           {"sourcePaths": [str(folder)]}).result(3600)
-        elapsed = time.perf_counter() - started
-    finally:
-        host.shutdown()
-    return elapsed, result
+        result = self.host.call(self.library_id, "file.import",
+                                {"sourcePaths": [str(folder)]}).result(3600)
+        return time.perf_counter() - started, result
+
+    def close(self) -> None:
+        self.host.shutdown()
 
 
 class OverMcp:
@@ -140,11 +143,19 @@ def rounds(args: argparse.Namespace, paths: list[Path], work: Path,
         shutil.rmtree(work / "plain")
         settle()
         times["fsync"].append(plain_copy(paths, work / "plain-fsync", fsync=True))
-        shutil.rmtree(work / "plain-fsync")
-        settle()
         libraries = work / f"libraries-{round_number}"
         libraries.mkdir()
-        elapsed, result = serpent_import(work / "sources", libraries)
+        # the worker is up before the files of the phase before are removed, as the loops'
+        # process is: its start would otherwise use up the memory that removal frees, and
+        # on a host that takes freed memory back, new page-cache pages cost ~50x recycled
+        # ones (bench/README.md)
+        library = OpenLibrary(libraries)
+        try:
+            shutil.rmtree(work / "plain-fsync")
+            settle()
+            elapsed, result = library.timed_import(work / "sources")
+        finally:
+            library.close()
         assert result["imported"] == args.count, result
         times["serpent"].append(elapsed)
         shutil.rmtree(libraries)
