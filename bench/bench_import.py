@@ -22,6 +22,8 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -98,12 +100,16 @@ class OverMcp:
 
         stop(self.process)
 
-    def import_once(self, folder: Path, parent: Path, name: str) -> tuple[float, dict]:
+    def import_once(self, folder: Path, parent: Path, name: str,
+                    before_clock: Callable[[], None]) -> tuple[float, dict]:
+        """A new library over MCP, then `before_clock` (the phase before's files removed,
+        the settle), then the timed import."""
         import asyncio
 
-        return asyncio.run(self._import(folder, parent, name))
+        return asyncio.run(self._import(folder, parent, name, before_clock))
 
-    async def _import(self, folder: Path, parent: Path, name: str) -> tuple[float, dict]:
+    async def _import(self, folder: Path, parent: Path, name: str,
+                      before_clock: Callable[[], None]) -> tuple[float, dict]:
         import httpx2
         from mcp import Client
         from mcp.client.streamable_http import streamable_http_client
@@ -120,13 +126,18 @@ class OverMcp:
                                                          "name": name})
             library = str(made["libraryId"])
             await call("serpent_library_change_sequence", {"libraryId": library})
-            settle()
+            before_clock()
             started = time.perf_counter()
             result = await call("serpent_file_import", {"libraryId": library,
                                                         "sourcePaths": [str(folder)]})
             elapsed = time.perf_counter() - started
             await call("serpent_library_close", {"libraryId": library})
         return elapsed, result
+
+
+def removed_then_settled(folder: Path) -> None:
+    shutil.rmtree(folder)
+    settle()
 
 
 def settle() -> None:
@@ -158,16 +169,17 @@ def rounds(args: argparse.Namespace, paths: list[Path], work: Path,
             library.close()
         assert result["imported"] == args.count, result
         times["serpent"].append(elapsed)
-        shutil.rmtree(libraries)
         over_mcp = ""
-        if mcp is not None:
-            settle()
-            libraries.mkdir()
-            elapsed_mcp, result = mcp.import_once(work / "sources", libraries,
-                                                  f"Bench {round_number}")
+        if mcp is None:
+            shutil.rmtree(libraries)
+        else:
+            over = work / f"libraries-mcp-{round_number}"
+            over.mkdir()
+            elapsed_mcp, result = mcp.import_once(work / "sources", over, f"Bench {round_number}",
+                                                  partial(removed_then_settled, libraries))
             assert result["imported"] == args.count, result
             times["mcp"].append(elapsed_mcp)
-            shutil.rmtree(libraries)
+            shutil.rmtree(over)
             over_mcp = f", over MCP {elapsed_mcp:.3f} s"
         print(f"round {round_number + 1}: plain {times['plain'][-1]:.3f} s, plain+fsync "
               f"{times['fsync'][-1]:.3f} s, serpent {elapsed:.3f} s{over_mcp}", flush=True)
