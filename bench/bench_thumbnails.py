@@ -160,8 +160,9 @@ PACKAGES = {  # what each reader brings (site-packages folders)
 }
 
 
-def make_files(folder: Path, count: int) -> list[Path]:
-    """`count` files, the kinds in turn, each different."""
+def make_files(folder: Path, count: int, first: int = 0) -> list[Path]:
+    """`count` files, the kinds in turn, each different (and different from those of
+    another call whose numbers, from `first` on, do not overlap)."""
     from benchdata import unique_variant
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -170,7 +171,7 @@ def make_files(folder: Path, count: int) -> list[Path]:
 
     picture(7, (1600, 1200)).save(photo, "JPEG", quality=90)
     paths = []
-    for n in range(count):
+    for n in range(first, first + count):
         kind = KINDS[n % len(KINDS)]
         path = folder / f"file_{n:04d}.{kind}"
         if kind == "svg":
@@ -262,25 +263,46 @@ def media_baseline(paths: list[Path], target: Path) -> float:
     return time.perf_counter() - started
 
 
-def media_serpent(folder: Path, parent: Path, count: int) -> float:
-    host = LibraryHost()
-    try:
-        library_id = host.create(parent, "Bench").result(60)["libraryId"]
+class MediaLibrary:
+    """A new library whose worker has settled before the clock starts, with one file of each
+    kind imported first (`warm`): each reader's library loaded, as the plain loop's process
+    has them after its first round (the first file of a kind in a worker's life costs the
+    import of its library, 10-40 ms: av, fontTools, pypdfium2, resvg)."""
+
+    def __init__(self, parent: Path) -> None:
+        self.host = LibraryHost()
+        self.library_id = self.host.create(parent, "Bench").result(60)["libraryId"]
+        self.ready = 0  # previews of this library made so far
+
+    def warm(self, folder: Path, count: int) -> None:
+        from bench_import_previews import settled_cpu
+
+        self._import_and_previews(folder, count)
+        settled_cpu(self.host.worker_pid(self.library_id) or 0)
+
+    def timed_import(self, folder: Path, count: int) -> float:
+        """Seconds from the import's start until every preview is ready."""
         started = time.perf_counter()
+        self._import_and_previews(folder, count)
+        return time.perf_counter() - started
+
+    def _import_and_previews(self, folder: Path, count: int) -> None:
+        host, library_id = self.host, self.library_id
         result = host.call(library_id, "file.import", {"sourcePaths": [str(folder)]}
                            ).result(3600)
         assert result["imported"] == count, {k: v for k, v in result.items() if k != "items"}
+        self.ready += count
         deadline = time.monotonic() + 3600
         while time.monotonic() < deadline:
             counts = host.call(library_id, "asset.preview-status", {}).result(600)["counts"]
-            if counts["ready"] + counts["failed"] + counts["unsupported"] >= count and \
+            if counts["ready"] + counts["failed"] + counts["unsupported"] >= self.ready and \
                     not counts["queued"] and not counts["pending"]:
-                assert counts["ready"] == count, counts
+                assert counts["ready"] == self.ready, counts
                 break
             time.sleep(0.05)
-        return time.perf_counter() - started
-    finally:
-        host.shutdown()
+
+    def close(self) -> None:
+        self.host.shutdown()
 
 
 def media_previews(work: Path, count: int, rounds: int) -> None:
@@ -288,14 +310,23 @@ def media_previews(work: Path, count: int, rounds: int) -> None:
     paths = make_files(work / "sources", count)
     for path in paths:
         path.read_bytes()
+    warm_up = work / "warm-up"
+    make_files(warm_up, len(KINDS), first=count)  # other content: imported, not duplicates
     plain, ours = [], []
     for number in range(rounds):
         plain.append(media_baseline(paths, work / f"plain-{number}"))
-        shutil.rmtree(work / f"plain-{number}")
         libraries = work / f"libraries-{number}"
         libraries.mkdir()
-        ours.append(media_serpent(work / "sources", libraries, count))
+        library = MediaLibrary(libraries)  # up before the loop's files are removed
+        try:
+            library.warm(warm_up, len(KINDS))
+            shutil.rmtree(work / f"plain-{number}")
+            time.sleep(1)
+            ours.append(library.timed_import(work / "sources", count))
+        finally:
+            library.close()
         shutil.rmtree(libraries)
+        time.sleep(1)
         print(f"round {number + 1}: plain loop {plain[-1]:.2f} s, serpent {ours[-1]:.2f} s, "
               f"load {os.getloadavg()[0]:.1f}", flush=True)
     print(f"plain loop: copy + sha-256 + the libraries' preview   {min(plain):7.2f} s")
