@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchdata import record, write_images, write_small_images  # noqa: E402
+from benchdata import record, settle, write_images, write_small_images  # noqa: E402
 
 from library.client import LibraryHost  # noqa: E402
 
@@ -138,11 +138,6 @@ class OverMcp:
 def removed_then_settled(folder: Path) -> None:
     shutil.rmtree(folder)
     settle()
-
-
-def settle() -> None:
-    os.sync()  # each phase starts without the previous one's dirty pages
-    time.sleep(1)
 
 
 def rounds(args: argparse.Namespace, paths: list[Path], work: Path,

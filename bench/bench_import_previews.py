@@ -35,7 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchdata import record, unique_variant  # noqa: E402
+from benchdata import cpu_seconds, record, settle, settled_cpu, unique_variant  # noqa: E402
 from PIL import Image, ImageDraw, ImageFilter  # noqa: E402
 
 from library.client import LibraryHost  # noqa: E402
@@ -90,18 +90,6 @@ def _copy_hash_thumb(job: tuple[str, str]) -> int:
     return stored.stat().st_size
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU time the processes used so far (Linux: /proc; else 0)."""
-    total = 0.0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return 0.0
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
-
-
 def baseline(paths: list[Path], target: Path, pool: ProcessPoolExecutor
              ) -> tuple[float, float]:
     """(seconds, CPU seconds) of the pool doing copy + hash + thumbnail for every file."""
@@ -149,25 +137,6 @@ class SerpentLibrary:
 
     def close(self) -> None:
         self.host.shutdown()
-
-
-def settled_cpu(pid: int, deadline: float = 20.0) -> float:
-    """The worker's CPU seconds once its start's own work (the commands' warm-up, its
-    background checks) is over: its CPU time did not move for 0.3 s (at most `deadline`)."""
-    ends = time.monotonic() + deadline
-    last = cpu_seconds([pid])
-    while time.monotonic() < ends:
-        time.sleep(0.3)
-        now = cpu_seconds([pid])
-        if now == last:
-            break
-        last = now
-    return last
-
-
-def settle() -> None:
-    os.sync()
-    time.sleep(1)
 
 
 def import_and_previews(work: Path, count: int, rounds: int) -> None:

@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchdata import record  # noqa: E402
+from benchdata import record, settle, settled_cpu  # noqa: E402
 from PIL import Image, ImageDraw, ImageFilter, ImageFont  # noqa: E402
 
 from library.client import LibraryHost  # noqa: E402
@@ -275,8 +275,6 @@ class MediaLibrary:
         self.ready = 0  # previews of this library made so far
 
     def warm(self, folder: Path, count: int) -> None:
-        from bench_import_previews import settled_cpu
-
         self._import_and_previews(folder, count)
         settled_cpu(self.host.worker_pid(self.library_id) or 0)
 
@@ -321,12 +319,12 @@ def media_previews(work: Path, count: int, rounds: int) -> None:
         try:
             library.warm(warm_up, len(KINDS))
             shutil.rmtree(work / f"plain-{number}")
-            time.sleep(1)
+            settle()
             ours.append(library.timed_import(work / "sources", count))
         finally:
             library.close()
         shutil.rmtree(libraries)
-        time.sleep(1)
+        settle()
         print(f"round {number + 1}: plain loop {plain[-1]:.2f} s, serpent {ours[-1]:.2f} s, "
               f"load {os.getloadavg()[0]:.1f}", flush=True)
     print(f"plain loop: copy + sha-256 + the libraries' preview   {min(plain):7.2f} s")

@@ -1,4 +1,5 @@
-"""Shared helpers of the library benchmarks: fast generation of many distinct real images.
+"""Shared helpers of the library benchmarks: fast generation of many distinct real images,
+and the timing helpers every phase of a benchmark starts with alike.
 
 Runs in the benchmark process. Encoding 2,000 megapixel images one by one would take minutes,
 so a few base images (JPEG and PNG, 1-2 MP) are encoded once and every file is a base image
@@ -14,6 +15,7 @@ import os
 import random
 import statistics
 import struct
+import time
 import zlib
 from pathlib import Path
 
@@ -123,3 +125,36 @@ def record(figure: str, value: float, unit: str, *, baseline: float | None = Non
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(json.dumps({"figure": figure, "value": value, "unit": unit,
                                  "baseline": baseline, "target": target, "note": note}) + "\n")
+
+
+# -- timing: each phase of a benchmark starts alike ------------------------------------------
+def settle() -> None:
+    """Before a timed phase: the phase before's dirty pages written, a second of quiet."""
+    os.sync()
+    time.sleep(1)
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time the processes used so far (Linux: /proc; else 0)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def settled_cpu(pid: int, deadline: float = 20.0) -> float:
+    """A library worker's CPU seconds once its start's own work (the commands' warm-up, its
+    background checks) is over: its CPU time did not move for 0.3 s (at most `deadline`)."""
+    ends = time.monotonic() + deadline
+    last = cpu_seconds([pid])
+    while time.monotonic() < ends:
+        time.sleep(0.3)
+        now = cpu_seconds([pid])
+        if now == last:
+            break
+        last = now
+    return last
